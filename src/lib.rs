@@ -1,0 +1,11 @@
+//! bench-sudoku: benchmark Sudoku solver strategies.
+//!
+//! The library holds the engine ([`solver`]), the puzzle model ([`grid`]) and
+//! the command implementations the `bench-sudoku` binary dispatches to.
+
+pub mod cli;
+pub mod commands;
+pub mod grid;
+pub mod solver;
+
+pub use grid::Grid;

@@ -1,0 +1,434 @@
+//! Strategies as data: a named configuration of the one engine.
+//!
+//! A generic strategy is three axes (propagation, branch cell, value order)
+//! plus two switches (propagation applied once at the root, guessing allowed).
+//! Any combination can be named by a spec string; see [`Strategy::parse`].
+
+use std::fmt;
+
+/// How much inference runs at a search node. Ordered: each level includes
+/// the ones before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Propagation {
+    /// Nothing: dead ends are found only when the search reaches a cell with
+    /// no legal value.
+    None,
+    /// Forward checking: a placement that leaves a peer with no candidate is
+    /// rejected at once.
+    Forward,
+    /// Naked singles to a fixpoint.
+    Naked,
+    /// Naked and hidden singles to a fixpoint.
+    Hidden,
+    /// Hidden + locked candidates (pointing and claiming).
+    Locked,
+}
+
+/// Which empty cell the search branches on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Branch {
+    /// First empty cell in row-major order.
+    First,
+    /// Fewest candidates (scanning stops at a cell with two).
+    Mrv,
+    /// Most candidates (ties: the first in row-major order).
+    Max,
+}
+
+/// The order in which a branch cell's candidates are tried.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ValueOrder {
+    Asc,
+    Desc,
+}
+
+/// The configuration of the generic engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Config {
+    /// Propagation applied once before the search (never weaker than `node`).
+    pub root: Propagation,
+    /// Propagation applied at every search node.
+    pub node: Propagation,
+    pub branch: Branch,
+    pub order: ValueOrder,
+    /// When false the engine never guesses: an unfinished grid is `stalled`.
+    pub guess: bool,
+}
+
+impl Config {
+    pub const fn new(node: Propagation, branch: Branch, order: ValueOrder) -> Self {
+        Config {
+            root: node,
+            node,
+            branch,
+            order,
+            guess: true,
+        }
+    }
+
+    /// The propagation level actually applied at the root.
+    pub fn root_level(&self) -> Propagation {
+        self.root.max(self.node)
+    }
+
+    /// The canonical spec string (`prop=…,branch=…,order=…[,root=…][,guess=no]`).
+    pub fn spec(&self) -> String {
+        let mut s = format!(
+            "prop={},branch={},order={}",
+            prop_name(self.node),
+            branch_name(self.branch),
+            order_name(self.order)
+        );
+        if self.root_level() != self.node {
+            s.push_str(",root=");
+            s.push_str(prop_name(self.root_level()));
+        }
+        if !self.guess {
+            s.push_str(",guess=no");
+        }
+        s
+    }
+}
+
+/// Which engine runs a strategy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Engine {
+    /// The configurable, instrumented bitmask engine.
+    Generic(Config),
+}
+
+/// A strategy: a name and the engine configuration behind it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Strategy {
+    name: String,
+    engine: Engine,
+}
+
+/// A named strategy of the catalogue.
+pub struct Named {
+    pub name: &'static str,
+    pub engine: Engine,
+    /// Can need millions of guesses: only useful under the guess budget.
+    pub explosive: bool,
+    pub description: &'static str,
+}
+
+use Branch::*;
+use Propagation as P;
+use ValueOrder::*;
+
+/// Every named strategy, in the order `strategies` lists them.
+pub const NAMED: &[Named] = &[
+    Named {
+        name: "naive",
+        engine: Engine::Generic(Config::new(P::None, First, Asc)),
+        explosive: true,
+        description: "textbook backtracker: first empty cell, values 1..9, no propagation",
+    },
+    Named {
+        name: "rowmajor",
+        engine: Engine::Generic(Config {
+            root: P::Naked,
+            node: P::Forward,
+            branch: First,
+            order: Asc,
+            guess: true,
+        }),
+        explosive: true,
+        description: "naked singles once, then row-major trial and error with forward checking",
+    },
+    Named {
+        name: "mrv",
+        engine: Engine::Generic(Config::new(P::Naked, Mrv, Desc)),
+        explosive: false,
+        description: "naked singles at every node, fewest-candidate cell, highest digit first",
+    },
+    Named {
+        name: "logic",
+        engine: Engine::Generic(Config {
+            root: P::Hidden,
+            node: P::Hidden,
+            branch: Mrv,
+            order: Asc,
+            guess: false,
+        }),
+        explosive: false,
+        description: "naked + hidden singles only, never guesses (unfinished grids: stalled)",
+    },
+    Named {
+        name: "hidden",
+        engine: Engine::Generic(Config::new(P::Hidden, Mrv, Asc)),
+        explosive: false,
+        description: "naked + hidden singles at every node, fewest-candidate cell, ascending",
+    },
+    Named {
+        name: "locked",
+        engine: Engine::Generic(Config::new(P::Locked, Mrv, Asc)),
+        explosive: false,
+        description: "hidden + locked candidates (pointing, claiming), fewest-candidate cell",
+    },
+];
+
+/// Why a strategy spec was not understood.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("bad strategy {spec:?}: {why}")]
+pub struct SpecError {
+    pub spec: String,
+    pub why: String,
+}
+
+/// The spec syntax, for `--help` texts and error messages.
+pub const SPEC_HELP: &str = "A strategy is a name (naive, rowmajor, mrv, logic, hidden, locked) \
+or a spec: comma-separated key=value pairs, optionally starting from a named strategy. \
+Keys: prop=none|forward|naked|hidden|locked (propagation at every node), \
+branch=first|mrv|max (branch cell), order=asc|desc (value order), \
+root=<prop> (propagation applied once before the search), guess=yes|no. \
+Unset keys default to prop=hidden,branch=mrv,order=asc. \
+Examples: 'prop=naked,branch=max', 'locked,order=desc', 'hidden,guess=no'.";
+
+impl Strategy {
+    /// A strategy running the generic engine with `config`, named canonically.
+    pub fn generic(config: Config) -> Self {
+        let engine = Engine::Generic(config);
+        let name = NAMED
+            .iter()
+            .find(|n| n.engine == engine)
+            .map(|n| n.name.to_string())
+            .unwrap_or_else(|| config.spec());
+        Strategy { name, engine }
+    }
+
+    /// A named strategy, or `None`.
+    pub fn named(name: &str) -> Option<Self> {
+        NAMED.iter().find(|n| n.name == name).map(|n| Strategy {
+            name: n.name.to_string(),
+            engine: n.engine,
+        })
+    }
+
+    /// Every named strategy, in catalogue order.
+    pub fn all() -> Vec<Strategy> {
+        NAMED
+            .iter()
+            .map(|n| Strategy {
+                name: n.name.to_string(),
+                engine: n.engine,
+            })
+            .collect()
+    }
+
+    /// Parses a strategy name or spec (see [`SPEC_HELP`]). A spec whose
+    /// configuration equals a named strategy takes that name.
+    pub fn parse(spec: &str) -> Result<Self, SpecError> {
+        let spec_t = spec.trim();
+        let err = |why: String| SpecError {
+            spec: spec.to_string(),
+            why,
+        };
+        if spec_t.is_empty() {
+            return Err(err("empty strategy".into()));
+        }
+        if let Some(s) = Self::named(spec_t) {
+            return Ok(s);
+        }
+        let mut config = Config::new(P::Hidden, Mrv, Asc);
+        let mut root: Option<Propagation> = None;
+        for (i, tok) in spec_t.split(',').map(str::trim).enumerate() {
+            let Some((key, value)) = tok.split_once('=') else {
+                if i == 0 {
+                    match Self::named(tok) {
+                        Some(Strategy {
+                            engine: Engine::Generic(c),
+                            ..
+                        }) => {
+                            config = c;
+                            continue;
+                        }
+                        _ => {
+                            return Err(err(format!(
+                                "unknown strategy {tok:?} (known: {})",
+                                names().join(", ")
+                            )))
+                        }
+                    }
+                }
+                return Err(err(format!(
+                    "{tok:?} is not key=value (a base strategy may only come first)"
+                )));
+            };
+            let (key, value) = (key.trim(), value.trim());
+            match key {
+                "prop" | "propagation" => {
+                    config.node = parse_prop(value).ok_or_else(|| bad_value(&err, key, value))?;
+                }
+                "root" => {
+                    root = Some(parse_prop(value).ok_or_else(|| bad_value(&err, key, value))?);
+                }
+                "branch" => {
+                    config.branch = match value {
+                        "first" => First,
+                        "mrv" => Mrv,
+                        "max" => Max,
+                        _ => return Err(bad_value(&err, key, value)),
+                    }
+                }
+                "order" => {
+                    config.order = match value {
+                        "asc" => Asc,
+                        "desc" => Desc,
+                        _ => return Err(bad_value(&err, key, value)),
+                    }
+                }
+                "guess" => {
+                    config.guess = match value {
+                        "yes" | "true" | "1" => true,
+                        "no" | "false" | "0" => false,
+                        _ => return Err(bad_value(&err, key, value)),
+                    }
+                }
+                _ => {
+                    return Err(err(format!(
+                        "unknown key {key:?} (keys: prop, branch, order, root, guess)"
+                    )))
+                }
+            }
+        }
+        config.root = root.unwrap_or(config.root).max(config.node);
+        Ok(Self::generic(config))
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The one-line description of a named strategy, or the spec itself.
+    pub fn description(&self) -> String {
+        NAMED
+            .iter()
+            .find(|n| n.name == self.name)
+            .map(|n| n.description.to_string())
+            .unwrap_or_else(|| format!("custom strategy {}", self.axes()))
+    }
+
+    /// The axes as `prop=…,branch=…,order=…` (every strategy has them).
+    pub fn axes(&self) -> String {
+        match &self.engine {
+            Engine::Generic(c) => c.spec(),
+        }
+    }
+
+    /// True for strategies that can need millions of guesses per puzzle.
+    pub fn explosive(&self) -> bool {
+        NAMED
+            .iter()
+            .find(|n| n.name == self.name)
+            .map(|n| n.explosive)
+            .unwrap_or(match self.engine {
+                Engine::Generic(c) => c.node < P::Naked,
+            })
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+/// Names of the catalogue, in order.
+pub fn names() -> Vec<&'static str> {
+    NAMED.iter().map(|n| n.name).collect()
+}
+
+fn parse_prop(v: &str) -> Option<Propagation> {
+    Some(match v {
+        "none" => P::None,
+        "forward" | "fc" => P::Forward,
+        "naked" => P::Naked,
+        "hidden" => P::Hidden,
+        "locked" => P::Locked,
+        _ => return None,
+    })
+}
+
+fn bad_value(err: &dyn Fn(String) -> SpecError, key: &str, value: &str) -> SpecError {
+    let allowed = match key {
+        "branch" => "first, mrv, max",
+        "order" => "asc, desc",
+        "guess" => "yes, no",
+        _ => "none, forward, naked, hidden, locked",
+    };
+    err(format!("{key}={value:?} is not one of {allowed}"))
+}
+
+pub fn prop_name(p: Propagation) -> &'static str {
+    match p {
+        P::None => "none",
+        P::Forward => "forward",
+        P::Naked => "naked",
+        P::Hidden => "hidden",
+        P::Locked => "locked",
+    }
+}
+
+pub fn branch_name(b: Branch) -> &'static str {
+    match b {
+        First => "first",
+        Mrv => "mrv",
+        Max => "max",
+    }
+}
+
+pub fn order_name(o: ValueOrder) -> &'static str {
+    match o {
+        Asc => "asc",
+        Desc => "desc",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_strategies_parse() {
+        for n in names() {
+            assert_eq!(Strategy::parse(n).unwrap().name(), n);
+        }
+    }
+
+    #[test]
+    fn specs_canonicalise() {
+        let s = Strategy::parse("prop=locked,branch=mrv,order=asc").unwrap();
+        assert_eq!(s.name(), "locked");
+        let s = Strategy::parse("locked,order=desc").unwrap();
+        assert_eq!(s.name(), "prop=locked,branch=mrv,order=desc");
+        let s = Strategy::parse(" prop = naked , branch = max ").unwrap();
+        assert_eq!(s.name(), "prop=naked,branch=max,order=asc");
+        let s = Strategy::parse("hidden,guess=no").unwrap();
+        assert_eq!(s.name(), "logic");
+        let s = Strategy::parse("prop=forward,root=naked,branch=first").unwrap();
+        assert_eq!(s.name(), "rowmajor");
+        let s = Strategy::parse("rowmajor,branch=mrv").unwrap();
+        assert_eq!(s.name(), "prop=forward,branch=mrv,order=asc,root=naked");
+        // Round trip of the canonical form.
+        assert_eq!(Strategy::parse(s.name()).unwrap(), s);
+    }
+
+    #[test]
+    fn bad_specs_say_why() {
+        let e = Strategy::parse("fastest").unwrap_err();
+        assert!(e.why.contains("unknown strategy"), "{e}");
+        let e = Strategy::parse("prop=magic").unwrap_err();
+        assert!(e.why.contains("prop=\"magic\""), "{e}");
+        let e = Strategy::parse("hidden,mrv").unwrap_err();
+        assert!(e.why.contains("key=value"), "{e}");
+        let e = Strategy::parse("colour=red").unwrap_err();
+        assert!(e.why.contains("unknown key"), "{e}");
+        assert!(Strategy::parse("").is_err());
+    }
+}
