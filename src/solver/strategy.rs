@@ -242,6 +242,8 @@ impl Strategy {
                             ..
                         }) => {
                             config = c;
+                            // Keep a base's extra root propagation (rowmajor).
+                            root = (c.root > c.node).then_some(c.root);
                             continue;
                         }
                         _ => {
@@ -293,7 +295,7 @@ impl Strategy {
                 }
             }
         }
-        config.root = root.unwrap_or(config.root).max(config.node);
+        config.root = root.unwrap_or(config.node).max(config.node);
         Ok(Self::generic(config))
     }
 

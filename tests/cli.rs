@@ -1,0 +1,246 @@
+//! End-to-end tests of the `solve`, `check` and `strategies` commands.
+
+mod common;
+
+use common::*;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("binary runs")
+}
+
+fn run_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn temp_file(name: &str, content: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("bench-sudoku-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, content).unwrap();
+    path
+}
+
+#[test]
+fn solve_prints_the_grid_status_and_counters() {
+    let o = run(&["solve", LOGIC_SOLVES[0]]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("status: solved (unique solution)"), "{out}");
+    assert!(out.contains("------+-------+------"), "{out}");
+    assert!(out.contains("guesses 0"), "{out}");
+    // The printed block is the verified solution.
+    let digits: String = out
+        .lines()
+        .skip(1)
+        .take(11)
+        .flat_map(|l| l.chars().filter(|c| c.is_ascii_digit()))
+        .collect();
+    let sol = grid(&digits);
+    assert!(sol.is_solution_of(&grid(LOGIC_SOLVES[0])));
+}
+
+#[test]
+fn solve_json_lines_from_stdin() {
+    let input = format!(
+        "# comment\n{}\r\n\n{}\n{}\n",
+        LOGIC_SOLVES[1], FAMOUS_HARD, LOGIC_STALLS
+    );
+    let o = run_stdin(&["solve", "-s", "locked", "--json"], &input);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect();
+    assert_eq!(rows.len(), 3);
+    for (row, p) in rows
+        .iter()
+        .zip([LOGIC_SOLVES[1], FAMOUS_HARD, LOGIC_STALLS])
+    {
+        assert_eq!(row["status"], "solved");
+        assert_eq!(row["solutions"], 1);
+        for key in ["guesses", "backtracks", "max_depth", "nodes"] {
+            assert!(row[key].is_u64(), "{key} missing");
+        }
+        let sol = grid(row["solution"].as_str().unwrap());
+        assert!(sol.is_solution_of(&grid(p)));
+    }
+    assert!(rows[1]["guesses"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn solve_logic_reports_stalled_with_filled_cells() {
+    let o = run(&["solve", "-s", "logic", "--json", LOGIC_STALLS]);
+    let row: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(row["status"], "stalled");
+    assert_eq!(row["filled"], 16);
+    assert!(row.get("solution").is_none());
+    assert_eq!(row["grid"].as_str().unwrap().len(), 81);
+}
+
+#[test]
+fn solve_trace_shows_the_process() {
+    let o = run(&["solve", "-s", "hidden", "--trace", LOGIC_STALLS]);
+    let out = stdout(&o);
+    assert!(out.contains("by naked single"), "{out}");
+    assert!(out.contains("by hidden single"), "{out}");
+    assert!(out.contains("guess r"), "{out}");
+    assert!(out.contains("at depth 1"), "{out}");
+    assert!(out.contains("backtrack"), "{out}");
+    assert!(out.contains("contradiction"), "{out}");
+    let o = run(&["solve", "-s", "locked", "--trace", LOGIC_STALLS]);
+    let out = stdout(&o);
+    assert!(
+        out.contains("pointing") || out.contains("claiming"),
+        "{out}"
+    );
+}
+
+#[test]
+fn solve_count_limits_the_empty_grid() {
+    let empty = ".".repeat(81);
+    let o = run(&["solve", "--json", "--count", "7", &empty]);
+    let row: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(row["status"], "multiple");
+    assert_eq!(row["solutions"], 7);
+}
+
+#[test]
+fn solve_rejects_a_malformed_puzzle_without_panicking() {
+    let o = run(&["solve", &LOGIC_SOLVES[0][..80]]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("expected 81 cells, found 80"), "{err}");
+    assert!(!err.contains("panicked"));
+    let input = format!("{}\n{}x\n", LOGIC_SOLVES[0], &LOGIC_SOLVES[1][..80]);
+    let o = run_stdin(&["solve", "--json"], &input);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("stdin:2:"), "{err}");
+    assert!(err.contains("'x' at position 81"), "{err}");
+    let o = run(&["solve", "-s", "quantum", LOGIC_SOLVES[0]]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("unknown strategy"));
+}
+
+#[test]
+fn solve_reports_invalid_givens() {
+    let mut p = EASY.to_string();
+    p.replace_range(0..1, "6");
+    let o = run(&["solve", &p]);
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("invalid (givens conflict: r1c1 and r1c2 are both 6)"));
+}
+
+#[test]
+fn check_classifies_a_file() {
+    let mut conflict = EASY.to_string();
+    conflict.replace_range(0..1, "6");
+    let content = format!(
+        "# test file\r\n{}\r\n{}\r\n\r\n{}\r\n{}\r\n{}\r\n",
+        LOGIC_SOLVES[0],
+        FAMOUS_HARD,
+        NO_SOLUTION,
+        ".".repeat(81),
+        conflict
+    );
+    let path = temp_file("check.txt", &content);
+    let o = run(&["check", "--list", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("5 puzzles"), "{out}");
+    let count = |label: &str| -> u64 {
+        out.lines()
+            .find(|l| l.trim_start().starts_with(label))
+            .and_then(|l| l.split_whitespace().last())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no {label} line in {out}"))
+    };
+    assert_eq!(count("unique"), 2);
+    assert_eq!(count("multiple"), 1);
+    assert_eq!(count("no_solution"), 1);
+    assert_eq!(count("invalid"), 1);
+    assert!(out.contains(":5: no_solution"), "{out}");
+    assert!(out.contains(":6: multiple"), "{out}");
+    assert!(
+        out.contains(":7: invalid (r1c1 and r1c2 are both 6)"),
+        "{out}"
+    );
+    let o = run(&["check", "--strict", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn check_names_file_and_line_of_a_malformed_line() {
+    let content = format!("{}\n# ok\n{}\n", LOGIC_SOLVES[0], &LOGIC_SOLVES[1][..79]);
+    let path = temp_file("bad.txt", &content);
+    let o = run(&["check", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!(
+            "{}:3: expected 81 cells, found 79",
+            path.display()
+        )),
+        "{err}"
+    );
+    let o = run(&["check", "/nonexistent/puzzles.txt"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/nonexistent/puzzles.txt: cannot open"));
+    let o = run(&["check", std::env::temp_dir().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is a directory"));
+}
+
+#[test]
+fn strategies_lists_the_catalogue() {
+    let o = run(&["strategies"]);
+    let out = stdout(&o);
+    for name in ["naive", "rowmajor", "mrv", "logic", "hidden", "locked"] {
+        assert!(out.lines().any(|l| l.starts_with(name)), "{name} in {out}");
+    }
+    assert!(out.contains("prop=locked,branch=mrv,order=asc"));
+    let o = run(&["strategies", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v.as_array().unwrap().len() >= 6);
+}
+
+#[test]
+fn help_texts_have_examples() {
+    for cmd in ["solve", "check", "strategies"] {
+        let o = run(&[cmd, "--help"]);
+        assert!(o.status.success());
+        let out = stdout(&o);
+        assert!(
+            out.contains("Examples") || out.contains("prop="),
+            "{cmd} --help: {out}"
+        );
+    }
+}

@@ -1,0 +1,109 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use bench_sudoku::grid::Grid;
+use std::path::PathBuf;
+
+/// The puzzles named in the foundation issue (0 = blank).
+pub const LOGIC_SOLVES: [&str; 3] = [
+    "009020034070008006600500000003900080700040002050002700000001007200300090480060500",
+    "000007308200000007097805600070100906005903700901008030002304560800000001504200000",
+    "100040007050002090008000400070200008006090100300008050001000600020800040600030005",
+];
+pub const LOGIC_STALLS: &str =
+    "850000200060000010001000437000302000005080900000701000586000300020000050007000046";
+pub const EASY: &str =
+    "060593000901000500030400090108020004400309001200010609080006020004000807000785010";
+pub const FAMOUS_HARD: &str =
+    "800000000070090200003600000050007000000045700000100030001000068008500010090000400";
+/// Valid givens (no rule broken) but no solution; needs search to prove it.
+pub const NO_SOLUTION: &str =
+    "800000000070090200003600000050007000000045700000100030001000068008300010090000400";
+
+pub fn grid(s: &str) -> Grid {
+    Grid::parse(s).expect("test puzzle parses")
+}
+
+/// The corpora directory when `BENCH_SUDOKU_CORPORA` is set.
+pub fn corpora() -> Option<PathBuf> {
+    let dir = std::env::var_os("BENCH_SUDOKU_CORPORA")?;
+    let dir = PathBuf::from(dir);
+    assert!(
+        dir.is_dir(),
+        "BENCH_SUDOKU_CORPORA={} is not a directory",
+        dir.display()
+    );
+    Some(dir)
+}
+
+/// Puzzles of a plain-lines corpus file (comments and blank lines skipped).
+pub fn read_corpus(path: &std::path::Path) -> Vec<Grid> {
+    let text = std::fs::read_to_string(path).expect("corpus readable");
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| Grid::parse(l).expect("corpus line parses"))
+        .collect()
+}
+
+/// A small deterministic generator for test puzzles (xorshift64*).
+pub struct TestRng(u64);
+
+impl TestRng {
+    pub fn new(seed: u64) -> Self {
+        TestRng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    pub fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    pub fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            let j = self.below(i + 1);
+            v.swap(i, j);
+        }
+    }
+}
+
+/// Applies a random Sudoku symmetry (digit relabelling, row/column
+/// permutations within bands/stacks, band/stack permutations, transpose).
+pub fn random_symmetry(g: &Grid, rng: &mut TestRng) -> Grid {
+    let mut digits: Vec<u8> = (1..=9).collect();
+    rng.shuffle(&mut digits);
+    let perm = |rng: &mut TestRng| -> [usize; 9] {
+        let mut bands = [0usize, 1, 2];
+        rng.shuffle(&mut bands);
+        let mut p = [0usize; 9];
+        for (bi, &b) in bands.iter().enumerate() {
+            let mut inner = [0usize, 1, 2];
+            rng.shuffle(&mut inner);
+            for (ii, &i) in inner.iter().enumerate() {
+                p[bi * 3 + ii] = b * 3 + i;
+            }
+        }
+        p
+    };
+    let rows = perm(rng);
+    let cols = perm(rng);
+    let transpose = rng.below(2) == 1;
+    let mut out = [0u8; 81];
+    for r in 0..9 {
+        for c in 0..9 {
+            let (sr, sc) = if transpose {
+                (cols[c], rows[r])
+            } else {
+                (rows[r], cols[c])
+            };
+            let v = g.get(sr * 9 + sc);
+            out[r * 9 + c] = if v == 0 { 0 } else { digits[v as usize - 1] };
+        }
+    }
+    Grid::from_cells(out).unwrap()
+}
