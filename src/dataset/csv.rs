@@ -50,6 +50,17 @@ fn find(names: &[String], wanted: &[&str]) -> Option<usize> {
     names.iter().position(|n| wanted.contains(&n.as_str()))
 }
 
+/// A header name trimmed, and unquoted when the quote followed a space
+/// (`a, "b"` is `"b"` to RFC 4180; as a header name it means `b`).
+fn header_name(raw: &str) -> String {
+    let t = raw.trim();
+    let t = match t.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        Some(inner) => inner.trim(),
+        None => t,
+    };
+    t.to_string()
+}
+
 /// Reads `line` as a header: the first delimiter of [`DELIMITERS`] that yields
 /// a known puzzle column wins; the left-most matching column of each role is used.
 pub(crate) fn parse_header(line: &[u8]) -> Header {
@@ -62,7 +73,7 @@ pub(crate) fn parse_header(line: &[u8]) -> Header {
         }
         let header: Vec<String> = fields
             .iter()
-            .map(|r| String::from_utf8_lossy(&out[r.clone()]).trim().to_string())
+            .map(|r| header_name(&String::from_utf8_lossy(&out[r.clone()])))
             .collect();
         let lower: Vec<String> = header.iter().map(|s| s.to_ascii_lowercase()).collect();
         if let Some(puzzle) = find(&lower, PUZZLE_COLUMNS) {
