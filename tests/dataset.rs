@@ -399,6 +399,12 @@ fn huge_line_is_a_row_error_without_buffering_it() {
             .contains("cannot detect the format: the first line is over 65536 bytes"),
         "{e}"
     );
+    let e = open_err(&p, Format::Csv);
+    assert!(
+        e.to_string()
+            .ends_with(":1: bad CSV header: the first line is over 65536 bytes"),
+        "{e}"
+    );
     let got = read_all(&p, Format::Lines);
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].as_ref().unwrap_err().line(), Some(1));

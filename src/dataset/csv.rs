@@ -111,6 +111,19 @@ pub(crate) fn split(
     }
     out.clear();
     fields.clear();
+    if !rec.contains(&b'"') {
+        // Fast path, the common case: no quoting at all.
+        out.extend_from_slice(rec);
+        let mut start = 0;
+        for (i, &b) in rec.iter().enumerate() {
+            if b == delim {
+                fields.push(start..i);
+                start = i + 1;
+            }
+        }
+        fields.push(start..rec.len());
+        return true;
+    }
     let mut start = 0;
     let mut s = S::Start;
     for &b in rec {

@@ -56,7 +56,7 @@ impl<R: BufRead> LineReader<R> {
                 break;
             }
             any = true;
-            let (chunk, used, done) = match avail.iter().position(|&b| b == b'\n') {
+            let (chunk, used, done) = match memchr::memchr(b'\n', avail) {
                 Some(i) => (&avail[..i], i + 1, true),
                 None => (avail, avail.len(), false),
             };

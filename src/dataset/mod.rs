@@ -230,12 +230,12 @@ impl Reader {
         }
         let line = self.src.number();
         if self.src.too_long() && format != Format::Lines {
-            let reason = format!("the first line is over {MAX_LINE_BYTES} bytes");
-            return Err(DatasetError::at_line(
-                &self.path,
-                line,
-                ErrorKind::UnknownFormat { reason },
-            ));
+            let what = format!("the first line is over {MAX_LINE_BYTES} bytes");
+            let kind = match format {
+                Format::Csv => ErrorKind::BadHeader(what),
+                _ => ErrorKind::UnknownFormat { reason: what },
+            };
+            return Err(DatasetError::at_line(&self.path, line, kind));
         }
         let detected = match format {
             Format::Lines => Detected::Lines,
@@ -438,7 +438,7 @@ impl Reader {
 
 /// Rejects NUL bytes and invalid UTF-8 in a row, naming the 1-based column.
 fn check_text(bytes: &[u8]) -> Result<(), ErrorKind> {
-    if let Some(i) = bytes.iter().position(|&b| b == 0) {
+    if let Some(i) = memchr::memchr(0, bytes) {
         return Err(ErrorKind::NulByte { column: i + 1 });
     }
     if let Err(e) = std::str::from_utf8(bytes) {
@@ -635,6 +635,57 @@ mod tests {
         assert_eq!(stem(Path::new("plain")), "plain");
         assert_eq!(stem(Path::new(".gz")), ".gz");
         assert_eq!(stem(Path::new("p.sdm")), "p.sdm");
+    }
+
+    proptest::proptest! {
+        /// Any bytes, any format, plain or gzip: errors at worst, never a
+        /// panic; indices are consecutive and lines increase.
+        #[test]
+        fn arbitrary_input_never_panics(
+            body in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(b"0123456789.,;\t|\"#\r\n \0\xff".to_vec()),
+                    proptest::num::u8::ANY,
+                ],
+                0..600,
+            ),
+            header in proptest::sample::select(vec!["", "quizzes,solutions\n", "id,puzzle,solution,difficulty\n", "\"puzzle\"\n"]),
+            format in proptest::sample::select(vec![Format::Auto, Format::Csv, Format::Lines]),
+            rows in 0usize..4,
+            gzip in proptest::bool::ANY,
+            cut in 0usize..2000,
+        ) {
+            let mut data = header.as_bytes().to_vec();
+            for _ in 0..rows {
+                data.extend_from_slice(P1.as_bytes());
+                data.push(b'\n');
+            }
+            data.extend_from_slice(&body);
+            if gzip {
+                // Compressed, and truncated at a random point.
+                use std::io::Write;
+                let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+                enc.write_all(&data).unwrap();
+                data = enc.finish().unwrap();
+                data.truncate(cut.max(2));
+            }
+            if let Ok(reader) = Reader::from_reader("p", io::Cursor::new(data), format) {
+                let mut next_index = 0;
+                let mut last_line = 0;
+                for item in reader {
+                    let (index, line) = match &item {
+                        Ok(r) => (Some(r.index), r.line),
+                        Err(e) => (e.index(), e.line().unwrap_or(u64::MAX)),
+                    };
+                    if let Some(i) = index {
+                        proptest::prop_assert_eq!(i, next_index);
+                        next_index += 1;
+                        proptest::prop_assert!(line > last_line);
+                        last_line = line;
+                    }
+                }
+            }
+        }
     }
 
     #[test]
