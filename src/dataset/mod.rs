@@ -39,10 +39,17 @@
 //! decompressed on the fly, including multi-member files.
 //!
 //! # Detection (`Format::Auto`)
-//! Decided on the first non-blank, non-comment line (see [`detect`] rules):
-//! an 81-cell puzzle (or a digits/dots-only line) means plain lines; a line
-//! with a delimiter naming a known puzzle column means CSV; a NUL byte, a
-//! non-UTF-8 line, a headerless CSV row or anything else is a file-level error.
+//! Decided by content (never by file name) on the first non-blank,
+//! non-comment line, in this order:
+//! 1. a NUL byte: binary data, file-level error;
+//! 2. it parses as an 81-cell puzzle: plain lines;
+//! 3. not UTF-8: file-level error;
+//! 4. it contains `,` tab `;` or `|`: a CSV header, which must name a puzzle
+//!    column (else a file-level error listing the header found; a headerless
+//!    `puzzle,solution` row is called out as such);
+//! 5. only digits, `.` and spaces (a puzzle of the wrong length): plain lines,
+//!    so the row error says what is wrong with that row;
+//! 6. anything else: file-level error quoting the line.
 //!
 //! # Index and line numbers
 //! [`Record::index`] counts every puzzle row in file order, valid or not, from
@@ -186,8 +193,6 @@ pub struct Reader {
     record: Vec<u8>,
     unquoted: Vec<u8>,
     fields: Vec<Range<usize>>,
-    /// A read error met inside a multi-line CSV record, reported next.
-    pending_io: Option<io::Error>,
 }
 
 impl Reader {
@@ -210,7 +215,6 @@ impl Reader {
             record: Vec::new(),
             unquoted: Vec::new(),
             fields: Vec::new(),
-            pending_io: None,
             path,
         };
         reader.start(format)?;
@@ -369,71 +373,85 @@ impl Reader {
                 rating: None,
             }));
         }
-        self.read_csv_row(line, index)
-            .map_err(|k| self.row_error(line, index, k))
-            .map(Some)
+        self.read_csv_row(line, index).map(Some)
     }
 
-    fn read_csv_row(&mut self, line: u64, index: u64) -> Result<Record, ErrorKind> {
+    /// Gathers the CSV record starting on the current line (continuing over
+    /// lines while a quoted field is open) and reads it.
+    fn read_csv_row(&mut self, line: u64, index: u64) -> Result<Record, DatasetError> {
         let Some(layout) = self.layout.as_ref() else {
-            return Err(ErrorKind::BadHeader("no layout".into()));
+            return Err(self.row_error(line, index, ErrorKind::BadHeader("no header".into())));
         };
-        let delim = layout.delimiter;
+        let row = |kind| DatasetError::row(&self.path, line, index, kind);
         self.record.clear();
         self.record.extend_from_slice(self.src.line());
+        let delim = layout.delimiter;
         while !csv::split(&self.record, delim, &mut self.unquoted, &mut self.fields) {
             // Inside a quoted field: the record continues on the next line.
             match self.src.advance() {
                 Ok(true) => {}
-                Ok(false) => return Err(ErrorKind::UnterminatedQuote),
+                Ok(false) => return Err(row(ErrorKind::UnterminatedQuote)),
                 Err(e) => {
-                    // Let the next call report the I/O error as fatal.
-                    self.pending_io = Some(e);
-                    return Err(ErrorKind::UnterminatedQuote);
+                    let kind = if self.gzip {
+                        ErrorKind::Gzip(e)
+                    } else {
+                        ErrorKind::Read(e)
+                    };
+                    return Err(DatasetError::file(&self.path, kind));
                 }
             }
             let more = self.src.line();
             if self.src.too_long() || self.record.len() + 1 + more.len() > MAX_LINE_BYTES {
-                return Err(ErrorKind::LineTooLong {
+                return Err(row(ErrorKind::LineTooLong {
                     limit: MAX_LINE_BYTES,
-                });
+                }));
             }
             self.record.push(b'\n');
             self.record.extend_from_slice(more);
         }
-        check_text(&self.record)?;
-        let layout = self.layout.as_ref().expect("checked above");
-        if self.fields.len() != layout.header.len() {
-            return Err(ErrorKind::Ragged {
-                expected: layout.header.len(),
-                found: self.fields.len(),
-            });
-        }
-        let field = |i: usize| -> &[u8] { self.unquoted[self.fields[i].clone()].trim_ascii() };
-        let text = |i: Option<usize>| -> Option<String> {
-            let f = field(i?);
-            // Valid UTF-8: the whole record was checked.
-            (!f.is_empty()).then(|| String::from_utf8_lossy(f).into_owned())
-        };
-        let puzzle = Grid::parse_bytes(field(layout.puzzle)).map_err(ErrorKind::PuzzleColumn)?;
-        let solution = match layout.solution.map(field) {
-            Some(f) if !f.is_empty() => {
-                let s = Grid::parse_bytes(f).map_err(ErrorKind::SolutionColumn)?;
-                s.check_solution_of(&puzzle)
-                    .map_err(ErrorKind::NotASolution)?;
-                Some(s)
-            }
-            _ => None,
-        };
-        Ok(Record {
-            index,
-            line,
-            id: text(layout.id),
-            puzzle,
-            solution,
-            rating: text(layout.rating),
-        })
+        check_text(&self.record)
+            .and_then(|()| csv_record(layout, &self.unquoted, &self.fields, line, index))
+            .map_err(row)
     }
+}
+
+/// Builds a record from the fields of one CSV row (already checked as UTF-8).
+fn csv_record(
+    layout: &Layout,
+    unquoted: &[u8],
+    fields: &[Range<usize>],
+    line: u64,
+    index: u64,
+) -> Result<Record, ErrorKind> {
+    if fields.len() != layout.header.len() {
+        return Err(ErrorKind::Ragged {
+            expected: layout.header.len(),
+            found: fields.len(),
+        });
+    }
+    let field = |i: usize| -> &[u8] { unquoted[fields[i].clone()].trim_ascii() };
+    let text = |i: Option<usize>| -> Option<String> {
+        let f = field(i?);
+        (!f.is_empty()).then(|| String::from_utf8_lossy(f).into_owned())
+    };
+    let puzzle = Grid::parse_bytes(field(layout.puzzle)).map_err(ErrorKind::PuzzleColumn)?;
+    let solution = match layout.solution.map(field) {
+        Some(f) if !f.is_empty() => {
+            let s = Grid::parse_bytes(f).map_err(ErrorKind::SolutionColumn)?;
+            s.check_solution_of(&puzzle)
+                .map_err(ErrorKind::NotASolution)?;
+            Some(s)
+        }
+        _ => None,
+    };
+    Ok(Record {
+        index,
+        line,
+        id: text(layout.id),
+        puzzle,
+        solution,
+        rating: text(layout.rating),
+    })
 }
 
 /// Rejects NUL bytes and invalid UTF-8 in a row, naming the 1-based column.
@@ -455,10 +473,6 @@ impl Iterator for Reader {
     fn next(&mut self) -> Option<Self::Item> {
         if self.done {
             return None;
-        }
-        if let Some(e) = self.pending_io.take() {
-            self.done = true;
-            return Some(Err(self.io_error(e)));
         }
         match self.read_row() {
             Ok(Some(rec)) => {
@@ -590,6 +604,19 @@ mod tests {
             got,
             vec![Err("mem.txt:2: unterminated quoted field".to_string())]
         );
+    }
+
+    #[test]
+    fn other_delimiters() {
+        for d in ["\t", ";", "|"] {
+            let text = format!("Rating{d}Puzzle\nhard{d}{P1}\n");
+            let got = all(&text, Format::Auto);
+            let r = got[0].as_ref().unwrap();
+            assert_eq!(
+                (r.rating.as_deref(), r.puzzle.to_line_zeros().as_str()),
+                (Some("hard"), P1)
+            );
+        }
     }
 
     #[test]
