@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod dataset;
 pub mod grid;
 pub mod solver;
 

@@ -1,0 +1,725 @@
+//! Streaming dataset readers: one stream of [`Record`]s from a plain-lines
+//! file or a CSV file with a header, optionally gzip-compressed.
+//!
+//! ```no_run
+//! use bench_sudoku::dataset::{self, Format};
+//! let mut reader = dataset::open("puzzles.csv.gz".as_ref(), Format::Auto)?;
+//! let with_solutions = reader.has_solutions();
+//! for item in &mut reader {
+//!     match item {
+//!         Ok(rec) => { /* rec.index, rec.puzzle, rec.solution, ... */ }
+//!         Err(e) if e.is_row() => eprintln!("skipped: {e}"), // FILE:LINE: ...
+//!         Err(e) => return Err(e.into()),                      // stream ended
+//!     }
+//! }
+//! println!("{:?}", reader.stats());
+//! # Ok::<(), anyhow::Error>(())
+//! ```
+//!
+//! # Formats
+//!
+//! * **Plain lines** ([`Format::Lines`]): one puzzle per line, exactly 81 cells
+//!   (`1`-`9` givens, `0` or `.` blanks) once surrounding whitespace is
+//!   trimmed. Nothing else may follow the puzzle on its line (no
+//!   `puzzle,solution` or trailing ratings; use CSV for those). Blank lines
+//!   and lines whose first non-blank character is `#` are skipped.
+//! * **CSV** ([`Format::Csv`]): the first non-blank, non-comment line is a
+//!   header. Column roles by header name, case-insensitive and trimmed:
+//!   puzzle [`PUZZLE_COLUMNS`] (required), solution [`SOLUTION_COLUMNS`], id
+//!   [`ID_COLUMNS`], rating [`RATING_COLUMNS`]; the left-most match wins,
+//!   other columns are ignored. The delimiter is the first of `,` tab `;` `|`
+//!   that makes the header name a puzzle column. Quoted fields (RFC 4180,
+//!   `""` escapes, newlines inside quotes) are supported. Every row must have
+//!   as many fields as the header. Blank and `#` lines between records are
+//!   skipped. An empty solution/id/rating field reads as `None`; a non-empty
+//!   solution must be 81 digits forming a valid solution of the puzzle.
+//!
+//! Both: LF, CRLF or mixed line ends; a UTF-8 byte-order mark at the start is
+//! ignored; gzip input (detected by its magic bytes, not the file name) is
+//! decompressed on the fly, including multi-member files.
+//!
+//! # Detection (`Format::Auto`)
+//! Decided by content (never by file name) on the first non-blank,
+//! non-comment line, in this order:
+//! 1. a NUL byte: binary data, file-level error;
+//! 2. it parses as an 81-cell puzzle: plain lines;
+//! 3. not UTF-8: file-level error;
+//! 4. it contains `,` tab `;` or `|`: a CSV header, which must name a puzzle
+//!    column (else a file-level error listing the header found; a headerless
+//!    `puzzle,solution` row is called out as such);
+//! 5. only digits, `.` and spaces (a puzzle of the wrong length): plain lines,
+//!    so the row error says what is wrong with that row;
+//! 6. anything else: file-level error quoting the line.
+//!
+//! # Index and line numbers
+//! [`Record::index`] counts every puzzle row in file order, valid or not, from
+//! 0: a bad row consumes an index, so the indices of good rows do not depend
+//! on whether bad rows are skipped. Comments, blank lines and the CSV header
+//! do not count. [`Record::line`] is the 1-based physical line where the row
+//! starts (a quoted CSV field may continue over further lines).
+//!
+//! # Bounded memory
+//! A line (or CSV record) over [`MAX_LINE_BYTES`] is not buffered: the rest of
+//! it is read and dropped, and the row becomes a `line too long` error; the
+//! stream goes on with the next line. Whole files are never held in memory.
+//!
+//! # Errors
+//! [`DatasetError`] displays as `FILE:LINE: what is wrong` for a bad row and
+//! `FILE: what is wrong` for the file. Row errors ([`DatasetError::is_row`])
+//! let the iterator continue; after a file-level error (I/O, corrupt gzip)
+//! it returns `None`.
+
+mod csv;
+mod detect;
+mod error;
+mod lines;
+
+pub use self::csv::{ID_COLUMNS, PUZZLE_COLUMNS, RATING_COLUMNS, SOLUTION_COLUMNS};
+pub use self::detect::estimate_count;
+pub use self::error::{DatasetError, ErrorKind};
+
+use self::csv::Layout;
+use self::detect::{Detected, Source};
+use self::lines::LineReader;
+use crate::grid::Grid;
+use std::fs::File;
+use std::io::{self, Read};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// Longest line or CSV record held in memory, in bytes; longer rows are a
+/// `line too long` row error.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// One puzzle row of a dataset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// 0-based position among the file's puzzle rows, valid or not.
+    pub index: u64,
+    /// 1-based physical line where the row starts.
+    pub line: u64,
+    /// From an `id` column; `None` without one or when the field is empty.
+    pub id: Option<String>,
+    pub puzzle: Grid,
+    /// From a solution column, checked to solve `puzzle`.
+    pub solution: Option<Grid>,
+    /// From a rating/difficulty column, as written (trimmed).
+    pub rating: Option<String>,
+}
+
+/// Dataset file format.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum Format {
+    /// Decide from the content (see the module docs).
+    #[default]
+    Auto,
+    /// CSV with a header row naming the puzzle column.
+    Csv,
+    /// One 81-character puzzle per line.
+    Lines,
+}
+
+impl Format {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Auto => "auto",
+            Format::Csv => "csv",
+            Format::Lines => "lines",
+        }
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Running totals of what a [`Reader`] has returned so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Puzzle rows seen (valid + invalid); the next row's index.
+    pub rows: u64,
+    /// Rows returned as records.
+    pub valid: u64,
+    /// Rows returned as row errors.
+    pub invalid: u64,
+    /// Records that carried a (checked) solution.
+    pub with_solution: u64,
+}
+
+/// Opens a dataset file. Gzip is detected by magic bytes; `format` may be
+/// [`Format::Auto`]. Fails (file-level error) on an unreadable path, a
+/// directory, an empty file, a file without puzzle rows, a CSV header without
+/// a puzzle column, or content that is not recognisable.
+pub fn open(path: &Path, format: Format) -> Result<Reader, DatasetError> {
+    let meta = std::fs::metadata(path).map_err(|e| DatasetError::file(path, ErrorKind::Open(e)))?;
+    if meta.is_dir() {
+        return Err(DatasetError::file(path, ErrorKind::IsDirectory));
+    }
+    let file = File::open(path).map_err(|e| DatasetError::file(path, ErrorKind::Open(e)))?;
+    Reader::from_reader(path, file, format)
+}
+
+/// The dataset's short name for report files: the file name without a
+/// `.gz`/`.gzip` and then a `.csv`/`.tsv`/`.txt` extension
+/// (`data/sudoku-3m.csv.gz` → `sudoku-3m`).
+pub fn stem(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let strip = |s: &str, exts: &[&str]| -> Option<String> {
+        let (base, ext) = s.rsplit_once('.')?;
+        (!base.is_empty() && exts.iter().any(|e| ext.eq_ignore_ascii_case(e)))
+            .then(|| base.to_string())
+    };
+    let name = strip(&name, &["gz", "gzip"]).unwrap_or(name);
+    strip(&name, &["csv", "tsv", "txt"]).unwrap_or(name)
+}
+
+/// The record stream of one dataset; see the [module docs](self).
+///
+/// `Reader` is `Send`: a reader thread can iterate and batch records, e.g.
+/// `reader.by_ref().take(4096).collect::<Vec<_>>()`.
+pub struct Reader {
+    path: PathBuf,
+    src: LineReader<Source>,
+    gzip: bool,
+    layout: Option<Layout>,
+    done: bool,
+    stats: Stats,
+    // CSV scratch space, reused across rows.
+    record: Vec<u8>,
+    unquoted: Vec<u8>,
+    fields: Vec<Range<usize>>,
+}
+
+impl Reader {
+    /// Reads a dataset from any byte stream; `name` is used in messages.
+    /// Gzip is detected by magic bytes as for files.
+    pub fn from_reader<R: Read + Send + 'static>(
+        name: impl AsRef<Path>,
+        raw: R,
+        format: Format,
+    ) -> Result<Reader, DatasetError> {
+        let path = name.as_ref().to_path_buf();
+        let (src, gzip) =
+            detect::sniff(raw).map_err(|e| DatasetError::file(&path, ErrorKind::Read(e)))?;
+        let mut reader = Reader {
+            src: LineReader::new(src, MAX_LINE_BYTES),
+            gzip,
+            layout: None,
+            done: false,
+            stats: Stats::default(),
+            record: Vec::new(),
+            unquoted: Vec::new(),
+            fields: Vec::new(),
+            path,
+        };
+        reader.start(format)?;
+        Ok(reader)
+    }
+
+    /// Reads up to the first row: detects the format, reads the CSV header,
+    /// and makes sure at least one puzzle row follows.
+    fn start(&mut self, format: Format) -> Result<(), DatasetError> {
+        if !self.next_content_line()? {
+            let kind = if self.src.bytes_read() == 0 {
+                ErrorKind::Empty
+            } else {
+                ErrorKind::NoPuzzles("only comments and blank lines")
+            };
+            return Err(DatasetError::file(&self.path, kind));
+        }
+        let line = self.src.number();
+        if self.src.too_long() && format != Format::Lines {
+            let what = format!("the first line is over {MAX_LINE_BYTES} bytes");
+            let kind = match format {
+                Format::Csv => ErrorKind::BadHeader(what),
+                _ => ErrorKind::UnknownFormat { reason: what },
+            };
+            return Err(DatasetError::at_line(&self.path, line, kind));
+        }
+        let detected = match format {
+            Format::Lines => Detected::Lines,
+            Format::Csv => {
+                Detected::Csv(detect::csv_header(self.src.line()).map_err(|k| self.file_error(k))?)
+            }
+            Format::Auto => detect::detect(self.src.line()).map_err(|k| self.file_error(k))?,
+        };
+        match detected {
+            Detected::Lines => self.src.unread(),
+            Detected::Csv(layout) => {
+                self.layout = Some(layout);
+                if !self.next_content_line()? {
+                    return Err(DatasetError::file(
+                        &self.path,
+                        ErrorKind::NoPuzzles("only a CSV header"),
+                    ));
+                }
+                self.src.unread();
+            }
+        }
+        Ok(())
+    }
+
+    /// Binary-data and header errors point at the line; the rest name the file.
+    fn file_error(&self, kind: ErrorKind) -> DatasetError {
+        match kind {
+            ErrorKind::Binary { .. }
+            | ErrorKind::BadHeader(_)
+            | ErrorKind::UnknownFormat { .. } => {
+                DatasetError::at_line(&self.path, self.src.number(), kind)
+            }
+            _ => DatasetError::file(&self.path, kind),
+        }
+    }
+
+    fn io_error(&self, e: io::Error) -> DatasetError {
+        let kind = if self.gzip {
+            ErrorKind::Gzip(e)
+        } else {
+            ErrorKind::Read(e)
+        };
+        DatasetError::file(&self.path, kind)
+    }
+
+    /// Advances to the next line that is neither blank nor a comment.
+    fn next_content_line(&mut self) -> Result<bool, DatasetError> {
+        loop {
+            match self.src.advance() {
+                Ok(false) => return Ok(false),
+                Ok(true) if self.src.is_skippable() => continue,
+                Ok(true) => return Ok(true),
+                Err(e) => return Err(self.io_error(e)),
+            }
+        }
+    }
+
+    /// The resolved format: [`Format::Csv`] or [`Format::Lines`].
+    pub fn format(&self) -> Format {
+        if self.layout.is_some() {
+            Format::Csv
+        } else {
+            Format::Lines
+        }
+    }
+
+    /// The dataset path (or the name given to [`Reader::from_reader`]).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// True when the input was gzip-compressed.
+    pub fn is_gzip(&self) -> bool {
+        self.gzip
+    }
+
+    /// True when the CSV header has a solution column (rows may still leave it empty).
+    pub fn has_solutions(&self) -> bool {
+        self.layout.as_ref().is_some_and(|l| l.solution.is_some())
+    }
+
+    /// True when the CSV header has an id column.
+    pub fn has_ids(&self) -> bool {
+        self.layout.as_ref().is_some_and(|l| l.id.is_some())
+    }
+
+    /// True when the CSV header has a rating column.
+    pub fn has_ratings(&self) -> bool {
+        self.layout.as_ref().is_some_and(|l| l.rating.is_some())
+    }
+
+    /// The CSV header's column names as written (trimmed); empty for plain lines.
+    pub fn columns(&self) -> &[String] {
+        self.layout.as_ref().map_or(&[], |l| &l.header)
+    }
+
+    /// Totals so far; complete once the iterator has returned `None`.
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    fn row_error(&self, line: u64, index: u64, kind: ErrorKind) -> DatasetError {
+        DatasetError::row(&self.path, line, index, kind)
+    }
+
+    /// The next row, `Ok(None)` at the end.
+    fn read_row(&mut self) -> Result<Option<Record>, DatasetError> {
+        if !self.next_content_line()? {
+            return Ok(None);
+        }
+        let line = self.src.number();
+        let index = self.stats.rows;
+        self.stats.rows += 1;
+        if self.src.too_long() {
+            let kind = ErrorKind::LineTooLong {
+                limit: MAX_LINE_BYTES,
+            };
+            return Err(self.row_error(line, index, kind));
+        }
+        if self.layout.is_none() {
+            let text = self.src.line().trim_ascii();
+            let puzzle = check_text(text)
+                .and_then(|()| Grid::parse_bytes(text).map_err(ErrorKind::Puzzle))
+                .map_err(|k| self.row_error(line, index, k))?;
+            return Ok(Some(Record {
+                index,
+                line,
+                id: None,
+                puzzle,
+                solution: None,
+                rating: None,
+            }));
+        }
+        self.read_csv_row(line, index).map(Some)
+    }
+
+    /// Gathers the CSV record starting on the current line (continuing over
+    /// lines while a quoted field is open) and reads it.
+    fn read_csv_row(&mut self, line: u64, index: u64) -> Result<Record, DatasetError> {
+        let Some(layout) = self.layout.as_ref() else {
+            return Err(self.row_error(line, index, ErrorKind::BadHeader("no header".into())));
+        };
+        let row = |kind| DatasetError::row(&self.path, line, index, kind);
+        self.record.clear();
+        self.record.extend_from_slice(self.src.line());
+        let delim = layout.delimiter;
+        while !csv::split(&self.record, delim, &mut self.unquoted, &mut self.fields) {
+            // Inside a quoted field: the record continues on the next line.
+            match self.src.advance() {
+                Ok(true) => {}
+                Ok(false) => return Err(row(ErrorKind::UnterminatedQuote)),
+                Err(e) => {
+                    let kind = if self.gzip {
+                        ErrorKind::Gzip(e)
+                    } else {
+                        ErrorKind::Read(e)
+                    };
+                    return Err(DatasetError::file(&self.path, kind));
+                }
+            }
+            let more = self.src.line();
+            if self.src.too_long() || self.record.len() + 1 + more.len() > MAX_LINE_BYTES {
+                return Err(row(ErrorKind::LineTooLong {
+                    limit: MAX_LINE_BYTES,
+                }));
+            }
+            self.record.push(b'\n');
+            self.record.extend_from_slice(more);
+        }
+        check_text(&self.record)
+            .and_then(|()| csv_record(layout, &self.unquoted, &self.fields, line, index))
+            .map_err(row)
+    }
+}
+
+/// Builds a record from the fields of one CSV row (already checked as UTF-8).
+fn csv_record(
+    layout: &Layout,
+    unquoted: &[u8],
+    fields: &[Range<usize>],
+    line: u64,
+    index: u64,
+) -> Result<Record, ErrorKind> {
+    if fields.len() != layout.header.len() {
+        return Err(ErrorKind::Ragged {
+            expected: layout.header.len(),
+            found: fields.len(),
+        });
+    }
+    let field = |i: usize| -> &[u8] { unquoted[fields[i].clone()].trim_ascii() };
+    let text = |i: Option<usize>| -> Option<String> {
+        let f = field(i?);
+        (!f.is_empty()).then(|| String::from_utf8_lossy(f).into_owned())
+    };
+    let puzzle = Grid::parse_bytes(field(layout.puzzle)).map_err(ErrorKind::PuzzleColumn)?;
+    let solution = match layout.solution.map(field) {
+        Some(f) if !f.is_empty() => {
+            let s = Grid::parse_bytes(f).map_err(ErrorKind::SolutionColumn)?;
+            s.check_solution_of(&puzzle)
+                .map_err(ErrorKind::NotASolution)?;
+            Some(s)
+        }
+        _ => None,
+    };
+    Ok(Record {
+        index,
+        line,
+        id: text(layout.id),
+        puzzle,
+        solution,
+        rating: text(layout.rating),
+    })
+}
+
+/// Rejects NUL bytes and invalid UTF-8 in a row, naming the 1-based column.
+fn check_text(bytes: &[u8]) -> Result<(), ErrorKind> {
+    if let Some(i) = memchr::memchr(0, bytes) {
+        return Err(ErrorKind::NulByte { column: i + 1 });
+    }
+    if let Err(e) = std::str::from_utf8(bytes) {
+        return Err(ErrorKind::InvalidUtf8 {
+            column: e.valid_up_to() + 1,
+        });
+    }
+    Ok(())
+}
+
+impl Iterator for Reader {
+    type Item = Result<Record, DatasetError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        match self.read_row() {
+            Ok(Some(rec)) => {
+                self.stats.valid += 1;
+                self.stats.with_solution += u64::from(rec.solution.is_some());
+                Some(Ok(rec))
+            }
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                if e.is_row() {
+                    self.stats.invalid += 1;
+                } else {
+                    self.done = true;
+                }
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+impl std::iter::FusedIterator for Reader {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P1: &str =
+        "009020034070008006600500000003900080700040002050002700000001007200300090480060500";
+    const S1: &str =
+        "519627834372418956648593271123976485796845312854132769935281647267354198481769523";
+    const P2: &str =
+        "000007308200000007097805600070100906005903700901008030002304560800000001504200000";
+
+    fn read(text: &str, format: Format) -> Result<Reader, DatasetError> {
+        Reader::from_reader("mem.txt", io::Cursor::new(text.as_bytes().to_vec()), format)
+    }
+
+    fn all(text: &str, format: Format) -> Vec<Result<Record, String>> {
+        read(text, format)
+            .unwrap()
+            .map(|r| r.map_err(|e| e.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn lines_with_comments_blank_crlf_and_bom() {
+        let text = format!(
+            "\u{feff}# header comment\r\n\r\n  {P1}  \r\n#x\n{}\n",
+            P2.replace('0', ".")
+        );
+        let mut r = read(&text, Format::Auto).unwrap();
+        assert_eq!(r.format(), Format::Lines);
+        assert!(!r.has_solutions());
+        let a = r.next().unwrap().unwrap();
+        assert_eq!(
+            (a.index, a.line, a.puzzle.to_line_zeros().as_str()),
+            (0, 3, P1)
+        );
+        let b = r.next().unwrap().unwrap();
+        assert_eq!(
+            (b.index, b.line, b.puzzle.to_line_zeros().as_str()),
+            (1, 5, P2)
+        );
+        assert!(r.next().is_none());
+        assert!(r.next().is_none());
+        assert_eq!(
+            r.stats(),
+            Stats {
+                rows: 2,
+                valid: 2,
+                invalid: 0,
+                with_solution: 0
+            }
+        );
+    }
+
+    #[test]
+    fn bad_lines_are_row_errors_and_reading_continues() {
+        let text = format!("{P1}\n{}\n{P1}x\n{P2}\n", &P1[..80]);
+        let got = all(&text, Format::Auto);
+        assert_eq!(got.len(), 4);
+        assert_eq!(
+            got[1].as_ref().unwrap_err(),
+            "mem.txt:2: puzzle: expected 81 cells, found 80 characters"
+        );
+        assert_eq!(
+            got[2].as_ref().unwrap_err(),
+            "mem.txt:3: puzzle: invalid character 'x' at position 82 (expected 1-9, 0 or .)"
+        );
+        let last = got[3].as_ref().unwrap();
+        assert_eq!((last.index, last.line), (3, 4));
+    }
+
+    #[test]
+    fn csv_rows_with_solution_id_and_rating() {
+        let text =
+            format!("id,puzzle,solution,clues,difficulty\n7,{P1},{S1},27,2.5\n8,{P2},,32,\n");
+        let mut r = read(&text, Format::Auto).unwrap();
+        assert_eq!(r.format(), Format::Csv);
+        assert!(r.has_solutions() && r.has_ids() && r.has_ratings());
+        assert_eq!(
+            r.columns(),
+            ["id", "puzzle", "solution", "clues", "difficulty"]
+        );
+        let a = r.next().unwrap().unwrap();
+        assert_eq!(a.id.as_deref(), Some("7"));
+        assert_eq!(a.rating.as_deref(), Some("2.5"));
+        assert_eq!(a.solution.unwrap().to_line(), S1);
+        assert_eq!((a.index, a.line), (0, 2));
+        let b = r.next().unwrap().unwrap();
+        assert_eq!((b.solution, b.rating, b.index, b.line), (None, None, 1, 3));
+        assert!(r.next().is_none());
+        assert_eq!(r.stats().with_solution, 1);
+    }
+
+    #[test]
+    fn csv_multiline_quoted_record_keeps_start_line() {
+        let text = format!("puzzle,note\n\"{P1}\",\"two\nlines\"\n{P2},x\n");
+        let got = all(&text, Format::Csv);
+        let a = got[0].as_ref().unwrap();
+        let b = got[1].as_ref().unwrap();
+        assert_eq!((a.line, b.line, b.index), (2, 4, 1));
+        let text = format!("puzzle,note\n{P1},\"never closed\n{P2},x\n");
+        let got = all(&text, Format::Csv);
+        assert_eq!(
+            got,
+            vec![Err("mem.txt:2: unterminated quoted field".to_string())]
+        );
+    }
+
+    #[test]
+    fn other_delimiters() {
+        for d in ["\t", ";", "|"] {
+            let text = format!("Rating{d}Puzzle\nhard{d}{P1}\n");
+            let got = all(&text, Format::Auto);
+            let r = got[0].as_ref().unwrap();
+            assert_eq!(
+                (r.rating.as_deref(), r.puzzle.to_line_zeros().as_str()),
+                (Some("hard"), P1)
+            );
+        }
+    }
+
+    #[test]
+    fn empty_and_comment_only_and_header_only() {
+        let e = read("", Format::Auto).err().unwrap();
+        assert_eq!(e.to_string(), "mem.txt: empty file");
+        assert!(e.is_fatal() && e.line().is_none());
+        let e = read("# c\n\n  \n", Format::Lines).err().unwrap();
+        assert_eq!(
+            e.to_string(),
+            "mem.txt: no puzzles (only comments and blank lines)"
+        );
+        let e = read("quizzes,solutions\n\n", Format::Auto).err().unwrap();
+        assert_eq!(e.to_string(), "mem.txt: no puzzles (only a CSV header)");
+        assert_eq!(e.kind().name(), "no_puzzles");
+    }
+
+    #[test]
+    fn nul_and_invalid_utf8_rows() {
+        let mut bytes = format!("{P1}\n").into_bytes();
+        bytes.extend_from_slice(b"00\x0012\n\xff\xfe\n");
+        bytes.extend_from_slice(P2.as_bytes());
+        let r = Reader::from_reader("m", io::Cursor::new(bytes), Format::Auto).unwrap();
+        let got: Vec<_> = r.map(|r| r.map_err(|e| e.to_string())).collect();
+        assert_eq!(got.len(), 4);
+        assert_eq!(
+            got[1].as_ref().unwrap_err(),
+            "m:2: NUL byte at column 3 (binary data?)"
+        );
+        assert_eq!(
+            got[2].as_ref().unwrap_err(),
+            "m:3: invalid UTF-8 at column 1"
+        );
+        assert!(got[3].is_ok());
+    }
+
+    #[test]
+    fn stem_strips_compression_and_text_extensions() {
+        assert_eq!(stem(Path::new("data/sudoku-3m.csv.gz")), "sudoku-3m");
+        assert_eq!(stem(Path::new("x/top95.txt")), "top95");
+        assert_eq!(stem(Path::new("hardest.TXT")), "hardest");
+        assert_eq!(stem(Path::new("a.b.csv")), "a.b");
+        assert_eq!(stem(Path::new("plain")), "plain");
+        assert_eq!(stem(Path::new(".gz")), ".gz");
+        assert_eq!(stem(Path::new("p.sdm")), "p.sdm");
+    }
+
+    proptest::proptest! {
+        /// Any bytes, any format, plain or gzip: errors at worst, never a
+        /// panic; indices are consecutive and lines increase.
+        #[test]
+        fn arbitrary_input_never_panics(
+            body in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(b"0123456789.,;\t|\"#\r\n \0\xff".to_vec()),
+                    proptest::num::u8::ANY,
+                ],
+                0..600,
+            ),
+            header in proptest::sample::select(vec!["", "quizzes,solutions\n", "id,puzzle,solution,difficulty\n", "\"puzzle\"\n"]),
+            format in proptest::sample::select(vec![Format::Auto, Format::Csv, Format::Lines]),
+            rows in 0usize..4,
+            gzip in proptest::bool::ANY,
+            cut in 0usize..2000,
+        ) {
+            let mut data = header.as_bytes().to_vec();
+            for _ in 0..rows {
+                data.extend_from_slice(P1.as_bytes());
+                data.push(b'\n');
+            }
+            data.extend_from_slice(&body);
+            if gzip {
+                // Compressed, and truncated at a random point.
+                use std::io::Write;
+                let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+                enc.write_all(&data).unwrap();
+                data = enc.finish().unwrap();
+                data.truncate(cut.max(2));
+            }
+            if let Ok(reader) = Reader::from_reader("p", io::Cursor::new(data), format) {
+                let mut next_index = 0;
+                let mut last_line = 0;
+                for item in reader {
+                    let (index, line) = match &item {
+                        Ok(r) => (Some(r.index), r.line),
+                        Err(e) => (e.index(), e.line().unwrap_or(u64::MAX)),
+                    };
+                    if let Some(i) = index {
+                        proptest::prop_assert_eq!(i, next_index);
+                        next_index += 1;
+                        proptest::prop_assert!(line > last_line);
+                        last_line = line;
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn reader_is_send() {
+        fn send<T: Send>() {}
+        send::<Reader>();
+        send::<DatasetError>();
+        send::<Record>();
+    }
+}
