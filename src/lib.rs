@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod generate;
 pub mod grid;
 pub mod solver;
 
