@@ -19,9 +19,11 @@ use std::time::Instant;
 /// and with any thread count.
 ///
 /// Examples:
-///   generate --count 1000 --seed 1 --max-guesses 0 --out easy.csv
-///   generate --count 1000 --seed 2 --minimal --min-guesses 8 --out hard.csv
-///   generate --count 50 --min-clues 30 --symmetric
+///   bench-sudoku generate --count 1000 --seed 1 --min-clues 30 --max-guesses 0 --out easy.csv
+///       (30 clues, solved by `hidden` without guessing)
+///   bench-sudoku generate --count 1000 --seed 2 --minimal --min-guesses 20 --out hard.csv
+///       (minimal puzzles needing at least 20 guesses under `hidden`)
+///   bench-sudoku generate --count 50 --minimal --symmetric --strategy mrv --max-guesses 10
 #[derive(Debug, Clone, Args)]
 #[command(verbatim_doc_comment)]
 pub struct GenerateArgs {
@@ -149,4 +151,90 @@ pub fn run(args: &GenerateArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: GenerateArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<GenerateArgs, clap::Error> {
+        Cli::try_parse_from(std::iter::once("generate").chain(args.iter().copied())).map(|c| c.args)
+    }
+
+    #[test]
+    fn flags_map_to_the_config() {
+        let a = parse(&[
+            "--count",
+            "7",
+            "--seed",
+            "9",
+            "--min-clues",
+            "30",
+            "--symmetric",
+            "-s",
+            "mrv",
+            "--min-guesses",
+            "2",
+            "--max-guesses",
+            "5",
+            "--max-attempts",
+            "99",
+            "-j",
+            "1",
+        ])
+        .unwrap();
+        let c = a.config().unwrap();
+        assert_eq!((c.count, c.seed, c.threads), (7, 9, 1));
+        assert_eq!(c.removal.min_clues, Some(30));
+        assert!(c.removal.symmetric);
+        assert_eq!(c.effort_strategy.name(), "mrv");
+        assert_eq!(
+            (c.min_guesses, c.max_guesses, c.max_attempts),
+            (2, Some(5), Some(99))
+        );
+        let d = parse(&["--minimal"]).unwrap().config().unwrap();
+        assert_eq!(d.removal.min_clues, None);
+        assert_eq!(d.effort_strategy.name(), "hidden");
+    }
+
+    #[test]
+    fn bad_flags_are_rejected() {
+        assert!(parse(&["--minimal", "--min-clues", "30"]).is_err());
+        assert!(parse(&["--min-clues", "82"]).is_err());
+        assert!(parse(&["-s", "fastest"]).unwrap().config().is_err());
+        let e = parse(&["--min-guesses", "3", "--max-guesses", "2"])
+            .unwrap()
+            .config()
+            .unwrap_err();
+        assert!(e.to_string().contains("empty guess range"), "{e}");
+    }
+
+    #[test]
+    fn run_writes_the_csv_file() {
+        let path =
+            std::env::temp_dir().join(format!("bench-sudoku-gen-{}.csv", std::process::id()));
+        let out = path.to_string_lossy().into_owned();
+        let a = parse(&["-n", "3", "--seed", "4", "-j", "1", "-q", "--out", &out]).unwrap();
+        run(&a).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4);
+        assert_eq!(
+            lines[0],
+            "puzzle,solution,clues,guesses,backtracks,max_depth"
+        );
+        let cfg = a.config().unwrap();
+        let expected = super::super::generate_vec(&cfg).unwrap();
+        for (line, p) in lines[1..].iter().zip(&expected) {
+            assert!(line.starts_with(&p.puzzle.to_line_zeros()), "{line}");
+        }
+    }
 }

@@ -110,7 +110,7 @@ impl Filler {
 /// and backs up to the previous cell when a cell has no digit left. Digit
 /// sets are kept as bitmasks per row, column and box. Starting from the
 /// empty grid a completion always exists, so the search always ends with a
-/// full grid (in practice after a few dozen backtracks).
+/// full grid.
 pub fn full_grid<R: RngCore + ?Sized>(rng: &mut R) -> Grid {
     let mut f = Filler::new();
     let mut cell = 0usize;

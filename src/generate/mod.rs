@@ -146,8 +146,9 @@ pub struct GeneratedPuzzle {
 /// Totals of one [`generate`] run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GenStats {
-    /// Candidates built (including the ones of the last parallel batch
-    /// past the final accepted puzzle).
+    /// Candidates built, including the rest of the last parallel batch
+    /// after the final accepted puzzle (so, unlike the puzzles, this count
+    /// depends on the thread count).
     pub candidates: u64,
     /// Puzzles delivered.
     pub accepted: usize,
