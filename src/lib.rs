@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod commands;
 pub mod dataset;
+pub mod generate;
 pub mod grid;
 pub mod solver;
 
