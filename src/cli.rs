@@ -2,6 +2,7 @@
 //! [`crate::commands`].
 
 use crate::commands;
+use crate::dataset::Format;
 use crate::solver::strategy::SPEC_HELP;
 use crate::solver::DEFAULT_MAX_GUESSES;
 use clap::{Args, Parser, Subcommand};
@@ -46,10 +47,36 @@ Examples:
 Exit status: 0 when the file was read, 1 with --strict when a puzzle is not unique, 2 on a malformed line or unreadable file."
     )]
     Check(CheckArgs),
+    /// Benchmark strategies on datasets: every puzzle timed and verified on
+    /// all cores; CSV/JSON/Markdown reports and HdrHistograms.
+    #[command(after_help = RUN_HELP)]
+    Run(RunArgs),
+    /// Generate unique-solution puzzles selected by search effort (CSV).
+    Generate(crate::generate::cli::GenerateArgs),
     /// List the strategies with their axes and a one-line description.
     #[command(after_help = SPEC_HELP)]
     Strategies(StrategiesArgs),
 }
+
+const RUN_HELP: &str = "Examples:
+  bench-sudoku run datasets/hard.csv
+  bench-sudoku run datasets/easy.csv datasets/hard.csv -s all
+  bench-sudoku run puzzles.txt -s locked -s 'prop=hidden,branch=max' -j 1 --repeat 5 --warmup 1
+  bench-sudoku run big.csv.gz --limit 100000 --shuffle --seed 7 --no-puzzle-csv --out results/big
+
+Datasets: CSV with a header (puzzle column quizzes|puzzle|quiz|question|sudoku; optional
+solution column solutions|solution|answer, id, and a rating/difficulty column) or plain
+lines of 81 characters ('#' comments, blank lines, CRLF). gzip is read transparently.
+Blanks are '0' or '.'. Every returned solution is checked against the rules and the
+givens, and against the dataset's solution when there is one.
+
+Outputs in --out DIR (default results/<dataset>-<UTC time>/): puzzles.csv (one row per
+puzzle x strategy, input order), summary.csv, summary.json, summary.md, meta.json and
+histograms/<dataset>-<strategy>{,.guesses,.depth}.{hgrm,hdr}.
+
+Exit status: 0 success; 1 when an answer disagrees with the dataset's solution or the
+rules; 2 on bad input (file:line: what is wrong) or unusable output directory;
+130 when interrupted (partial results written, meta.json \"complete\": false).";
 
 /// Options shared by the commands that solve.
 #[derive(Debug, Args, Clone)]
@@ -99,6 +126,78 @@ pub struct CheckArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Dataset files (CSV with a header, or plain 81-character lines; .gz ok).
+    #[arg(required = true, value_name = "DATASET")]
+    pub datasets: Vec<PathBuf>,
+    /// Strategy to run (repeat the option for several; 'all' for every named
+    /// strategy) [default: mrv, hidden, locked].
+    #[arg(short = 's', long = "strategy", value_name = "STRATEGY", long_help = SPEC_HELP)]
+    pub strategies: Vec<String>,
+    /// Solver threads [default: all logical cores].
+    #[arg(
+        short = 'j',
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        hide_default_value = true
+    )]
+    pub threads: usize,
+    /// Results directory [default: results/<dataset-stem>-<UTC timestamp>].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Replace the results already in --out DIR.
+    #[arg(long)]
+    pub force: bool,
+    /// Measured passes over every batch; the per-puzzle time kept is the
+    /// minimum over them.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub repeat: u32,
+    /// Discarded passes before the measured ones.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub warmup: u32,
+    /// Only the first N puzzles of each dataset.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
+    /// Solve in a random order (within each batch of --batch-size puzzles);
+    /// results stay in input order.
+    #[arg(long)]
+    pub shuffle: bool,
+    /// Seed of --shuffle.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// Count solutions up to N (1: first solution, the usual benchmark; 2:
+    /// also prove uniqueness).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub count: u32,
+    #[command(flatten)]
+    pub engine: MaxGuesses,
+    /// Dataset format.
+    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    pub format: Format,
+    /// Do not write puzzles.csv (summaries and histograms only).
+    #[arg(long)]
+    pub no_puzzle_csv: bool,
+    /// Skip malformed rows (counted and listed in the report) instead of
+    /// stopping.
+    #[arg(long)]
+    pub skip_invalid: bool,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Puzzles per batch (the unit of work in flight and the shuffle window).
+    #[arg(long, value_name = "N", default_value_t = crate::bench::DEFAULT_BATCH)]
+    pub batch_size: usize,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct MaxGuesses {
+    /// Per-puzzle guess budget; past it a puzzle is reported `gave_up`.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_GUESSES)]
+    pub max_guesses: u64,
+}
+
+#[derive(Debug, Args)]
 pub struct StrategiesArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
@@ -111,6 +210,8 @@ pub fn main() -> i32 {
     let result = match &cli.command {
         Command::Solve(a) => commands::solve::run(a),
         Command::Check(a) => commands::check::run(a),
+        Command::Run(a) => commands::run::run(a),
+        Command::Generate(a) => commands::generate(a),
         Command::Strategies(a) => commands::strategies::run(a),
     };
     commands::exit_code(result)

@@ -2,6 +2,7 @@
 //! or an error; [`exit_code`] turns errors into a message and status 2.
 
 pub mod check;
+pub mod run;
 pub mod solve;
 pub mod strategies;
 
@@ -35,4 +36,10 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// Parses a strategy name or spec into a usable error.
 pub fn parse_strategy(spec: &str) -> anyhow::Result<Strategy> {
     Ok(Strategy::parse(spec)?)
+}
+
+/// `bench-sudoku generate`.
+pub fn generate(args: &crate::generate::cli::GenerateArgs) -> CmdResult {
+    crate::generate::cli::run(args)?;
+    Ok(0)
 }

@@ -89,6 +89,11 @@ fn one(
     limits: &Limits,
     args: &SolveArgs,
 ) -> anyhow::Result<()> {
+    if index == 1 {
+        // Warm-up: the first solve of a process pays for cold caches and
+        // page faults; the time shown is a warm one.
+        solver.solve(grid, strategy, limits);
+    }
     let t = Instant::now();
     let r = solver.solve(grid, strategy, limits);
     let time_ns = t.elapsed().as_nanos() as u64;
@@ -135,7 +140,7 @@ fn one(
         c.nodes,
         c.naked_singles,
         c.hidden_singles,
-        fmt_ns(time_ns)
+        crate::report::terminal::fmt_ns(time_ns as f64)
     )?;
     Ok(())
 }
@@ -194,19 +199,5 @@ fn record<'a>(
         time_ns,
         conflict: r.conflict.map(|c| c.to_string()),
         trace: trace.map(|t| t.lines().map(|l| l.trim_start().to_string()).collect()),
-    }
-}
-
-/// Human-readable duration from nanoseconds.
-pub fn fmt_ns(ns: u64) -> String {
-    let f = ns as f64;
-    if f < 1e3 {
-        format!("{ns} ns")
-    } else if f < 1e6 {
-        format!("{:.1} µs", f / 1e3)
-    } else if f < 1e9 {
-        format!("{:.2} ms", f / 1e6)
-    } else {
-        format!("{:.2} s", f / 1e9)
     }
 }

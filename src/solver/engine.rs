@@ -147,6 +147,7 @@ impl Default for Workspace {
 struct Run<'a, O: Observer> {
     ws: &'a mut Workspace,
     counters: Counters,
+    #[cfg_attr(feature = "strip-observer", allow(dead_code))]
     obs: &'a mut O,
     depth: u32,
 }

@@ -1,0 +1,51 @@
+//! Records build facts for `meta.json`: the git commit (when built from a
+//! checkout), the rustc version and the enabled target features.
+
+use std::process::Command;
+
+fn main() {
+    let commit = Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default();
+    let dirty = Command::new("git")
+        .args(["status", "--porcelain", "--untracked-files=no"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| !o.stdout.is_empty())
+        .unwrap_or(false);
+    let commit = if !commit.is_empty() && dirty {
+        format!("{commit}-dirty")
+    } else {
+        commit
+    };
+    println!("cargo:rustc-env=BENCH_SUDOKU_GIT_COMMIT={commit}");
+
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let version = Command::new(rustc)
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default();
+    println!("cargo:rustc-env=BENCH_SUDOKU_RUSTC_VERSION={version}");
+
+    let features = std::env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
+    println!("cargo:rustc-env=BENCH_SUDOKU_TARGET_FEATURES={features}");
+    let target = std::env::var("TARGET").unwrap_or_default();
+    println!("cargo:rustc-env=BENCH_SUDOKU_TARGET={target}");
+
+    // Re-run when HEAD moves (best effort; absent outside a checkout).
+    for path in [".git/HEAD", ".git/index"] {
+        if std::path::Path::new(path).exists() {
+            println!("cargo:rerun-if-changed={path}");
+        }
+    }
+    println!("cargo:rerun-if-changed=build.rs");
+}

@@ -1,0 +1,428 @@
+//! Aggregates of one (dataset, strategy) unit: status counts, exact counter
+//! totals, and HdrHistograms of solve time, guesses and maximum depth.
+
+use crate::solver::{Counters, Status};
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+/// Significant figures kept by every histogram (0.1 % value precision).
+pub const SIGFIG: u8 = 3;
+/// Largest value recorded exactly (1 hour in ns); larger values saturate.
+pub const HIST_MAX: u64 = 3_600_000_000_000;
+/// At most this many mismatches / skipped rows are listed in the reports.
+pub const LIST_CAP: usize = 1000;
+
+/// What one puzzle × strategy produced, as the aggregator sees it.
+#[derive(Clone, Debug)]
+pub struct PuzzleOutcome {
+    pub index: u64,
+    pub line: u64,
+    pub status: Status,
+    pub solutions: u32,
+    /// Minimum over the measured repeats.
+    pub time_ns: u64,
+    pub counters: Counters,
+    pub givens: u8,
+    /// `Some(true/false)` when the dataset has a solution for this puzzle and
+    /// the engine returned a verdict to compare; `None` otherwise.
+    pub matches_solution: Option<bool>,
+    /// The engine returned a grid that breaks a rule or a given (an engine
+    /// bug, never expected).
+    pub wrong: Option<String>,
+}
+
+/// A puzzle whose answer disagreed with the dataset's solution.
+#[derive(Clone, Debug, Serialize)]
+pub struct Mismatch {
+    pub index: u64,
+    pub line: u64,
+    pub status: Status,
+    pub detail: String,
+}
+
+/// A dataset row skipped with `--skip-invalid`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Skipped {
+    pub line: Option<u64>,
+    pub index: Option<u64>,
+    pub error: String,
+}
+
+/// Running aggregates of one unit.
+#[derive(Clone, Debug)]
+pub struct UnitStats {
+    pub dataset: String,
+    pub strategy: String,
+    pub puzzles: u64,
+    pub status: [u64; Status::ALL.len()],
+    pub mismatches: u64,
+    pub wrong_answers: u64,
+    pub solve_ns_total: u64,
+    pub time: Histogram<u64>,
+    pub guesses: Histogram<u64>,
+    pub depth: Histogram<u64>,
+    pub guesses_total: u64,
+    pub guesses_max: u64,
+    pub backtracks_total: u64,
+    pub backtracks_max: u64,
+    pub max_depth_max: u64,
+    pub nodes_total: u64,
+    pub naked_total: u64,
+    pub hidden_total: u64,
+    pub no_guess: u64,
+    pub time_max: u64,
+    /// Total solve time of each measured pass (spread across repeats).
+    pub pass_ns: Vec<u64>,
+    pub mismatch_list: Vec<Mismatch>,
+    pub skipped: u64,
+    pub skipped_list: Vec<Skipped>,
+    pub wall_ns: u64,
+    /// Passes over every puzzle (warm-up + measured), for throughput.
+    pub passes: u32,
+    /// False when the run was interrupted or failed before the unit ended.
+    pub complete: bool,
+}
+
+fn histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, HIST_MAX, SIGFIG).expect("valid histogram bounds")
+}
+
+impl UnitStats {
+    pub fn new(dataset: &str, strategy: &str, repeat: u32) -> Self {
+        UnitStats {
+            dataset: dataset.to_string(),
+            strategy: strategy.to_string(),
+            puzzles: 0,
+            status: [0; Status::ALL.len()],
+            mismatches: 0,
+            wrong_answers: 0,
+            solve_ns_total: 0,
+            time: histogram(),
+            guesses: histogram(),
+            depth: histogram(),
+            guesses_total: 0,
+            guesses_max: 0,
+            backtracks_total: 0,
+            backtracks_max: 0,
+            max_depth_max: 0,
+            nodes_total: 0,
+            naked_total: 0,
+            hidden_total: 0,
+            no_guess: 0,
+            time_max: 0,
+            pass_ns: vec![0; repeat.max(1) as usize],
+            mismatch_list: Vec::new(),
+            skipped: 0,
+            skipped_list: Vec::new(),
+            wall_ns: 0,
+            passes: 1,
+            complete: false,
+        }
+    }
+
+    /// Adds one puzzle's outcome.
+    pub fn record(&mut self, o: &PuzzleOutcome) {
+        let c = &o.counters;
+        self.puzzles += 1;
+        self.status[o.status as usize] += 1;
+        self.solve_ns_total += o.time_ns;
+        self.time.saturating_record(o.time_ns.max(1));
+        self.time_max = self.time_max.max(o.time_ns);
+        self.guesses.saturating_record(c.guesses);
+        self.depth.saturating_record(c.max_depth as u64);
+        self.guesses_total += c.guesses;
+        self.guesses_max = self.guesses_max.max(c.guesses);
+        self.backtracks_total += c.backtracks;
+        self.backtracks_max = self.backtracks_max.max(c.backtracks);
+        self.max_depth_max = self.max_depth_max.max(c.max_depth as u64);
+        self.nodes_total += c.nodes;
+        self.naked_total += c.naked_singles;
+        self.hidden_total += c.hidden_singles;
+        if c.guesses == 0 && matches!(o.status, Status::Solved | Status::Multiple) {
+            self.no_guess += 1;
+        }
+        let mut listed = |detail: String| {
+            if self.mismatch_list.len() < LIST_CAP {
+                self.mismatch_list.push(Mismatch {
+                    index: o.index,
+                    line: o.line,
+                    status: o.status,
+                    detail,
+                });
+            }
+        };
+        if let Some(w) = &o.wrong {
+            self.wrong_answers += 1;
+            listed(format!("invalid answer: {w}"));
+        } else if o.matches_solution == Some(false) {
+            self.mismatches += 1;
+            listed(match o.status {
+                Status::Solved | Status::Multiple => {
+                    "returned solution differs from the dataset's".to_string()
+                }
+                st => format!("dataset has a solution, engine says {st}"),
+            });
+        }
+    }
+
+    pub fn skip(&mut self, s: Skipped) {
+        self.skipped += 1;
+        if self.skipped_list.len() < LIST_CAP {
+            self.skipped_list.push(s);
+        }
+    }
+
+    pub fn count(&self, st: Status) -> u64 {
+        self.status[st as usize]
+    }
+
+    /// The summary record (the `results` entries of summary.json).
+    pub fn summary(&self, threads: usize) -> ResultRecord {
+        let n = self.puzzles.max(1) as f64;
+        let q = |p: f64| {
+            if self.puzzles == 0 {
+                0
+            } else {
+                self.time.value_at_quantile(p)
+            }
+        };
+        let (pmin, pmax) = (
+            self.pass_ns.iter().copied().min().unwrap_or(0),
+            self.pass_ns.iter().copied().max().unwrap_or(0),
+        );
+        ResultRecord {
+            dataset: self.dataset.clone(),
+            strategy: self.strategy.clone(),
+            puzzles: self.puzzles,
+            solved: self.count(Status::Solved),
+            no_solution: self.count(Status::NoSolution),
+            multiple: self.count(Status::Multiple),
+            stalled: self.count(Status::Stalled),
+            gave_up: self.count(Status::GaveUp),
+            invalid: self.count(Status::Invalid),
+            mismatches: self.mismatches,
+            wrong_answers: self.wrong_answers,
+            skipped: self.skipped,
+            threads,
+            wall_ns: self.wall_ns,
+            solve_ns_total: self.solve_ns_total,
+            puzzles_per_sec: if self.wall_ns == 0 {
+                0.0
+            } else {
+                (self.puzzles * self.passes as u64) as f64 * 1e9 / self.wall_ns as f64
+            },
+            mean_ns: self.solve_ns_total as f64 / n,
+            p50_ns: q(0.5),
+            p90_ns: q(0.9),
+            p99_ns: q(0.99),
+            p999_ns: q(0.999),
+            max_ns: self.time_max,
+            guesses_total: self.guesses_total,
+            guesses_mean: self.guesses_total as f64 / n,
+            guesses_max: self.guesses_max,
+            backtracks_total: self.backtracks_total,
+            backtracks_mean: self.backtracks_total as f64 / n,
+            backtracks_max: self.backtracks_max,
+            max_depth_max: self.max_depth_max,
+            max_depth_mean: self.depth.mean(),
+            nodes_total: self.nodes_total,
+            naked_singles_total: self.naked_total,
+            hidden_singles_total: self.hidden_total,
+            no_guess_pct: self.no_guess as f64 * 100.0 / n,
+            repeat_spread_pct: if pmin == 0 {
+                0.0
+            } else {
+                (pmax - pmin) as f64 * 100.0 / pmin as f64
+            },
+            pass_solve_ns: self.pass_ns.clone(),
+            complete: self.complete,
+        }
+    }
+}
+
+/// One (dataset, strategy) line of the summaries. Field names are a stable
+/// interface (summary.json / summary.csv).
+#[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq)]
+pub struct ResultRecord {
+    pub dataset: String,
+    pub strategy: String,
+    pub puzzles: u64,
+    pub solved: u64,
+    pub no_solution: u64,
+    pub multiple: u64,
+    pub stalled: u64,
+    pub gave_up: u64,
+    pub invalid: u64,
+    /// Answers that disagree with the dataset's solution column.
+    pub mismatches: u64,
+    /// Returned grids that break a rule or a given (engine bugs).
+    pub wrong_answers: u64,
+    /// Rows skipped with --skip-invalid.
+    pub skipped: u64,
+    pub threads: usize,
+    /// Wall time of the unit, reader start to last row written.
+    pub wall_ns: u64,
+    /// Sum of the per-puzzle solve times.
+    pub solve_ns_total: u64,
+    /// Solves per second of wall time (puzzles × passes / wall time).
+    pub puzzles_per_sec: f64,
+    /// Exact mean of the per-puzzle solve times.
+    pub mean_ns: f64,
+    pub p50_ns: u64,
+    pub p90_ns: u64,
+    pub p99_ns: u64,
+    pub p999_ns: u64,
+    /// Exact maximum.
+    pub max_ns: u64,
+    pub guesses_total: u64,
+    pub guesses_mean: f64,
+    pub guesses_max: u64,
+    pub backtracks_total: u64,
+    pub backtracks_mean: f64,
+    pub backtracks_max: u64,
+    pub max_depth_max: u64,
+    pub max_depth_mean: f64,
+    pub nodes_total: u64,
+    pub naked_singles_total: u64,
+    pub hidden_singles_total: u64,
+    /// Share of puzzles solved without a single guess.
+    pub no_guess_pct: f64,
+    /// (slowest − fastest) / fastest measured pass, in percent.
+    pub repeat_spread_pct: f64,
+    /// Total solve time of each measured pass.
+    pub pass_solve_ns: Vec<u64>,
+    pub complete: bool,
+}
+
+/// The percentile-distribution text of HdrHistogram (`.hgrm`), values
+/// divided by `scale` (1000.0 prints nanoseconds as microseconds).
+pub fn hgrm_text(h: &Histogram<u64>, scale: f64) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:>12} {:>14} {:>10} {:>14}\n",
+        "Value", "Percentile", "TotalCount", "1/(1-Percentile)"
+    );
+    if h.is_empty() {
+        return s;
+    }
+    let mut total = 0u64;
+    for v in h.iter_quantiles(5) {
+        total += v.count_since_last_iteration();
+        let q = v.quantile_iterated_to();
+        let value = v.value_iterated_to() as f64 / scale;
+        if q < 1.0 {
+            let _ = writeln!(
+                s,
+                "{value:>12.3} {q:>2.12} {total:>10} {:>14.2}",
+                1.0 / (1.0 - q)
+            );
+        } else {
+            let _ = writeln!(s, "{value:>12.3} {q:>2.12} {total:>10}");
+        }
+    }
+    let _ = writeln!(
+        s,
+        "#[Mean    = {:>12.3}, StdDeviation   = {:>12.3}]",
+        h.mean() / scale,
+        h.stdev() / scale
+    );
+    let _ = writeln!(
+        s,
+        "#[Max     = {:>12.3}, Total count    = {:>12}]",
+        h.max() as f64 / scale,
+        h.len()
+    );
+    let _ = writeln!(
+        s,
+        "#[Buckets = {:>12}, SubBuckets     = {:>12}]",
+        h.buckets(),
+        (2 * 10u64.pow(h.sigfig() as u32)).next_power_of_two()
+    );
+    s
+}
+
+/// Serializes a histogram in the HdrHistogram V2 binary format.
+pub fn v2_bytes(h: &Histogram<u64>) -> Vec<u8> {
+    use hdrhistogram::serialization::{Serializer, V2Serializer};
+    let mut out = Vec::new();
+    V2Serializer::new()
+        .serialize(h, &mut out)
+        .expect("serializing to memory cannot fail");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(time_ns: u64, guesses: u64, status: Status) -> PuzzleOutcome {
+        PuzzleOutcome {
+            index: 0,
+            line: 1,
+            status,
+            solutions: 1,
+            time_ns,
+            counters: Counters {
+                guesses,
+                backtracks: guesses,
+                max_depth: guesses.min(5) as u32,
+                nodes: guesses + 1,
+                naked_singles: 10,
+                hidden_singles: 2,
+            },
+            givens: 25,
+            matches_solution: None,
+            wrong: None,
+        }
+    }
+
+    #[test]
+    fn aggregates_are_exact() {
+        let mut u = UnitStats::new("d", "s", 1);
+        for i in 1..=1000u64 {
+            u.record(&outcome(i * 1000, i % 3, Status::Solved));
+        }
+        u.wall_ns = 2_000_000;
+        let r = u.summary(2);
+        assert_eq!(r.puzzles, 1000);
+        assert_eq!(r.solved, 1000);
+        assert_eq!(r.solve_ns_total, 500_500_000);
+        assert_eq!(r.mean_ns, 500_500.0);
+        assert_eq!(r.max_ns, 1_000_000);
+        // 3 significant figures: within 0.1 %.
+        assert!((r.p50_ns as f64 - 500_000.0).abs() <= 500.0, "{}", r.p50_ns);
+        assert!((r.p99_ns as f64 - 990_000.0).abs() <= 990.0, "{}", r.p99_ns);
+        assert_eq!(r.guesses_total, 1000);
+        assert_eq!(r.guesses_max, 2);
+        assert!((r.no_guess_pct - 33.3).abs() < 0.01);
+        assert_eq!(r.puzzles_per_sec, 500_000.0);
+    }
+
+    #[test]
+    fn hgrm_has_the_standard_shape() {
+        let mut u = UnitStats::new("d", "s", 1);
+        for i in 1..=100u64 {
+            u.record(&outcome(i * 1000, 0, Status::Solved));
+        }
+        let text = hgrm_text(&u.time, 1000.0);
+        let first = text.lines().next().unwrap();
+        assert!(first.contains("Value") && first.contains("1/(1-Percentile)"));
+        let rows: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.contains("Value"))
+            .collect();
+        assert!(rows.len() > 10);
+        let last: Vec<&str> = rows.last().unwrap().split_whitespace().collect();
+        assert_eq!(last[1], "1.000000000000");
+        assert_eq!(last[2], "100");
+        assert!(text.contains("#[Max     ="));
+        // The V2 bytes read back to the same histogram.
+        let bytes = v2_bytes(&u.time);
+        let back: Histogram<u64> = hdrhistogram::serialization::Deserializer::new()
+            .deserialize(&mut &bytes[..])
+            .unwrap();
+        assert_eq!(back, u.time);
+    }
+}

@@ -1,0 +1,582 @@
+//! The batch benchmark: reader thread → bounded channel of batches → rayon
+//! pool → results in input order → aggregator and per-puzzle writer.
+//!
+//! One *unit* is a (dataset, strategy) pair; units run one after another so
+//! that every strategy has the machine to itself. Memory is bounded by the
+//! batches in flight (at most [`IN_FLIGHT`] + 2 batches of `batch_size`
+//! records), whatever the dataset size.
+//!
+//! Timing: each solve is timed alone with the monotonic clock
+//! ([`std::time::Instant`]); parsing, validation, aggregation and writing
+//! happen outside the timed region, on other threads where possible. With
+//! `--repeat N` every batch is solved N times (after `--warmup` discarded
+//! passes) and the per-puzzle time kept is the **minimum** over the measured
+//! passes; the spread of the per-pass totals is reported.
+
+pub mod metrics;
+pub mod sysinfo;
+
+use crate::dataset::{self, DatasetError, Format, Record};
+use crate::solver::{Limits, SolveResult, Solver, Status, Strategy};
+use metrics::{PuzzleOutcome, Skipped, UnitStats};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rayon::prelude::*;
+use std::cell::RefCell;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Batches queued between the reader and the pool, and between the pool and
+/// the writer.
+pub const IN_FLIGHT: usize = 2;
+/// Default number of puzzles per batch (also the shuffle window).
+pub const DEFAULT_BATCH: usize = 4096;
+
+/// Everything a run needs.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub datasets: Vec<PathBuf>,
+    pub strategies: Vec<Strategy>,
+    pub threads: usize,
+    pub repeat: u32,
+    pub warmup: u32,
+    pub limit: Option<u64>,
+    pub shuffle: bool,
+    pub seed: u64,
+    pub limits: Limits,
+    pub format: Format,
+    pub batch_size: usize,
+    pub skip_invalid: bool,
+}
+
+/// Where per-puzzle rows go.
+pub trait RowSink: Send {
+    fn row(
+        &mut self,
+        dataset: &str,
+        strategy: &str,
+        rec: &Record,
+        o: &PuzzleOutcome,
+    ) -> std::io::Result<()>;
+}
+
+/// Discards rows (`--no-puzzle-csv`).
+pub struct NoRows;
+
+impl RowSink for NoRows {
+    fn row(&mut self, _: &str, _: &str, _: &Record, _: &PuzzleOutcome) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Receives progress: the unit starting (with an estimated size) and rows done.
+pub trait Progress: Sync {
+    fn unit_start(&self, _dataset: &str, _strategy: &str, _estimate: Option<u64>) {}
+    fn advance(&self, _n: u64) {}
+    fn unit_end(&self) {}
+}
+
+/// No progress display.
+pub struct Silent;
+impl Progress for Silent {}
+
+/// A dataset checked before the run starts.
+#[derive(Clone, Debug)]
+pub struct DatasetInfo {
+    pub name: String,
+    pub path: PathBuf,
+    pub format: Format,
+    pub gzip: bool,
+    pub has_solutions: bool,
+    pub estimate: Option<u64>,
+}
+
+/// Opens every dataset once to fail fast on file-level problems.
+pub fn inspect(opts: &RunOptions) -> Result<Vec<DatasetInfo>, DatasetError> {
+    let mut names: Vec<String> = Vec::new();
+    opts.datasets
+        .iter()
+        .map(|path| {
+            let reader = dataset::open(path, opts.format)?;
+            let mut name = dataset::stem(path);
+            // Two datasets with one stem stay distinguishable.
+            let base = name.clone();
+            let mut k = 2;
+            while names.contains(&name) {
+                name = format!("{base}-{k}");
+                k += 1;
+            }
+            names.push(name.clone());
+            let estimate =
+                dataset::estimate_count(path).map(|n| opts.limit.map_or(n, |l| l.min(n)));
+            Ok(DatasetInfo {
+                name,
+                path: path.clone(),
+                format: reader.format(),
+                gzip: reader.is_gzip(),
+                has_solutions: reader.has_solutions(),
+                estimate,
+            })
+        })
+        .collect()
+}
+
+/// Why a run stopped early.
+#[derive(Debug)]
+pub enum Stop {
+    /// A dataset error (a bad row without --skip-invalid, or I/O).
+    Dataset(DatasetError),
+    /// Writing the per-puzzle rows failed.
+    Output(std::io::Error),
+    /// The stop flag was raised (Ctrl-C).
+    Interrupted,
+}
+
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stop::Dataset(e) => write!(f, "{e}"),
+            Stop::Output(e) => write!(f, "writing puzzles.csv: {e}"),
+            Stop::Interrupted => write!(f, "interrupted"),
+        }
+    }
+}
+
+/// The outcome of all units that ran (complete or not).
+pub struct RunResults {
+    pub units: Vec<UnitStats>,
+    pub skipped_per_dataset: Vec<u64>,
+    pub puzzles_per_dataset: Vec<u64>,
+    pub processed: u64,
+    pub stopped: Option<Stop>,
+}
+
+thread_local! {
+    static SOLVER: RefCell<Solver> = RefCell::new(Solver::new());
+}
+
+/// One batch: the records in solve order plus rows skipped while reading it.
+struct Batch {
+    records: Vec<Record>,
+    skipped: Vec<Skipped>,
+}
+
+enum ReaderMsg {
+    Batch(Batch),
+    Fatal(DatasetError),
+}
+
+/// Runs every (dataset, strategy) unit. `stop` is polled between batches.
+pub fn run_all(
+    opts: &RunOptions,
+    infos: &[DatasetInfo],
+    pool: &rayon::ThreadPool,
+    rows: &mut dyn RowSinkBox,
+    progress: &dyn Progress,
+    stop: &Arc<AtomicBool>,
+) -> RunResults {
+    let mut results = RunResults {
+        units: Vec::new(),
+        skipped_per_dataset: vec![0; infos.len()],
+        puzzles_per_dataset: vec![0; infos.len()],
+        processed: 0,
+        stopped: None,
+    };
+    'units: for (di, info) in infos.iter().enumerate() {
+        for strategy in &opts.strategies {
+            progress.unit_start(&info.name, strategy.name(), info.estimate);
+            let (stats, stopped) = run_unit(opts, info, strategy, pool, rows, progress, stop);
+            progress.unit_end();
+            results.processed += stats.puzzles;
+            results.skipped_per_dataset[di] = stats.skipped;
+            results.puzzles_per_dataset[di] = stats.puzzles;
+            results.units.push(stats);
+            if let Some(s) = stopped {
+                results.stopped = Some(s);
+                break 'units;
+            }
+        }
+    }
+    results
+}
+
+/// Lets the caller keep ownership of the row sink across units while the
+/// writer thread borrows it.
+pub trait RowSinkBox: Send {
+    fn sink(&mut self) -> &mut dyn RowSink;
+}
+
+impl<T: RowSink> RowSinkBox for T {
+    fn sink(&mut self) -> &mut dyn RowSink {
+        self
+    }
+}
+
+fn run_unit(
+    opts: &RunOptions,
+    info: &DatasetInfo,
+    strategy: &Strategy,
+    pool: &rayon::ThreadPool,
+    rows: &mut dyn RowSinkBox,
+    progress: &dyn Progress,
+    stop: &Arc<AtomicBool>,
+) -> (UnitStats, Option<Stop>) {
+    let start = Instant::now();
+    let mut stats = UnitStats::new(&info.name, strategy.name(), opts.repeat);
+    let (btx, brx) = sync_channel::<ReaderMsg>(IN_FLIGHT);
+    let (wtx, wrx) = sync_channel::<(Vec<Record>, Vec<PuzzleOutcome>, Vec<Skipped>)>(IN_FLIGHT);
+    let reader_stop = Arc::clone(stop);
+    let mut stopped: Option<Stop> = None;
+    let mut pass_ns = vec![0u64; opts.repeat.max(1) as usize];
+
+    std::thread::scope(|scope| {
+        // Reader.
+        let reader = scope.spawn(|| read_batches(opts, info, btx, reader_stop));
+        // Writer / aggregator.
+        let writer_stats = &mut stats;
+        let writer = scope.spawn(move || {
+            let sink = rows.sink();
+            write_rows(wrx, writer_stats, sink)
+        });
+
+        let repeats = opts.warmup + opts.repeat.max(1);
+        for msg in brx.iter() {
+            match msg {
+                ReaderMsg::Fatal(e) => {
+                    stopped = Some(Stop::Dataset(e));
+                    break;
+                }
+                ReaderMsg::Batch(batch) => {
+                    let outcomes = pool.install(|| {
+                        solve_batch(
+                            &batch.records,
+                            strategy,
+                            &opts.limits,
+                            repeats,
+                            opts.warmup,
+                            &mut pass_ns,
+                        )
+                    });
+                    progress.advance(batch.records.len() as u64);
+                    if wtx.send((batch.records, outcomes, batch.skipped)).is_err() {
+                        break; // the writer failed; its error is collected below
+                    }
+                    if stop.load(Ordering::Relaxed) {
+                        stopped = Some(Stop::Interrupted);
+                        break;
+                    }
+                }
+            }
+        }
+        drop(brx); // unblocks the reader if it is waiting to send
+        drop(wtx);
+        let _ = reader.join();
+        match writer.join() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                if stopped.is_none() {
+                    stopped = Some(Stop::Output(e));
+                }
+            }
+            Err(_) => {
+                if stopped.is_none() {
+                    stopped = Some(Stop::Output(std::io::Error::other(
+                        "writer thread panicked",
+                    )));
+                }
+            }
+        }
+    });
+    stats.pass_ns = pass_ns;
+    stats.passes = opts.warmup + opts.repeat.max(1);
+    if stopped.is_none() && stop.load(Ordering::Relaxed) {
+        stopped = Some(Stop::Interrupted);
+    }
+    stats.wall_ns = start.elapsed().as_nanos() as u64;
+    stats.complete = stopped.is_none();
+    (stats, stopped)
+}
+
+fn read_batches(
+    opts: &RunOptions,
+    info: &DatasetInfo,
+    tx: SyncSender<ReaderMsg>,
+    stop: Arc<AtomicBool>,
+) {
+    let mut reader = match dataset::open(&info.path, opts.format) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = tx.send(ReaderMsg::Fatal(e));
+            return;
+        }
+    };
+    let batch_size = opts.batch_size.max(1);
+    let mut taken = 0u64;
+    let mut batch_no = 0u64;
+    let mut batch = Batch {
+        records: Vec::with_capacity(batch_size),
+        skipped: Vec::new(),
+    };
+    let flush = |mut b: Batch, batch_no: u64| -> bool {
+        if opts.shuffle {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(opts.seed);
+            rng.set_stream(batch_no);
+            b.records.shuffle(&mut rng);
+        }
+        tx.send(ReaderMsg::Batch(b)).is_ok()
+    };
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        if opts.limit.is_some_and(|l| taken >= l) {
+            break;
+        }
+        let Some(item) = reader.next() else { break };
+        match item {
+            Ok(rec) => {
+                taken += 1;
+                batch.records.push(rec);
+                if batch.records.len() == batch_size {
+                    let full = std::mem::replace(
+                        &mut batch,
+                        Batch {
+                            records: Vec::with_capacity(batch_size),
+                            skipped: Vec::new(),
+                        },
+                    );
+                    if !flush(full, batch_no) {
+                        return;
+                    }
+                    batch_no += 1;
+                }
+            }
+            Err(e) if e.is_row() && opts.skip_invalid => batch.skipped.push(Skipped {
+                line: e.line(),
+                index: e.index(),
+                error: e.to_string(),
+            }),
+            Err(e) => {
+                let _ = tx.send(ReaderMsg::Fatal(e));
+                return;
+            }
+        }
+    }
+    if !batch.records.is_empty() || !batch.skipped.is_empty() {
+        flush(batch, batch_no);
+    }
+}
+
+/// Per-puzzle state across the passes of one batch.
+struct Acc {
+    best: u64,
+    last: u64,
+    result: Option<SolveResult>,
+}
+
+fn solve_batch(
+    records: &[Record],
+    strategy: &Strategy,
+    limits: &Limits,
+    passes: u32,
+    warmup: u32,
+    pass_ns: &mut [u64],
+) -> Vec<PuzzleOutcome> {
+    let mut acc: Vec<Acc> = records
+        .iter()
+        .map(|_| Acc {
+            best: u64::MAX,
+            last: 0,
+            result: None,
+        })
+        .collect();
+    for pass in 0..passes {
+        let measured = pass >= warmup;
+        records
+            .par_iter()
+            .zip(acc.par_iter_mut())
+            .with_min_len(16)
+            .for_each(|(rec, a)| {
+                SOLVER.with(|s| {
+                    let mut solver = s.borrow_mut();
+                    let t = Instant::now();
+                    let r = solver.solve(&rec.puzzle, strategy, limits);
+                    let ns = t.elapsed().as_nanos() as u64;
+                    a.last = ns;
+                    if measured {
+                        a.best = a.best.min(ns);
+                    }
+                    if a.result.is_none() {
+                        a.result = Some(r);
+                    } else {
+                        debug_assert_eq!(a.result.map(|x| x.counters), Some(r.counters));
+                    }
+                });
+            });
+        if measured {
+            pass_ns[(pass - warmup) as usize] += acc.iter().map(|a| a.last).sum::<u64>();
+        }
+    }
+    records
+        .par_iter()
+        .zip(acc.par_iter())
+        .with_min_len(64)
+        .map(|(rec, a)| {
+            let r = a.result.expect("every puzzle solved at least once");
+            outcome(rec, &r, a.best)
+        })
+        .collect()
+}
+
+/// Verifies a result and turns it into the aggregator's record.
+fn outcome(rec: &Record, r: &SolveResult, time_ns: u64) -> PuzzleOutcome {
+    let wrong = r
+        .solution()
+        .and_then(|g| g.check_solution_of(&rec.puzzle).err())
+        .map(|e| e.to_string());
+    let matches_solution = match (&rec.solution, r.status) {
+        (Some(expected), Status::Solved | Status::Multiple) => Some(r.grid == *expected),
+        (Some(_), Status::NoSolution | Status::Invalid) => Some(false),
+        _ => None,
+    };
+    PuzzleOutcome {
+        index: rec.index,
+        line: rec.line,
+        status: r.status,
+        solutions: r.solutions,
+        time_ns,
+        counters: r.counters,
+        givens: rec.puzzle.givens() as u8,
+        matches_solution,
+        wrong,
+    }
+}
+
+fn write_rows(
+    rx: Receiver<(Vec<Record>, Vec<PuzzleOutcome>, Vec<Skipped>)>,
+    stats: &mut UnitStats,
+    sink: &mut dyn RowSink,
+) -> std::io::Result<()> {
+    let (dataset, strategy) = (stats.dataset.clone(), stats.strategy.clone());
+    for (records, outcomes, skipped) in rx.iter() {
+        for s in skipped {
+            stats.skip(s);
+        }
+        let mut pairs: Vec<(&Record, &PuzzleOutcome)> = records.iter().zip(&outcomes).collect();
+        // Shuffled batches go back to input order.
+        pairs.sort_unstable_by_key(|(r, _)| r.index);
+        for (rec, o) in pairs {
+            stats.record(o);
+            sink.row(&dataset, &strategy, rec, o)?;
+        }
+    }
+    Ok(())
+}
+
+/// `puzzles.csv`: one row per puzzle × strategy, written while the run goes.
+pub struct PuzzleCsv {
+    w: csv::Writer<BufWriter<File>>,
+    path: PathBuf,
+}
+
+/// Columns of `puzzles.csv`.
+pub const PUZZLE_CSV_HEADER: [&str; 16] = [
+    "dataset",
+    "index",
+    "id",
+    "rating",
+    "strategy",
+    "status",
+    "solutions",
+    "time_ns",
+    "guesses",
+    "backtracks",
+    "max_depth",
+    "nodes",
+    "naked_singles",
+    "hidden_singles",
+    "givens",
+    "matches_solution",
+];
+
+impl PuzzleCsv {
+    pub fn create(path: &Path) -> std::io::Result<Self> {
+        let file = File::create(path)?;
+        let mut w = csv::WriterBuilder::new().from_writer(BufWriter::with_capacity(1 << 16, file));
+        w.write_record(PUZZLE_CSV_HEADER).map_err(csv_io)?;
+        Ok(PuzzleCsv {
+            w,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.w.flush()?;
+        let inner = self
+            .w
+            .into_inner()
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        inner.into_inner().map_err(|e| e.into_error())?.sync_all()
+    }
+}
+
+fn csv_io(e: csv::Error) -> std::io::Error {
+    match e.into_kind() {
+        csv::ErrorKind::Io(io) => io,
+        other => std::io::Error::other(format!("{other:?}")),
+    }
+}
+
+impl RowSink for PuzzleCsv {
+    fn row(
+        &mut self,
+        dataset: &str,
+        strategy: &str,
+        rec: &Record,
+        o: &PuzzleOutcome,
+    ) -> std::io::Result<()> {
+        let c = &o.counters;
+        let mut b: [itoa::Buffer; 10] = Default::default();
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9] = &mut b;
+        let fields: [&[u8]; 16] = [
+            dataset.as_bytes(),
+            b0.format(o.index).as_bytes(),
+            rec.id.as_deref().unwrap_or("").as_bytes(),
+            rec.rating.as_deref().unwrap_or("").as_bytes(),
+            strategy.as_bytes(),
+            o.status.as_str().as_bytes(),
+            b1.format(o.solutions).as_bytes(),
+            b2.format(o.time_ns).as_bytes(),
+            b3.format(c.guesses).as_bytes(),
+            b4.format(c.backtracks).as_bytes(),
+            b5.format(c.max_depth).as_bytes(),
+            b6.format(c.nodes).as_bytes(),
+            b7.format(c.naked_singles).as_bytes(),
+            b8.format(c.hidden_singles).as_bytes(),
+            b9.format(o.givens).as_bytes(),
+            match o.matches_solution {
+                Some(true) => b"true",
+                Some(false) => b"false",
+                None => b"",
+            },
+        ];
+        self.w.write_record(fields).map_err(csv_io)
+    }
+}
+
+/// Builds the rayon pool (0 threads: one per logical core).
+pub fn pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
+    Ok(rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("solver-{i}"))
+        .build()?)
+}

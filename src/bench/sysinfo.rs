@@ -1,0 +1,182 @@
+//! Facts about the machine, the build and the run, for `meta.json`.
+
+use serde::{Deserialize, Serialize};
+use std::time::{Instant, SystemTime};
+
+/// The `meta` object of a results directory.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Meta {
+    pub tool: String,
+    pub version: String,
+    /// Git commit of the build, when built from a checkout (`-dirty` when the
+    /// tree had uncommitted changes).
+    pub git_commit: Option<String>,
+    pub command_line: Vec<String>,
+    pub cpu_model: String,
+    pub logical_cores: usize,
+    pub threads: usize,
+    pub os: String,
+    pub arch: String,
+    pub rustc: String,
+    pub target: String,
+    /// Target features the binary was compiled for.
+    pub target_features: Vec<String>,
+    /// CPU features detected at run time that the binary may dispatch to.
+    pub cpu_features: Vec<String>,
+    pub started: String,
+    pub finished: Option<String>,
+    /// Median cost of one pair of monotonic clock reads around a solve.
+    pub timer_overhead_ns: f64,
+    /// Resolution of the monotonic clock, as observed (smallest nonzero step).
+    pub timer_resolution_ns: u64,
+    pub options: RunOptionsMeta,
+    pub datasets: Vec<DatasetMeta>,
+    /// Puzzles × strategies processed when the run ended.
+    pub processed: u64,
+    pub complete: bool,
+    /// Why the run ended early, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+}
+
+/// The options that shape the numbers.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct RunOptionsMeta {
+    pub strategies: Vec<String>,
+    pub repeat: u32,
+    pub warmup: u32,
+    /// Solution limit per solve (1: first solution; 2: proves uniqueness).
+    pub solution_limit: u32,
+    pub max_guesses: u64,
+    pub limit: Option<u64>,
+    pub shuffle: bool,
+    pub seed: u64,
+    pub batch_size: usize,
+    pub puzzle_csv: bool,
+    pub skip_invalid: bool,
+    /// Which per-puzzle time is kept over the measured repeats.
+    pub time_kept: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct DatasetMeta {
+    pub name: String,
+    pub path: String,
+    pub format: String,
+    pub gzip: bool,
+    pub has_solutions: bool,
+    pub puzzles: u64,
+    pub skipped: u64,
+}
+
+/// Current UTC time in RFC 3339 with seconds.
+pub fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
+}
+
+/// Current UTC time as a compact stamp for directory names: 20261121T191500Z.
+pub fn now_stamp() -> String {
+    now_rfc3339()
+        .chars()
+        .filter(|c| *c != '-' && *c != ':')
+        .collect()
+}
+
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name") || l.starts_with("Model"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+pub fn logical_cores() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
+pub fn os_description() -> String {
+    let pretty = std::fs::read_to_string("/etc/os-release")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+                .map(|v| v.trim_matches('"').to_string())
+        });
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .ok()
+        .map(|s| s.trim().to_string());
+    match (pretty, kernel) {
+        (Some(p), Some(k)) => format!("{} ({p}, kernel {k})", std::env::consts::OS),
+        (Some(p), None) => format!("{} ({p})", std::env::consts::OS),
+        _ => std::env::consts::OS.to_string(),
+    }
+}
+
+pub fn git_commit() -> Option<String> {
+    let c = env!("BENCH_SUDOKU_GIT_COMMIT");
+    (!c.is_empty()).then(|| c.to_string())
+}
+
+pub fn target_features() -> Vec<String> {
+    env!("BENCH_SUDOKU_TARGET_FEATURES")
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// CPU features detected at run time (x86-64: the ones solvers dispatch on).
+pub fn cpu_features() -> Vec<String> {
+    #[allow(unused_mut)]
+    let mut v = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        macro_rules! probe {
+            ($($f:tt),*) => {$(
+                if std::arch::is_x86_feature_detected!($f) {
+                    v.push($f.to_string());
+                }
+            )*};
+        }
+        probe!("sse4.2", "popcnt", "bmi1", "bmi2", "avx2", "avx512f", "avx512bw", "avx512vl");
+    }
+    v
+}
+
+/// Measures the clock: median cost of two back-to-back `Instant::now()`
+/// reads (what the harness adds around every solve), and the smallest
+/// nonzero step observed.
+pub fn timer_overhead() -> (f64, u64) {
+    const ROUNDS: usize = 101;
+    const PAIRS: u32 = 2000;
+    let mut per_pair = Vec::with_capacity(ROUNDS);
+    let mut resolution = u64::MAX;
+    for _ in 0..ROUNDS {
+        let t = Instant::now();
+        for _ in 0..PAIRS {
+            let a = Instant::now();
+            let b = Instant::now();
+            let d = b.duration_since(a).as_nanos() as u64;
+            if d > 0 {
+                resolution = resolution.min(d);
+            }
+            std::hint::black_box(d);
+        }
+        per_pair.push(t.elapsed().as_nanos() as f64 / PAIRS as f64);
+    }
+    per_pair.sort_by(|a, b| a.total_cmp(b));
+    (
+        per_pair[ROUNDS / 2],
+        if resolution == u64::MAX {
+            0
+        } else {
+            resolution
+        },
+    )
+}

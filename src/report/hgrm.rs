@@ -1,0 +1,37 @@
+//! `histograms/`: per (dataset, strategy), the HdrHistogram percentile
+//! distributions (`.hgrm`, the text the HdrHistogram plotter reads) of solve
+//! time (in microseconds), guesses and maximum depth, each with its
+//! serialized V2 histogram (`.hdr`, values in ns / counts) for merging.
+
+use super::{file_safe, write_atomic, Exporter, Report};
+use crate::bench::metrics::{hgrm_text, v2_bytes};
+use std::path::{Path, PathBuf};
+
+pub struct Histograms;
+
+impl Exporter for Histograms {
+    fn name(&self) -> &'static str {
+        "histograms"
+    }
+    fn export(&self, report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+        let hdir = dir.join("histograms");
+        std::fs::create_dir_all(&hdir)?;
+        let mut written = Vec::new();
+        for u in report.units {
+            let base = format!("{}-{}", file_safe(&u.dataset), file_safe(&u.strategy));
+            for (suffix, h, scale) in [
+                ("", &u.time, 1000.0),
+                (".guesses", &u.guesses, 1.0),
+                (".depth", &u.depth, 1.0),
+            ] {
+                let text = hdir.join(format!("{base}{suffix}.hgrm"));
+                write_atomic(&text, hgrm_text(h, scale).as_bytes())?;
+                let bin = hdir.join(format!("{base}{suffix}.hdr"));
+                write_atomic(&bin, &v2_bytes(h))?;
+                written.push(text);
+                written.push(bin);
+            }
+        }
+        Ok(written)
+    }
+}

@@ -1,0 +1,161 @@
+//! The comparison table shared by the terminal and `summary.md`: one row per
+//! (dataset, strategy) with throughput, latency percentiles, search effort and
+//! speed relative to the fastest strategy on the same dataset.
+
+use crate::bench::metrics::ResultRecord;
+
+/// Human-readable duration from nanoseconds.
+pub fn fmt_ns(ns: f64) -> String {
+    if ns < 1e3 {
+        format!("{ns:.0} ns")
+    } else if ns < 1e6 {
+        format!("{:.2} µs", ns / 1e3)
+    } else if ns < 1e9 {
+        format!("{:.2} ms", ns / 1e6)
+    } else {
+        format!("{:.2} s", ns / 1e9)
+    }
+}
+
+/// Outcome counts other than `solved`, e.g. `3 gave_up, 1 multiple`.
+pub fn outcomes(r: &ResultRecord) -> String {
+    let mut parts = Vec::new();
+    for (n, label) in [
+        (r.multiple, "multiple"),
+        (r.no_solution, "no_solution"),
+        (r.invalid, "invalid"),
+        (r.stalled, "stalled"),
+        (r.gave_up, "gave_up"),
+        (r.mismatches, "MISMATCH"),
+        (r.wrong_answers, "WRONG"),
+        (r.skipped, "skipped"),
+    ] {
+        if n > 0 {
+            parts.push(format!("{n} {label}"));
+        }
+    }
+    if parts.is_empty() {
+        "-".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
+
+pub const COLUMNS: [&str; 14] = [
+    "dataset",
+    "strategy",
+    "puzzles",
+    "solved",
+    "other",
+    "puzzles/s",
+    "mean",
+    "p50",
+    "p90",
+    "p99",
+    "max",
+    "guesses/puzzle",
+    "no-guess",
+    "relative",
+];
+
+/// The table cells, one row per result, in result order.
+pub fn rows(results: &[ResultRecord]) -> Vec<[String; 14]> {
+    results
+        .iter()
+        .map(|r| {
+            let fastest = fastest_mean(results, &r.dataset);
+            let relative = if r.puzzles == 0 || !fastest.is_finite() || fastest == 0.0 {
+                "-".to_string()
+            } else if r.mean_ns == fastest {
+                "1.00 (fastest)".to_string()
+            } else if r.mean_ns < fastest {
+                format!("{:.2}× (unfinished)", r.mean_ns / fastest)
+            } else {
+                format!("{:.2}× slower", r.mean_ns / fastest)
+            };
+            [
+                r.dataset.clone(),
+                r.strategy.clone(),
+                r.puzzles.to_string(),
+                r.solved.to_string(),
+                outcomes(r),
+                format!("{:.0}", r.puzzles_per_sec),
+                fmt_ns(r.mean_ns),
+                fmt_ns(r.p50_ns as f64),
+                fmt_ns(r.p90_ns as f64),
+                fmt_ns(r.p99_ns as f64),
+                fmt_ns(r.max_ns as f64),
+                format!("{:.2}", r.guesses_mean),
+                format!("{:.1}%", r.no_guess_pct),
+                relative,
+            ]
+        })
+        .collect()
+}
+
+/// The smallest mean solve time on `dataset` among the strategies that
+/// finished every puzzle (none stalled or gave up); among all of them when
+/// none did. A strategy that skips the hard part is not "fastest".
+pub fn fastest_mean(results: &[ResultRecord], dataset: &str) -> f64 {
+    let on: Vec<&ResultRecord> = results
+        .iter()
+        .filter(|o| o.dataset == dataset && o.puzzles > 0)
+        .collect();
+    let finished: Vec<&&ResultRecord> = on
+        .iter()
+        .filter(|o| o.stalled == 0 && o.gave_up == 0)
+        .collect();
+    let pool: Vec<f64> = if finished.is_empty() {
+        on.iter().map(|o| o.mean_ns).collect()
+    } else {
+        finished.iter().map(|o| o.mean_ns).collect()
+    };
+    pool.into_iter().fold(f64::INFINITY, f64::min)
+}
+
+/// A plain aligned text table for the terminal.
+pub fn table(results: &[ResultRecord]) -> String {
+    let rows = rows(results);
+    let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count()).collect();
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row.iter()) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let line = |cells: &[String], out: &mut String| {
+        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
+            let pad = w - cell.chars().count();
+            // Text columns left-aligned, numbers right-aligned.
+            if i + 1 == cells.len() {
+                out.push_str(cell);
+            } else if i < 2 || i == 4 {
+                out.push_str(cell);
+                out.push_str(&" ".repeat(pad));
+            } else {
+                out.push_str(&" ".repeat(pad));
+                out.push_str(cell);
+            }
+            out.push_str(if i + 1 < cells.len() { "  " } else { "\n" });
+        }
+    };
+    let header: Vec<String> = COLUMNS.iter().map(|s| s.to_string()).collect();
+    line(&header, &mut out);
+    for row in &rows {
+        line(row, &mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_well() {
+        assert_eq!(fmt_ns(850.0), "850 ns");
+        assert_eq!(fmt_ns(12_345.0), "12.35 µs");
+        assert_eq!(fmt_ns(2_500_000.0), "2.50 ms");
+        assert_eq!(fmt_ns(3e9), "3.00 s");
+    }
+}

@@ -1,0 +1,500 @@
+//! End-to-end tests of `bench-sudoku run`: formats, verification, ordering
+//! under several threads, bad input and the report schema.
+
+mod common;
+
+use common::*;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A fresh scratch directory per test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir()
+        .join(format!("bench-sudoku-run-{}", std::process::id()))
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Solutions of the test puzzles, computed by the engine.
+fn solutions() -> Vec<(String, String)> {
+    use bench_sudoku::solver::{solve, Limits, Strategy};
+    let s = Strategy::named("locked").unwrap();
+    LOGIC_SOLVES
+        .iter()
+        .chain([&LOGIC_STALLS, &EASY, &FAMOUS_HARD])
+        .map(|p| {
+            let r = solve(&grid(p), &s, &Limits::uniqueness());
+            (p.to_string(), r.grid.to_line_zeros())
+        })
+        .collect()
+}
+
+fn csv_rows(path: &Path) -> Vec<csv::StringRecord> {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    r.records().map(|x| x.unwrap()).collect()
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+#[test]
+fn csv_with_solutions_produces_every_report() {
+    let dir = scratch("csv");
+    let data = dir.join("kaggle.csv");
+    let mut body = String::from("quizzes,solutions\n");
+    for (p, s) in solutions() {
+        body.push_str(&format!("{p},{s}\n"));
+    }
+    std::fs::write(&data, body).unwrap();
+    let out = dir.join("out");
+    let o = run(&[
+        "run",
+        data.to_str().unwrap(),
+        "-s",
+        "hidden",
+        "-s",
+        "locked",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let stdout = text(&o.stdout);
+    assert!(stdout.contains("relative"), "{stdout}");
+    assert!(stdout.contains("fastest"), "{stdout}");
+
+    // puzzles.csv: one row per puzzle × strategy, in input order per strategy.
+    let rows = csv_rows(&out.join("puzzles.csv"));
+    assert_eq!(rows.len(), 12);
+    let header = csv::Reader::from_path(out.join("puzzles.csv"))
+        .unwrap()
+        .headers()
+        .unwrap()
+        .clone();
+    for col in [
+        "index",
+        "id",
+        "strategy",
+        "status",
+        "time_ns",
+        "guesses",
+        "backtracks",
+        "max_depth",
+        "nodes",
+        "naked_singles",
+        "hidden_singles",
+        "givens",
+        "matches_solution",
+    ] {
+        assert!(header.iter().any(|h| h == col), "column {col}");
+    }
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row[col("index")], (i % 6).to_string());
+        assert_eq!(&row[col("status")], "solved");
+        assert_eq!(&row[col("matches_solution")], "true");
+        assert!(row[col("time_ns")].parse::<u64>().unwrap() > 0);
+    }
+
+    // summary.json: meta + results with the documented fields.
+    let summary = json(&out.join("summary.json"));
+    let results = summary["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    for r in results {
+        for key in [
+            "dataset",
+            "strategy",
+            "puzzles",
+            "solved",
+            "no_solution",
+            "multiple",
+            "stalled",
+            "gave_up",
+            "invalid",
+            "mismatches",
+            "threads",
+            "wall_ns",
+            "solve_ns_total",
+            "puzzles_per_sec",
+            "mean_ns",
+            "p50_ns",
+            "p90_ns",
+            "p99_ns",
+            "p999_ns",
+            "max_ns",
+            "guesses_mean",
+            "guesses_max",
+            "backtracks_mean",
+            "backtracks_max",
+            "max_depth_max",
+            "no_guess_pct",
+        ] {
+            assert!(r.get(key).is_some(), "results field {key} missing");
+        }
+        assert_eq!(r["dataset"], "kaggle");
+        assert_eq!(r["puzzles"], 6);
+        assert_eq!(r["solved"], 6);
+        assert_eq!(r["mismatches"], 0);
+        assert!(r["p50_ns"].as_u64().unwrap() <= r["max_ns"].as_u64().unwrap());
+        assert!(r["solve_ns_total"].as_u64().unwrap() <= r["wall_ns"].as_u64().unwrap() * 2 + 1);
+    }
+    assert_eq!(summary["meta"]["complete"], true);
+
+    let meta = json(&out.join("meta.json"));
+    for key in [
+        "version",
+        "command_line",
+        "cpu_model",
+        "logical_cores",
+        "threads",
+        "os",
+        "rustc",
+        "target_features",
+        "started",
+        "finished",
+        "timer_overhead_ns",
+        "complete",
+    ] {
+        assert!(meta.get(key).is_some(), "meta field {key} missing");
+    }
+    assert_eq!(meta["complete"], true);
+    assert_eq!(meta["processed"], 12);
+
+    let csv_summary = csv_rows(&out.join("summary.csv"));
+    assert_eq!(csv_summary.len(), 2);
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("| kaggle | hidden |"), "{md}");
+    assert!(md.contains("| kaggle | locked |"), "{md}");
+
+    for base in ["kaggle-hidden", "kaggle-locked"] {
+        for suffix in ["", ".guesses", ".depth"] {
+            let hgrm = std::fs::read_to_string(out.join(format!("histograms/{base}{suffix}.hgrm")))
+                .unwrap();
+            assert!(hgrm.contains("Percentile"));
+            assert!(hgrm.contains("Total count    =            6"), "{hgrm}");
+            let hdr = std::fs::read(out.join(format!("histograms/{base}{suffix}.hdr"))).unwrap();
+            let h: hdrhistogram::Histogram<u64> = hdrhistogram::serialization::Deserializer::new()
+                .deserialize(&mut &hdr[..])
+                .unwrap();
+            assert_eq!(h.len(), 6);
+        }
+    }
+    // Nothing temporary is left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".tmp") || n.ends_with(".partial"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn plain_lines_crlf_comments_and_gzip() {
+    let dir = scratch("lines");
+    let mut body = String::from("# generated for a test\r\n\r\n");
+    for (p, _) in solutions() {
+        body.push_str(&p.replace('0', "."));
+        body.push_str("\r\n");
+    }
+    let plain = dir.join("plain.txt");
+    std::fs::write(&plain, &body).unwrap();
+    let gz = dir.join("packed.txt.gz");
+    let mut enc = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz).unwrap(),
+        flate2::Compression::default(),
+    );
+    enc.write_all(body.as_bytes()).unwrap();
+    enc.finish().unwrap();
+    let out = dir.join("out");
+    let o = run(&[
+        "run",
+        plain.to_str().unwrap(),
+        gz.to_str().unwrap(),
+        "-s",
+        "locked",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let summary = json(&out.join("summary.json"));
+    let results = summary["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["dataset"], "plain");
+    assert_eq!(results[1]["dataset"], "packed");
+    for r in results {
+        assert_eq!(r["puzzles"], 6);
+        assert_eq!(r["solved"], 6);
+    }
+    // No solution column: matches_solution is empty.
+    let rows = csv_rows(&out.join("puzzles.csv"));
+    assert!(rows.iter().all(|r| r[15].is_empty()));
+    assert_eq!(summary["meta"]["datasets"][1]["gzip"], true);
+}
+
+#[test]
+fn a_wrong_solution_column_is_a_mismatch_and_exit_1() {
+    let dir = scratch("mismatch");
+    let data = dir.join("m.csv");
+    let sols = solutions();
+    let mut body = String::from("id,puzzle,solution,clues,difficulty\n");
+    for (i, (p, s)) in sols.iter().enumerate() {
+        body.push_str(&format!("p{i},{p},{s},{},{}\n", grid(p).givens(), i % 3));
+    }
+    // The empty grid, listed with a valid solution that is not the one the
+    // engine finds first: the reader accepts it, the run reports a mismatch.
+    let empty = "0".repeat(81);
+    body.push_str(&format!("p6,{empty},{},0,9\n", sols[0].1));
+    std::fs::write(&data, body).unwrap();
+    let out = dir.join("out");
+    let o = run(&[
+        "run",
+        data.to_str().unwrap(),
+        "-s",
+        "hidden",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    // The empty grid's first solution is not sols[0]: a mismatch.
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("disagree"), "{}", text(&o.stderr));
+    let summary = json(&out.join("summary.json"));
+    assert_eq!(summary["results"][0]["mismatches"], 1);
+    assert_eq!(summary["mismatch_list"][0]["rows"][0]["index"], 6);
+    let rows = csv_rows(&out.join("puzzles.csv"));
+    assert_eq!(&rows[6][15], "false");
+    assert_eq!(&rows[6][2], "p6");
+    assert_eq!(&rows[6][3], "9");
+    assert_eq!(&rows[0][15], "true");
+}
+
+#[test]
+fn order_and_counters_do_not_depend_on_threads_or_shuffle() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/hard.csv");
+    let dir = scratch("order");
+    let mut tables = Vec::new();
+    for (name, extra) in [
+        ("j1", vec!["-j", "1"]),
+        ("j2", vec!["-j", "2", "--batch-size", "37"]),
+        (
+            "shuf",
+            vec!["-j", "2", "--shuffle", "--seed", "9", "--batch-size", "50"],
+        ),
+    ] {
+        let out = dir.join(name);
+        let mut args = vec![
+            "run",
+            data.to_str().unwrap(),
+            "-s",
+            "hidden",
+            "-s",
+            "mrv",
+            "--limit",
+            "300",
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+        ];
+        args.extend(extra);
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        // Everything but the time column.
+        let rows: Vec<String> = csv_rows(&out.join("puzzles.csv"))
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != 7)
+                    .map(|(_, f)| f)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .collect();
+        assert_eq!(rows.len(), 600);
+        tables.push(rows);
+    }
+    assert_eq!(tables[0], tables[1], "-j 1 vs -j 2");
+    assert_eq!(tables[0], tables[2], "shuffled run restores input order");
+    for (i, row) in tables[0].iter().take(300).enumerate() {
+        assert!(row.starts_with(&format!("hard,{i},")), "{row}");
+    }
+}
+
+#[test]
+fn repeat_keeps_the_minimum_and_reports_passes() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/easy.csv");
+    let out = scratch("repeat").join("out");
+    let o = run(&[
+        "run",
+        data.to_str().unwrap(),
+        "-s",
+        "hidden",
+        "--repeat",
+        "3",
+        "--warmup",
+        "1",
+        "--limit",
+        "200",
+        "--no-puzzle-csv",
+        "-j",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(!out.join("puzzles.csv").exists());
+    let summary = json(&out.join("summary.json"));
+    let r = &summary["results"][0];
+    let passes = r["pass_solve_ns"].as_array().unwrap();
+    assert_eq!(passes.len(), 3);
+    let total = r["solve_ns_total"].as_u64().unwrap();
+    // The sum of per-puzzle minima is at most the fastest pass.
+    let fastest = passes.iter().map(|p| p.as_u64().unwrap()).min().unwrap();
+    assert!(total <= fastest, "{total} > {fastest}");
+    assert!(r["repeat_spread_pct"].as_f64().unwrap() >= 0.0);
+    assert_eq!(summary["meta"]["options"]["repeat"], 3);
+    assert_eq!(summary["meta"]["options"]["warmup"], 1);
+}
+
+#[test]
+fn bad_rows_stop_the_run_with_file_and_line() {
+    let dir = scratch("bad");
+    let data = dir.join("bad.txt");
+    std::fs::write(
+        &data,
+        format!(
+            "{}\n{}\n{}\n",
+            LOGIC_SOLVES[0],
+            &LOGIC_SOLVES[1][..80],
+            LOGIC_SOLVES[2]
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = run(&[
+        "run",
+        data.to_str().unwrap(),
+        "-s",
+        "hidden",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains(&format!("{}:2:", data.display())) && err.contains("found 80"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"));
+    // What was written says it is incomplete.
+    let meta = json(&out.join("meta.json"));
+    assert_eq!(meta["complete"], false);
+
+    // --skip-invalid: counted, listed, and the run goes on.
+    let o = run(&[
+        "run",
+        data.to_str().unwrap(),
+        "-s",
+        "hidden",
+        "--skip-invalid",
+        "--out",
+        out.to_str().unwrap(),
+        "--force",
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let summary = json(&out.join("summary.json"));
+    assert_eq!(summary["results"][0]["puzzles"], 2);
+    assert_eq!(summary["results"][0]["skipped"], 1);
+    assert_eq!(summary["skipped_rows"][0]["rows"][0]["line"], 2);
+    let rows = csv_rows(&out.join("puzzles.csv"));
+    assert_eq!(&rows[1][1], "2", "indices stay stable across skips");
+}
+
+#[test]
+fn unusable_paths_are_clear_errors() {
+    let dir = scratch("paths");
+    let o = run(&["run", "/nonexistent/x.csv", "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("/nonexistent/x.csv"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = run(&["run", dir.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("directory"), "{}", text(&o.stderr));
+    // An existing results directory is not overwritten without --force.
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/easy.csv");
+    let out = dir.join("out");
+    let args = [
+        "run",
+        data.to_str().unwrap(),
+        "-s",
+        "hidden",
+        "--limit",
+        "10",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ];
+    assert_eq!(run(&args).status.code(), Some(0));
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("--force"), "{}", text(&o.stderr));
+    let o = run(&["run", data.to_str().unwrap(), "-s", "nope", "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn explosive_strategies_give_up_instead_of_hanging() {
+    let dir = scratch("budget");
+    let data = dir.join("hard.txt");
+    std::fs::write(&data, format!("{FAMOUS_HARD}\n{}\n", LOGIC_SOLVES[0])).unwrap();
+    let out = dir.join("out");
+    let o = run(&[
+        "run",
+        data.to_str().unwrap(),
+        "-s",
+        "all",
+        "--max-guesses",
+        "2000",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let summary = json(&out.join("summary.json"));
+    let by_name = |n: &str| {
+        summary["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["strategy"] == n)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(by_name("naive")["gave_up"], 1);
+    assert_eq!(by_name("naive")["guesses_max"], 2000);
+    assert_eq!(by_name("logic")["stalled"], 1);
+    assert_eq!(by_name("locked")["solved"], 2);
+}
