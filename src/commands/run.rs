@@ -334,9 +334,15 @@ impl Progress for Bar {
         }
         let bar = ProgressBar::with_draw_target(estimate, ProgressDrawTarget::stderr());
         let style = ProgressStyle::with_template(
-            "{prefix:.bold} [{bar:30}] {human_pos}/{human_len} puzzles  {per_sec}  ETA {eta}",
+            "{prefix:.bold} [{bar:30}] {human_pos}/{human_len} puzzles  {rate}  ETA {eta}",
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .with_key(
+            "rate",
+            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.0}/s", state.per_sec());
+            },
+        )
         .progress_chars("=> ");
         bar.set_style(style);
         bar.set_prefix(format!("{dataset} · {strategy}"));

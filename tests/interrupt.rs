@@ -1,0 +1,112 @@
+//! Ctrl-C during `run`: the run stops dispatching, writes what it measured
+//! with `"complete": false`, and exits 130. Unix only (signals via `kill`).
+#![cfg(unix)]
+
+mod common;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn big_dataset(name: &str, rows: usize) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bench-sudoku-int-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let puzzles = [
+        common::FAMOUS_HARD,
+        common::LOGIC_STALLS,
+        common::LOGIC_SOLVES[0],
+    ];
+    for i in 0..rows {
+        writeln!(f, "{}", puzzles[i % puzzles.len()]).unwrap();
+    }
+    f.flush().unwrap();
+    path
+}
+
+fn signal(pid: u32, sig: &str) {
+    let ok = Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .expect("kill runs")
+        .success();
+    assert!(ok);
+}
+
+/// Waits until the run has created its results directory (it is running).
+fn wait_started(out: &std::path::Path) {
+    let t = Instant::now();
+    while !out.join("puzzles.csv.partial").exists() {
+        assert!(t.elapsed() < Duration::from_secs(60), "run did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+}
+
+#[test]
+fn sigint_writes_partial_results_and_exits_130() {
+    let data = big_dataset("big.txt", 400_000);
+    let out = data.with_file_name("out-int");
+    let _ = std::fs::remove_dir_all(&out);
+    let child = Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
+        .args(["run", data.to_str().unwrap(), "-s", "mrv", "-q", "--out"])
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_started(&out);
+    signal(child.id(), "-INT");
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["complete"], false);
+    assert_eq!(meta["stopped"], "interrupted");
+    let processed = meta["processed"].as_u64().unwrap();
+    assert!(processed > 0 && processed < 400_000, "{processed}");
+    // Every processed puzzle has its row; the summary counts the same.
+    let rows = csv::Reader::from_path(out.join("puzzles.csv"))
+        .unwrap()
+        .records()
+        .count() as u64;
+    assert_eq!(rows, processed);
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(
+        summary["results"][0]["puzzles"].as_u64().unwrap(),
+        processed
+    );
+    assert_eq!(summary["results"][0]["complete"], false);
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("INCOMPLETE RUN"));
+    assert!(out.join("histograms/big-mrv.hgrm").exists());
+}
+
+#[test]
+fn sigterm_too() {
+    let data = big_dataset("big-term.txt", 400_000);
+    let out = data.with_file_name("out-term");
+    let _ = std::fs::remove_dir_all(&out);
+    let child = Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
+        .args(["run", data.to_str().unwrap(), "-s", "mrv", "-q", "--out"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_started(&out);
+    signal(child.id(), "-TERM");
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130));
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["complete"], false);
+}
