@@ -118,27 +118,30 @@ impl Grid {
     pub fn parse_bytes(line: &[u8]) -> Result<Self, ParseError> {
         let line = line.trim_ascii();
         let mut cells = [0u8; CELLS];
+        if line.len() == CELLS {
+            // Fast path: one table lookup per byte, errors collected as a flag.
+            let mut bad = 0u8;
+            for (cell, &b) in cells.iter_mut().zip(line) {
+                let v = CELL_VALUE[b as usize];
+                bad |= v;
+                *cell = v & 0x0F;
+            }
+            if bad & 0x80 == 0 {
+                return Ok(Grid { cells });
+            }
+        }
+        // Slow path: say exactly what is wrong.
         let mut n = 0usize;
         for (i, &b) in line.iter().enumerate() {
-            let v = match b {
-                b'1'..=b'9' => b - b'0',
-                b'0' | b'.' => 0,
-                _ => {
-                    return Err(ParseError::BadChar {
-                        position: i + 1,
-                        ch: char_at(line, i),
-                    })
-                }
-            };
-            if n < CELLS {
-                cells[n] = v;
+            if CELL_VALUE[b as usize] & 0x80 != 0 {
+                return Err(ParseError::BadChar {
+                    position: i + 1,
+                    ch: char_at(line, i),
+                });
             }
             n += 1;
         }
-        if n != CELLS {
-            return Err(ParseError::WrongLength { found: n });
-        }
-        Ok(Grid { cells })
+        Err(ParseError::WrongLength { found: n })
     }
 
     /// The cell values, row-major, `0` for blank.
@@ -254,11 +257,46 @@ impl Grid {
         Ok(())
     }
 
-    /// True when `self` is a valid solution of `puzzle`.
+    /// True when `self` is a valid solution of `puzzle`: every row, column
+    /// and box holds the nine digits, and every given is kept. A bitmask pass
+    /// (cheap enough to verify every answer of a benchmark run).
     pub fn is_solution_of(&self, puzzle: &Grid) -> bool {
-        self.check_solution_of(puzzle).is_ok()
+        let mut rows = [0u16; 9];
+        let mut cols = [0u16; 9];
+        let mut boxes = [0u16; 9];
+        let mut givens_kept = true;
+        for (i, (&v, &g)) in self.cells.iter().zip(puzzle.cells.iter()).enumerate() {
+            // A blank (0) sets bit 0, which no complete unit mask has.
+            let bit = 1u16 << v;
+            let (r, c, b) = row_col_box(i);
+            rows[r] |= bit;
+            cols[c] |= bit;
+            boxes[b] |= bit;
+            givens_kept &= g == 0 || g == v;
+        }
+        // Nine cells per unit: the mask is 1..=9 all set only when all differ.
+        const FULL: u16 = 0x3FE;
+        givens_kept
+            && rows
+                .iter()
+                .chain(cols.iter())
+                .chain(boxes.iter())
+                .all(|&m| m == FULL)
     }
 }
+
+/// Cell value of each byte: `1`-`9` → 1..9, `0`/`.` → 0, anything else 0x80.
+static CELL_VALUE: [u8; 256] = {
+    let mut t = [0x80u8; 256];
+    let mut d = 1;
+    while d <= 9 {
+        t[b'0' as usize + d] = d as u8;
+        d += 1;
+    }
+    t[b'0' as usize] = 0;
+    t[b'.' as usize] = 0;
+    t
+};
 
 fn char_at(line: &[u8], i: usize) -> char {
     // Decode the (possibly multi-byte) character starting at byte i for the message.
@@ -375,6 +413,37 @@ mod tests {
         }
         assert!(count.iter().all(|&n| n == 3));
         assert_eq!(UNITS[18 + 4], [30, 31, 32, 39, 40, 41, 48, 49, 50]);
+    }
+
+    #[test]
+    fn fast_and_detailed_solution_checks_agree() {
+        let sol = Grid::parse(
+            "812753649943682175675491283154237896369845721287169534521974368438526917796318452",
+        )
+        .unwrap();
+        let puzzle = Grid::parse(
+            "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..",
+        )
+        .unwrap();
+        assert!(sol.is_solution_of(&puzzle));
+        assert!(sol.check_solution_of(&puzzle).is_ok());
+        // A changed given, a duplicate, a blank: both checks reject.
+        let mut other = Grid::empty();
+        other.set(1, 2); // the solution has 1 there
+        assert!(!sol.is_solution_of(&other));
+        let mut dup = sol;
+        dup.set(0, 9);
+        let mut blank = sol;
+        blank.set(40, 0);
+        // Swapping two cells of a row keeps rows and givens-free puzzles valid
+        // only if columns still hold; here they do not.
+        let mut swapped = sol;
+        swapped.set(0, sol.get(1));
+        swapped.set(1, sol.get(0));
+        for g in [dup, blank, swapped] {
+            assert!(!g.is_solution_of(&Grid::empty()), "{g}");
+            assert!(g.check_solution_of(&Grid::empty()).is_err(), "{g}");
+        }
     }
 
     #[test]

@@ -24,7 +24,7 @@ use rand::SeedableRng;
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::fs::File;
-use std::io::BufWriter;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
@@ -56,20 +56,17 @@ pub struct RunOptions {
 
 /// Where per-puzzle rows go.
 pub trait RowSink: Send {
-    fn row(
-        &mut self,
-        dataset: &str,
-        strategy: &str,
-        rec: &Record,
-        o: &PuzzleOutcome,
-    ) -> std::io::Result<()>;
+    /// The (dataset, strategy) unit of the rows that follow.
+    fn unit(&mut self, dataset: &str, strategy: &str);
+    fn row(&mut self, rec: &Record, o: &PuzzleOutcome) -> std::io::Result<()>;
 }
 
 /// Discards rows (`--no-puzzle-csv`).
 pub struct NoRows;
 
 impl RowSink for NoRows {
-    fn row(&mut self, _: &str, _: &str, _: &Record, _: &PuzzleOutcome) -> std::io::Result<()> {
+    fn unit(&mut self, _: &str, _: &str) {}
+    fn row(&mut self, _: &Record, _: &PuzzleOutcome) -> std::io::Result<()> {
         Ok(())
     }
 }
@@ -229,7 +226,7 @@ fn run_unit(
     let start = Instant::now();
     let mut stats = UnitStats::new(&info.name, strategy.name(), opts.repeat);
     let (btx, brx) = sync_channel::<ReaderMsg>(IN_FLIGHT);
-    let (wtx, wrx) = sync_channel::<(Vec<Record>, Vec<PuzzleOutcome>, Vec<Skipped>)>(IN_FLIGHT);
+    let (wtx, wrx) = sync_channel::<(Vec<Record>, Vec<Solved>, Vec<Skipped>)>(IN_FLIGHT);
     let reader_stop = Arc::clone(stop);
     let mut stopped: Option<Stop> = None;
     let mut pass_ns = vec![0u64; opts.repeat.max(1) as usize];
@@ -241,7 +238,7 @@ fn run_unit(
         let writer_stats = &mut stats;
         let writer = scope.spawn(move || {
             let sink = rows.sink();
-            write_rows(wrx, writer_stats, sink)
+            write_rows(wrx, writer_stats, sink, opts.shuffle)
         });
 
         let repeats = opts.warmup + opts.repeat.max(1);
@@ -386,7 +383,7 @@ fn solve_batch(
     passes: u32,
     warmup: u32,
     pass_ns: &mut [u64],
-) -> Vec<PuzzleOutcome> {
+) -> Vec<Solved> {
     let mut acc: Vec<Acc> = records
         .iter()
         .map(|_| Acc {
@@ -422,23 +419,31 @@ fn solve_batch(
             pass_ns[(pass - warmup) as usize] += acc.iter().map(|a| a.last).sum::<u64>();
         }
     }
-    records
-        .par_iter()
-        .zip(acc.par_iter())
-        .with_min_len(64)
-        .map(|(rec, a)| {
-            let r = a.result.expect("every puzzle solved at least once");
-            outcome(rec, &r, a.best)
+    acc.into_iter()
+        .map(|a| Solved {
+            result: a.result.expect("every puzzle solved at least once"),
+            time_ns: a.best,
         })
         .collect()
 }
 
+/// A raw result on its way from the pool to the writer, which verifies it
+/// (off the solver threads).
+struct Solved {
+    result: SolveResult,
+    time_ns: u64,
+}
+
 /// Verifies a result and turns it into the aggregator's record.
 fn outcome(rec: &Record, r: &SolveResult, time_ns: u64) -> PuzzleOutcome {
-    let wrong = r
-        .solution()
-        .and_then(|g| g.check_solution_of(&rec.puzzle).err())
-        .map(|e| e.to_string());
+    let wrong = match r.solution() {
+        Some(g) if !g.is_solution_of(&rec.puzzle) => Some(
+            g.check_solution_of(&rec.puzzle)
+                .err()
+                .map_or_else(|| "invalid grid".to_string(), |e| e.to_string()),
+        ),
+        _ => None,
+    };
     let matches_solution = match (&rec.solution, r.status) {
         (Some(expected), Status::Solved | Status::Multiple) => Some(r.grid == *expected),
         (Some(_), Status::NoSolution | Status::Invalid) => Some(false),
@@ -458,30 +463,46 @@ fn outcome(rec: &Record, r: &SolveResult, time_ns: u64) -> PuzzleOutcome {
 }
 
 fn write_rows(
-    rx: Receiver<(Vec<Record>, Vec<PuzzleOutcome>, Vec<Skipped>)>,
+    rx: Receiver<(Vec<Record>, Vec<Solved>, Vec<Skipped>)>,
     stats: &mut UnitStats,
     sink: &mut dyn RowSink,
+    shuffled: bool,
 ) -> std::io::Result<()> {
     let (dataset, strategy) = (stats.dataset.clone(), stats.strategy.clone());
-    for (records, outcomes, skipped) in rx.iter() {
+    sink.unit(&dataset, &strategy);
+    let mut order: Vec<usize> = Vec::new();
+    for (records, solved, skipped) in rx.iter() {
         for s in skipped {
             stats.skip(s);
         }
-        let mut pairs: Vec<(&Record, &PuzzleOutcome)> = records.iter().zip(&outcomes).collect();
-        // Shuffled batches go back to input order.
-        pairs.sort_unstable_by_key(|(r, _)| r.index);
-        for (rec, o) in pairs {
-            stats.record(o);
-            sink.row(&dataset, &strategy, rec, o)?;
+        order.clear();
+        order.extend(0..records.len());
+        if shuffled {
+            // Shuffled batches go back to input order.
+            order.sort_unstable_by_key(|&i| records[i].index);
+        }
+        for &i in &order {
+            let (rec, s) = (&records[i], &solved[i]);
+            let o = outcome(rec, &s.result, s.time_ns);
+            stats.record(&o);
+            sink.row(rec, &o)?;
         }
     }
     Ok(())
 }
 
 /// `puzzles.csv`: one row per puzzle × strategy, written while the run goes.
+///
+/// Rows are assembled in a reusable buffer: text fields are escaped by the
+/// csv crate (the unit's dataset and strategy once per unit, id and rating
+/// when present), numbers are formatted with `itoa`.
 pub struct PuzzleCsv {
-    w: csv::Writer<BufWriter<File>>,
+    out: BufWriter<File>,
     path: PathBuf,
+    /// `dataset,` escaped, and `strategy,` escaped, for the current unit.
+    dataset: Vec<u8>,
+    strategy: Vec<u8>,
+    row: Vec<u8>,
 }
 
 /// Columns of `puzzles.csv`.
@@ -507,11 +528,21 @@ pub const PUZZLE_CSV_HEADER: [&str; 16] = [
 impl PuzzleCsv {
     pub fn create(path: &Path) -> std::io::Result<Self> {
         let file = File::create(path)?;
-        let mut w = csv::WriterBuilder::new().from_writer(BufWriter::with_capacity(1 << 16, file));
-        w.write_record(PUZZLE_CSV_HEADER).map_err(csv_io)?;
+        let mut out = BufWriter::with_capacity(1 << 16, file);
+        let mut escape = csv::WriterBuilder::new()
+            .terminator(csv::Terminator::Any(b'\n'))
+            .from_writer(Vec::new());
+        escape.write_record(PUZZLE_CSV_HEADER).map_err(csv_io)?;
+        let header = escape
+            .into_inner()
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        out.write_all(&header)?;
         Ok(PuzzleCsv {
-            w,
+            out,
             path: path.to_path_buf(),
+            dataset: Vec::new(),
+            strategy: Vec::new(),
+            row: Vec::with_capacity(256),
         })
     }
 
@@ -519,13 +550,30 @@ impl PuzzleCsv {
         &self.path
     }
 
-    pub fn finish(mut self) -> std::io::Result<()> {
-        self.w.flush()?;
-        let inner = self
-            .w
-            .into_inner()
-            .map_err(|e| std::io::Error::other(e.to_string()))?;
-        inner.into_inner().map_err(|e| e.into_error())?.sync_all()
+    pub fn finish(self) -> std::io::Result<()> {
+        let file = self.out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()
+    }
+
+    /// Appends `field` to `buf` as one CSV field (quoted when needed).
+    fn push_text(buf: &mut Vec<u8>, field: &[u8]) {
+        if field
+            .iter()
+            .all(|&b| !matches!(b, b',' | b'"' | b'\n' | b'\r'))
+        {
+            buf.extend_from_slice(field);
+            return;
+        }
+        // Rare (a quote, comma or newline): let csv quote it, as a one-field
+        // record whose terminator is dropped.
+        let mut w = csv::WriterBuilder::new()
+            .terminator(csv::Terminator::Any(b'\n'))
+            .from_writer(Vec::new());
+        // Writing to an in-memory buffer cannot fail.
+        let _ = w.write_record([field]);
+        if let Ok(bytes) = w.into_inner() {
+            buf.extend_from_slice(bytes.strip_suffix(b"\n").unwrap_or(&bytes));
+        }
     }
 }
 
@@ -537,39 +585,53 @@ fn csv_io(e: csv::Error) -> std::io::Error {
 }
 
 impl RowSink for PuzzleCsv {
-    fn row(
-        &mut self,
-        dataset: &str,
-        strategy: &str,
-        rec: &Record,
-        o: &PuzzleOutcome,
-    ) -> std::io::Result<()> {
+    fn unit(&mut self, dataset: &str, strategy: &str) {
+        self.dataset.clear();
+        Self::push_text(&mut self.dataset, dataset.as_bytes());
+        self.dataset.push(b',');
+        self.strategy.clear();
+        self.strategy.push(b',');
+        Self::push_text(&mut self.strategy, strategy.as_bytes());
+        self.strategy.push(b',');
+    }
+
+    fn row(&mut self, rec: &Record, o: &PuzzleOutcome) -> std::io::Result<()> {
         let c = &o.counters;
-        let mut b: [itoa::Buffer; 10] = Default::default();
-        let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9] = &mut b;
-        let fields: [&[u8]; 16] = [
-            dataset.as_bytes(),
-            b0.format(o.index).as_bytes(),
-            rec.id.as_deref().unwrap_or("").as_bytes(),
-            rec.rating.as_deref().unwrap_or("").as_bytes(),
-            strategy.as_bytes(),
-            o.status.as_str().as_bytes(),
-            b1.format(o.solutions).as_bytes(),
-            b2.format(o.time_ns).as_bytes(),
-            b3.format(c.guesses).as_bytes(),
-            b4.format(c.backtracks).as_bytes(),
-            b5.format(c.max_depth).as_bytes(),
-            b6.format(c.nodes).as_bytes(),
-            b7.format(c.naked_singles).as_bytes(),
-            b8.format(c.hidden_singles).as_bytes(),
-            b9.format(o.givens).as_bytes(),
-            match o.matches_solution {
-                Some(true) => b"true",
-                Some(false) => b"false",
-                None => b"",
-            },
-        ];
-        self.w.write_record(fields).map_err(csv_io)
+        let mut n = itoa::Buffer::new();
+        let row = &mut self.row;
+        row.clear();
+        row.extend_from_slice(&self.dataset);
+        row.extend_from_slice(n.format(o.index).as_bytes());
+        row.push(b',');
+        if let Some(id) = &rec.id {
+            Self::push_text(row, id.as_bytes());
+        }
+        row.push(b',');
+        if let Some(rating) = &rec.rating {
+            Self::push_text(row, rating.as_bytes());
+        }
+        row.extend_from_slice(&self.strategy);
+        row.extend_from_slice(o.status.as_str().as_bytes());
+        for v in [
+            o.solutions as u64,
+            o.time_ns,
+            c.guesses,
+            c.backtracks,
+            c.max_depth as u64,
+            c.nodes,
+            c.naked_singles,
+            c.hidden_singles,
+            o.givens as u64,
+        ] {
+            row.push(b',');
+            row.extend_from_slice(n.format(v).as_bytes());
+        }
+        row.extend_from_slice(match o.matches_solution {
+            Some(true) => b",true\n",
+            Some(false) => b",false\n",
+            None => b",\n",
+        });
+        self.out.write_all(row)
     }
 }
 
@@ -579,4 +641,73 @@ pub fn pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
         .num_threads(threads)
         .thread_name(|i| format!("solver-{i}"))
         .build()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::Counters;
+
+    #[test]
+    fn puzzle_rows_are_valid_csv_with_escaped_text() {
+        let dir = std::env::temp_dir().join(format!("bench-sudoku-rows-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("p.csv");
+        let mut w = PuzzleCsv::create(&path).unwrap();
+        w.unit("set, \"one\"", "prop=hidden,branch=max,order=asc");
+        let rec = Record {
+            index: 7,
+            line: 9,
+            id: Some("a,b".into()),
+            rating: Some(" 3 ".into()),
+            puzzle: crate::Grid::empty(),
+            solution: None,
+        };
+        let o = PuzzleOutcome {
+            index: 7,
+            line: 9,
+            status: Status::Multiple,
+            solutions: 2,
+            time_ns: 12345,
+            counters: Counters {
+                guesses: 3,
+                backtracks: 2,
+                max_depth: 1,
+                nodes: 4,
+                naked_singles: 5,
+                hidden_singles: 6,
+            },
+            givens: 0,
+            matches_solution: Some(false),
+            wrong: None,
+        };
+        w.row(&rec, &o).unwrap();
+        w.finish().unwrap();
+        let mut r = csv::Reader::from_path(&path).unwrap();
+        assert_eq!(r.headers().unwrap().len(), 16);
+        let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+        assert_eq!(rows.len(), 1);
+        let row: Vec<&str> = rows[0].iter().collect();
+        assert_eq!(
+            row,
+            [
+                "set, \"one\"",
+                "7",
+                "a,b",
+                " 3 ",
+                "prop=hidden,branch=max,order=asc",
+                "multiple",
+                "2",
+                "12345",
+                "3",
+                "2",
+                "1",
+                "4",
+                "5",
+                "6",
+                "0",
+                "false"
+            ]
+        );
+    }
 }
