@@ -171,10 +171,15 @@ pub fn run(args: &RunArgs) -> CmdResult {
     }
     match &results.stopped {
         None => println!("results in {}", out.display()),
-        Some(s) => eprintln!(
-            "run incomplete ({s}): partial results in {} (meta.json has \"complete\": false)",
+        Some(Stop::Dataset(e)) => eprintln!("bench-sudoku: error: {e}"),
+        Some(Stop::Output(e)) => eprintln!("bench-sudoku: error: writing puzzles.csv: {e}"),
+        Some(Stop::Interrupted) => {}
+    }
+    if results.stopped.is_some() {
+        eprintln!(
+            "run incomplete: what was measured before it stopped is in {} (meta.json has \"complete\": false)",
             out.display()
-        ),
+        );
     }
     if bad > 0 {
         eprintln!(
@@ -184,14 +189,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
     }
     Ok(match results.stopped {
         Some(Stop::Interrupted) => EXIT_INTERRUPTED,
-        Some(Stop::Dataset(e)) => {
-            eprintln!("bench-sudoku: error: {e}");
-            2
-        }
-        Some(Stop::Output(e)) => {
-            eprintln!("bench-sudoku: error: writing puzzles.csv: {e}");
-            2
-        }
+        Some(Stop::Dataset(_) | Stop::Output(_)) => 2,
         None if bad > 0 => 1,
         None => 0,
     })
