@@ -52,6 +52,46 @@ pub struct RunOptions {
     pub format: Format,
     pub batch_size: usize,
     pub skip_invalid: bool,
+    /// `--shard K/N`: only the puzzles whose index % N == K − 1.
+    pub shard: Option<Shard>,
+}
+
+/// One of N deterministic parts of every dataset (`--shard K/N`): the
+/// puzzles whose 0-based index % N == K − 1. `--limit` applies to the
+/// dataset before the split, so the shards of a limited run cover exactly
+/// the unsharded run's puzzles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// 1-based shard number, 1..=n.
+    pub k: u64,
+    pub n: u64,
+}
+
+impl Shard {
+    /// Whether the puzzle at `index` belongs to this shard.
+    pub fn owns(&self, index: u64) -> bool {
+        index % self.n == self.k - 1
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("invalid shard '{s}': expected K/N with 1 <= K <= N, e.g. 2/3");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let k: u64 = k.trim().parse().map_err(|_| bad())?;
+        let n: u64 = n.trim().parse().map_err(|_| bad())?;
+        if n == 0 || k == 0 || k > n {
+            return Err(bad());
+        }
+        Ok(Shard { k, n })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.k, self.n)
+    }
 }
 
 /// Where per-puzzle rows go.
@@ -341,6 +381,9 @@ fn read_batches(
         match item {
             Ok(rec) => {
                 taken += 1;
+                if opts.shard.is_some_and(|sh| !sh.owns(rec.index)) {
+                    continue;
+                }
                 batch.records.push(rec);
                 if batch.records.len() == batch_size {
                     let full = std::mem::replace(
@@ -356,6 +399,12 @@ fn read_batches(
                     batch_no += 1;
                 }
             }
+            Err(e)
+                if e.is_row()
+                    && opts.skip_invalid
+                    && opts
+                        .shard
+                        .is_some_and(|sh| e.index().is_some_and(|i| !sh.owns(i))) => {}
             Err(e) if e.is_row() && opts.skip_invalid => batch.skipped.push(Skipped {
                 line: e.line(),
                 index: e.index(),
