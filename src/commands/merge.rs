@@ -75,6 +75,22 @@ fn check_consistent(inputs: &[ResultsDir]) -> anyhow::Result<(u64, Vec<u64>)> {
                 d.path.display()
             );
         }
+        if d.meta.version != first.meta.version {
+            bail!(
+                "{} and {}: written by different bench-sudoku versions ({} vs {})",
+                first.path.display(),
+                d.path.display(),
+                first.meta.version,
+                d.meta.version
+            );
+        }
+        if d.meta.git_commit != first.meta.git_commit || d.meta.cpu_model != first.meta.cpu_model {
+            eprintln!(
+                "bench-sudoku: warning: {} and {} come from different builds or CPUs; merged times mix them",
+                first.path.display(),
+                d.path.display()
+            );
+        }
         let mut a = d.meta.options.clone();
         let mut b = first.meta.options.clone();
         a.shard = None;
