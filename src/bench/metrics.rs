@@ -498,6 +498,55 @@ mod tests {
     }
 
     #[test]
+    fn parts_rebuilt_and_merged_equal_the_whole() {
+        let outcomes: Vec<PuzzleOutcome> = (1..=600u64)
+            .map(|i| {
+                let st = if i % 50 == 0 {
+                    Status::GaveUp
+                } else {
+                    Status::Solved
+                };
+                outcome(i * 997 % 100_000 + 1, i * 7 % 23, st)
+            })
+            .collect();
+        let mut whole = UnitStats::new("d", "s", 1);
+        let mut parts = [
+            UnitStats::new("d", "s", 1),
+            UnitStats::new("d", "s", 1),
+            UnitStats::new("d", "s", 1),
+        ];
+        for (i, o) in outcomes.iter().enumerate() {
+            whole.record(o);
+            parts[i % 3].record(o);
+        }
+        let passes = 1;
+        let rebuilt: Vec<UnitStats> = parts
+            .iter_mut()
+            .map(|p| {
+                p.pass_ns = vec![p.solve_ns_total];
+                p.complete = true;
+                UnitStats::from_parts(
+                    &p.summary(1),
+                    p.time.clone(),
+                    p.guesses.clone(),
+                    p.depth.clone(),
+                    passes,
+                )
+            })
+            .collect();
+        let mut merged = rebuilt[0].clone();
+        for r in &rebuilt[1..] {
+            merged.merge(r).unwrap();
+        }
+        whole.pass_ns = vec![whole.solve_ns_total];
+        whole.complete = true;
+        let (a, b) = (whole.summary(1), merged.summary(1));
+        assert_eq!(a, b);
+        assert_eq!(whole.time, merged.time);
+        assert_eq!(whole.no_guess, merged.no_guess);
+    }
+
+    #[test]
     fn hgrm_has_the_standard_shape() {
         let mut u = UnitStats::new("d", "s", 1);
         for i in 1..=100u64 {

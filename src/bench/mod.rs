@@ -629,3 +629,22 @@ pub fn pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
         .thread_name(|i| format!("solver-{i}"))
         .build()?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Shard;
+
+    #[test]
+    fn shards_partition_the_indices() {
+        let shards: Vec<Shard> = (1..=3).map(|k| format!("{k}/3").parse().unwrap()).collect();
+        for i in 0..100u64 {
+            assert_eq!(shards.iter().filter(|s| s.owns(i)).count(), 1);
+        }
+        assert!(shards[0].owns(0) && shards[1].owns(1) && shards[2].owns(5));
+        assert_eq!(shards[1].to_string(), "2/3");
+        assert_eq!(" 1 / 1 ".parse::<Shard>(), Ok(Shard { k: 1, n: 1 }));
+        for bad in ["0/3", "4/3", "1/0", "", "3", "a/b", "-1/3"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+    }
+}
