@@ -152,8 +152,9 @@ pub fn inspect(opts: &RunOptions) -> Result<Vec<DatasetInfo>, DatasetError> {
                 k += 1;
             }
             names.push(name.clone());
-            let estimate =
-                dataset::estimate_count(path).map(|n| opts.limit.map_or(n, |l| l.min(n)));
+            let estimate = dataset::estimate_count(path)
+                .map(|n| opts.limit.map_or(n, |l| l.min(n)))
+                .map(|n| opts.shard.map_or(n, |s| (n + s.n - s.k) / s.n));
             Ok(DatasetInfo {
                 name,
                 path: path.clone(),
