@@ -161,12 +161,12 @@ pub fn run(args: &RunArgs) -> CmdResult {
             .export(&report, &out)
             .with_context(|| format!("writing {} in {}", exporter.name(), out.display()))?;
     }
-    report::json::write_meta(&meta, &out)?;
     for exporter in trackers {
         exporter
             .export(&report, &out)
             .with_context(|| format!("writing the {} export", exporter.name()))?;
     }
+    report::json::write_meta(&meta, &out)?;
 
     print!("{}", terminal::table(&report.results));
     let bad: u64 = report
