@@ -181,11 +181,12 @@ fn scratch(name: &str) -> PathBuf {
 /// Two runs of the same binary on the same machine: every pair unchanged,
 /// counters identical, exit 0 — also on the summaries alone.
 ///
-/// The development machine is 2 cores shared with other jobs (load average
-/// around 5): a whole run can be shifted by 10–25 % by what else runs at the
-/// time, which no within-run statistic can see. So the two runs are started
-/// together (one core each, same conditions), and a pair disturbed anyway
-/// is measured again, at most three times.
+/// The development machine is a 2-vCPU VM shared with other jobs (load
+/// average around 6): for a second at a time a whole unit can run 20–30 %
+/// slower (measured: every easy strategy of one run −26 % against the other),
+/// which no within-run statistic can see. So the two runs are started
+/// together (one core each, same conditions), and a pair disturbed anyway is
+/// measured again, at most five times; counters must be identical every time.
 #[test]
 fn two_real_runs_of_the_same_binary_are_unchanged() {
     let dir = scratch("same-binary");
@@ -200,12 +201,12 @@ fn two_real_runs_of_the_same_binary_are_unchanged() {
         .collect();
     let mut last = String::new();
     let mut passed = false;
-    for _attempt in 0..3 {
+    for _attempt in 0..5 {
         let children: Vec<_> = dirs
             .iter()
             .map(|d| {
                 Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
-                    .args(["run", &easy, &hard, "--limit", "150", "-j", "1"])
+                    .args(["run", &easy, &hard, "--limit", "100", "-j", "1"])
                     .args([
                         "--repeat", "3", "--warmup", "1", "-q", "--force", "--out", d,
                     ])
