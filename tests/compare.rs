@@ -98,6 +98,10 @@ fn new_and_missing_strategies() {
     assert_eq!(verdict(&s, "a"), "unchanged");
     assert_eq!(verdict(&s, "c"), "new");
     assert_eq!(verdict(&s, "b"), "missing");
+    assert!(
+        s.contains(r#"note: run options differ: strategies ["a","b"] → ["a","c"]"#),
+        "{s}"
+    );
 }
 
 #[test]

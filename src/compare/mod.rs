@@ -125,6 +125,7 @@ pub fn compare(
             notes.push(format!("{} is an incomplete run", d.path.display()));
         }
     }
+    notes.extend(setup_differences(base, current)?);
     let key = |r: &ResultRecord| (r.dataset.clone(), r.strategy.clone());
     let base_map: HashMap<(String, String), &ResultRecord> =
         base.results.iter().map(|r| (key(r), r)).collect();
@@ -209,6 +210,44 @@ pub fn compare(
         rows,
         notes,
     })
+}
+
+/// Notes on run options and machines that differ (times are then not
+/// like for like, and counters may change for that reason).
+fn setup_differences(base: &ResultsDir, current: &ResultsDir) -> anyhow::Result<Vec<String>> {
+    let mut notes = Vec::new();
+    let (b, c) = (
+        serde_json::to_value(&base.meta.options)?,
+        serde_json::to_value(&current.meta.options)?,
+    );
+    if let (Some(b), Some(c)) = (b.as_object(), c.as_object()) {
+        let mut keys: Vec<&String> = b.keys().chain(c.keys()).collect();
+        keys.sort();
+        keys.dedup();
+        let null = serde_json::Value::Null;
+        let diffs: Vec<String> = keys
+            .into_iter()
+            .filter(|k| b.get(*k) != c.get(*k))
+            .map(|k| {
+                format!(
+                    "{k} {} → {}",
+                    b.get(k).unwrap_or(&null),
+                    c.get(k).unwrap_or(&null)
+                )
+            })
+            .collect();
+        if !diffs.is_empty() {
+            notes.push(format!("run options differ: {}", diffs.join(", ")));
+        }
+    }
+    let (bm, cm) = (&base.meta, &current.meta);
+    if bm.cpu_model != cm.cpu_model || bm.threads != cm.threads {
+        notes.push(format!(
+            "different machines or thread counts: {} ({} threads) → {} ({} threads)",
+            bm.cpu_model, bm.threads, cm.cpu_model, cm.threads
+        ));
+    }
+    Ok(notes)
 }
 
 fn samples_of<'a>(
