@@ -169,6 +169,21 @@ fn bad_input_exits_2_naming_the_file() {
         let o = compare(&[&dir, &fixture("base")]);
         assert_eq!(o.status.code(), Some(2), "{dir}");
     }
+    // A malformed puzzles.csv is named with its line.
+    let dir = scratch("bad-csv");
+    for f in ["summary.json", "puzzles.csv"] {
+        std::fs::copy(Path::new(&fixture("same")).join(f), dir.join(f)).unwrap();
+    }
+    let mut text = std::fs::read_to_string(dir.join("puzzles.csv")).unwrap();
+    text.push_str("tiny,41,,,a,solved,1,fast,0,0,3,1,50,5,25,\n");
+    std::fs::write(dir.join("puzzles.csv"), text).unwrap();
+    let o = compare(&[&fixture("base"), &dir.display().to_string()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("puzzles.csv:82: bad time_ns"),
+        "{}",
+        err(&o)
+    );
     let o = compare(&[&fixture("base"), &fixture("same"), "--threshold", "-1"]);
     assert_eq!(o.status.code(), Some(2));
 }

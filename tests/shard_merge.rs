@@ -194,16 +194,23 @@ fn shards_of_different_runs_are_refused() {
     let dir = scratch("different");
     let easy = format!("{}/datasets/easy.csv", env!("CARGO_MANIFEST_DIR"));
     let d = |n: &str| dir.join(n).display().to_string();
-    let runs: [(&str, &[&str]); 4] = [
+    let hard = format!("{}/datasets/hard.csv", env!("CARGO_MANIFEST_DIR"));
+    let runs: [(&str, &[&str]); 5] = [
         ("a", &["--shard", "1/2", "-s", "locked"]),
         ("b", &["--shard", "2/2", "-s", "hidden"]),
         ("c", &["--shard", "2/3", "-s", "locked"]),
         ("e", &["--shard", "2/2", "-s", "locked", "--count", "2"]),
+        ("h", &["--shard", "2/2", "-s", "locked", "HARD"]),
     ];
     for (name, extra) in runs {
         let out = d(name);
-        let mut a = vec!["run", easy.as_str(), "--limit", "20", "-q", "--out", &out];
-        a.extend_from_slice(extra);
+        let data = if extra.contains(&"HARD") {
+            &hard
+        } else {
+            &easy
+        };
+        let mut a = vec!["run", data.as_str(), "--limit", "20", "-q", "--out", &out];
+        a.extend(extra.iter().filter(|x| **x != "HARD"));
         let o = bin(&a);
         assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     }
@@ -211,6 +218,7 @@ fn shards_of_different_runs_are_refused() {
         ("b", "different run options"),
         ("c", "does not split like"),
         ("e", "different run options"),
+        ("h", "different datasets"),
     ] {
         let o = bin(&["merge", &d("a"), &d(other), "--out", &d("m")]);
         assert_eq!(o.status.code(), Some(2), "{other}");
