@@ -56,6 +56,16 @@ Exit status: 0 when the file was read, 1 with --strict when a puzzle is not uniq
     /// List the strategies with their axes and a one-line description.
     #[command(after_help = SPEC_HELP)]
     Strategies(StrategiesArgs),
+    /// Compare two results directories: exact counter changes and a
+    /// bootstrap verdict on solve times; exit 1 on a regression (CI gate).
+    #[command(after_help = commands::compare::COMPARE_HELP)]
+    Compare(commands::compare::CompareArgs),
+    /// Merge the results directories of `run --shard K/N` into one.
+    #[command(after_help = commands::merge::MERGE_HELP)]
+    Merge(commands::merge::MergeArgs),
+    /// Write benchmark-tracker files (Bencher BMF, github-action-benchmark)
+    /// from an existing results directory.
+    Export(commands::export::ExportArgs),
 }
 
 const RUN_HELP: &str = "Examples:
@@ -63,6 +73,8 @@ const RUN_HELP: &str = "Examples:
   bench-sudoku run datasets/easy.csv datasets/hard.csv -s all
   bench-sudoku run puzzles.txt -s locked -s 'prop=hidden,branch=max' -j 1 --repeat 5 --warmup 1
   bench-sudoku run big.csv.gz --limit 100000 --shuffle --seed 7 --no-puzzle-csv --out results/big
+  bench-sudoku run datasets/hard.csv --shard 2/3 --out r2          (then: merge r1 r2 r3 --out DIR)
+  bench-sudoku run datasets/hard.csv --export bmf bmf.json --export github-benchmark gab.json
 
 Datasets: CSV with a header (puzzle column quizzes|puzzle|quiz|question|sudoku; optional
 solution column solutions|solution|answer, id, and a rating/difficulty column) or plain
@@ -188,6 +200,15 @@ pub struct RunArgs {
     /// Puzzles per batch (the unit of work in flight and the shuffle window).
     #[arg(long, value_name = "N", default_value_t = crate::bench::DEFAULT_BATCH)]
     pub batch_size: usize,
+    /// Only shard K of N of every dataset: the puzzles whose 0-based index
+    /// % N == K - 1 (after --limit). Combine the shards with `merge`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::bench::Shard>,
+    /// Also write a benchmark-tracker file: FORMAT `bmf` (Bencher Metric
+    /// Format) or `github-benchmark` (github-action-benchmark
+    /// customSmallerIsBetter). Repeatable.
+    #[arg(long = "export", num_args = 2, value_names = ["FORMAT", "FILE"])]
+    pub export: Vec<String>,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -213,6 +234,9 @@ pub fn main() -> i32 {
         Command::Run(a) => commands::run::run(a),
         Command::Generate(a) => commands::generate(a),
         Command::Strategies(a) => commands::strategies::run(a),
+        Command::Compare(a) => commands::compare::run(a),
+        Command::Merge(a) => commands::merge::run(a),
+        Command::Export(a) => commands::export::run(a),
     };
     commands::exit_code(result)
 }

@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod cli;
 pub mod commands;
+pub mod compare;
 pub mod dataset;
 pub mod generate;
 pub mod grid;

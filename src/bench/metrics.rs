@@ -41,7 +41,7 @@ pub struct Mismatch {
 }
 
 /// A dataset row skipped with `--skip-invalid`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Skipped {
     pub line: Option<u64>,
     pub index: Option<u64>,
@@ -170,6 +170,103 @@ impl UnitStats {
         if self.skipped_list.len() < LIST_CAP {
             self.skipped_list.push(s);
         }
+    }
+
+    /// Rebuilds the aggregates of a unit from what a results directory keeps:
+    /// its summary record and its three histograms (the `.hdr` files).
+    /// Everything [`UnitStats::summary`] reads is restored exactly except the
+    /// `no_guess` count, which is recovered from its percentage (rounded; exact
+    /// for any realistic unit size).
+    pub fn from_parts(
+        r: &ResultRecord,
+        time: Histogram<u64>,
+        guesses: Histogram<u64>,
+        depth: Histogram<u64>,
+        passes: u32,
+    ) -> Self {
+        let mut status = [0u64; Status::ALL.len()];
+        for (st, n) in [
+            (Status::Solved, r.solved),
+            (Status::NoSolution, r.no_solution),
+            (Status::Multiple, r.multiple),
+            (Status::Stalled, r.stalled),
+            (Status::GaveUp, r.gave_up),
+            (Status::Invalid, r.invalid),
+        ] {
+            status[st as usize] = n;
+        }
+        UnitStats {
+            dataset: r.dataset.clone(),
+            strategy: r.strategy.clone(),
+            puzzles: r.puzzles,
+            status,
+            mismatches: r.mismatches,
+            wrong_answers: r.wrong_answers,
+            solve_ns_total: r.solve_ns_total,
+            time,
+            guesses,
+            depth,
+            guesses_total: r.guesses_total,
+            guesses_max: r.guesses_max,
+            backtracks_total: r.backtracks_total,
+            backtracks_max: r.backtracks_max,
+            max_depth_max: r.max_depth_max,
+            nodes_total: r.nodes_total,
+            naked_total: r.naked_singles_total,
+            hidden_total: r.hidden_singles_total,
+            no_guess: (r.no_guess_pct * r.puzzles.max(1) as f64 / 100.0).round() as u64,
+            time_max: r.max_ns,
+            pass_ns: r.pass_solve_ns.clone(),
+            mismatch_list: Vec::new(),
+            skipped: r.skipped,
+            skipped_list: Vec::new(),
+            wall_ns: r.wall_ns,
+            passes,
+            complete: r.complete,
+        }
+    }
+
+    /// Adds another unit's aggregates (a disjoint part of the same dataset
+    /// and strategy, e.g. another shard): counts and totals summed, maxima
+    /// maxed, histograms added, per-pass and wall times summed, lists
+    /// concatenated (capped). Complete only if both are.
+    pub fn merge(&mut self, o: &UnitStats) -> Result<(), hdrhistogram::AdditionError> {
+        self.time.add(&o.time)?;
+        self.guesses.add(&o.guesses)?;
+        self.depth.add(&o.depth)?;
+        self.puzzles += o.puzzles;
+        for (a, b) in self.status.iter_mut().zip(o.status) {
+            *a += b;
+        }
+        self.mismatches += o.mismatches;
+        self.wrong_answers += o.wrong_answers;
+        self.solve_ns_total += o.solve_ns_total;
+        self.guesses_total += o.guesses_total;
+        self.guesses_max = self.guesses_max.max(o.guesses_max);
+        self.backtracks_total += o.backtracks_total;
+        self.backtracks_max = self.backtracks_max.max(o.backtracks_max);
+        self.max_depth_max = self.max_depth_max.max(o.max_depth_max);
+        self.nodes_total += o.nodes_total;
+        self.naked_total += o.naked_total;
+        self.hidden_total += o.hidden_total;
+        self.no_guess += o.no_guess;
+        self.time_max = self.time_max.max(o.time_max);
+        if self.pass_ns.len() < o.pass_ns.len() {
+            self.pass_ns.resize(o.pass_ns.len(), 0);
+        }
+        for (a, b) in self.pass_ns.iter_mut().zip(&o.pass_ns) {
+            *a += b;
+        }
+        self.mismatch_list.extend(o.mismatch_list.iter().cloned());
+        self.mismatch_list.sort_by_key(|m| m.index);
+        self.mismatch_list.truncate(LIST_CAP);
+        self.skipped += o.skipped;
+        self.skipped_list.extend(o.skipped_list.iter().cloned());
+        self.skipped_list.sort_by_key(|s| (s.index, s.line));
+        self.skipped_list.truncate(LIST_CAP);
+        self.wall_ns += o.wall_ns;
+        self.complete &= o.complete;
+        Ok(())
     }
 
     pub fn count(&self, st: Status) -> u64 {
@@ -398,6 +495,55 @@ mod tests {
         assert_eq!(r.guesses_max, 2);
         assert!((r.no_guess_pct - 33.3).abs() < 0.01);
         assert_eq!(r.puzzles_per_sec, 500_000.0);
+    }
+
+    #[test]
+    fn parts_rebuilt_and_merged_equal_the_whole() {
+        let outcomes: Vec<PuzzleOutcome> = (1..=600u64)
+            .map(|i| {
+                let st = if i % 50 == 0 {
+                    Status::GaveUp
+                } else {
+                    Status::Solved
+                };
+                outcome(i * 997 % 100_000 + 1, i * 7 % 23, st)
+            })
+            .collect();
+        let mut whole = UnitStats::new("d", "s", 1);
+        let mut parts = [
+            UnitStats::new("d", "s", 1),
+            UnitStats::new("d", "s", 1),
+            UnitStats::new("d", "s", 1),
+        ];
+        for (i, o) in outcomes.iter().enumerate() {
+            whole.record(o);
+            parts[i % 3].record(o);
+        }
+        let passes = 1;
+        let rebuilt: Vec<UnitStats> = parts
+            .iter_mut()
+            .map(|p| {
+                p.pass_ns = vec![p.solve_ns_total];
+                p.complete = true;
+                UnitStats::from_parts(
+                    &p.summary(1),
+                    p.time.clone(),
+                    p.guesses.clone(),
+                    p.depth.clone(),
+                    passes,
+                )
+            })
+            .collect();
+        let mut merged = rebuilt[0].clone();
+        for r in &rebuilt[1..] {
+            merged.merge(r).unwrap();
+        }
+        whole.pass_ns = vec![whole.solve_ns_total];
+        whole.complete = true;
+        let (a, b) = (whole.summary(1), merged.summary(1));
+        assert_eq!(a, b);
+        assert_eq!(whole.time, merged.time);
+        assert_eq!(whole.no_guess, merged.no_guess);
     }
 
     #[test]

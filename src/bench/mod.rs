@@ -52,6 +52,46 @@ pub struct RunOptions {
     pub format: Format,
     pub batch_size: usize,
     pub skip_invalid: bool,
+    /// `--shard K/N`: only the puzzles whose index % N == K − 1.
+    pub shard: Option<Shard>,
+}
+
+/// One of N deterministic parts of every dataset (`--shard K/N`): the
+/// puzzles whose 0-based index % N == K − 1. `--limit` applies to the
+/// dataset before the split, so the shards of a limited run cover exactly
+/// the unsharded run's puzzles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// 1-based shard number, 1..=n.
+    pub k: u64,
+    pub n: u64,
+}
+
+impl Shard {
+    /// Whether the puzzle at `index` belongs to this shard.
+    pub fn owns(&self, index: u64) -> bool {
+        index % self.n == self.k - 1
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("invalid shard '{s}': expected K/N with 1 <= K <= N, e.g. 2/3");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let k: u64 = k.trim().parse().map_err(|_| bad())?;
+        let n: u64 = n.trim().parse().map_err(|_| bad())?;
+        if n == 0 || k == 0 || k > n {
+            return Err(bad());
+        }
+        Ok(Shard { k, n })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.k, self.n)
+    }
 }
 
 /// Where per-puzzle rows go.
@@ -109,8 +149,9 @@ pub fn inspect(opts: &RunOptions) -> Result<Vec<DatasetInfo>, DatasetError> {
                 k += 1;
             }
             names.push(name.clone());
-            let estimate =
-                dataset::estimate_count(path).map(|n| opts.limit.map_or(n, |l| l.min(n)));
+            let estimate = dataset::estimate_count(path)
+                .map(|n| opts.limit.map_or(n, |l| l.min(n)))
+                .map(|n| opts.shard.map_or(n, |s| (n + s.n - s.k) / s.n));
             Ok(DatasetInfo {
                 name,
                 path: path.clone(),
@@ -338,6 +379,9 @@ fn read_batches(
         match item {
             Ok(rec) => {
                 taken += 1;
+                if opts.shard.is_some_and(|sh| !sh.owns(rec.index)) {
+                    continue;
+                }
                 batch.records.push(rec);
                 if batch.records.len() == batch_size {
                     let full = std::mem::replace(
@@ -353,6 +397,12 @@ fn read_batches(
                     batch_no += 1;
                 }
             }
+            Err(e)
+                if e.is_row()
+                    && opts.skip_invalid
+                    && opts
+                        .shard
+                        .is_some_and(|sh| e.index().is_some_and(|i| !sh.owns(i))) => {}
             Err(e) if e.is_row() && opts.skip_invalid => batch.skipped.push(Skipped {
                 line: e.line(),
                 index: e.index(),
@@ -709,5 +759,19 @@ mod tests {
                 "false"
             ]
         );
+    }
+
+    #[test]
+    fn shards_partition_the_indices() {
+        let shards: Vec<Shard> = (1..=3).map(|k| format!("{k}/3").parse().unwrap()).collect();
+        for i in 0..100u64 {
+            assert_eq!(shards.iter().filter(|s| s.owns(i)).count(), 1);
+        }
+        assert!(shards[0].owns(0) && shards[1].owns(1) && shards[2].owns(5));
+        assert_eq!(shards[1].to_string(), "2/3");
+        assert_eq!(" 1 / 1 ".parse::<Shard>(), Ok(Shard { k: 1, n: 1 }));
+        for bad in ["0/3", "4/3", "1/0", "", "3", "a/b", "-1/3"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
     }
 }

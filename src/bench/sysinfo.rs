@@ -37,6 +37,9 @@ pub struct Meta {
     /// Why the run ended early, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
+    /// The results directories a `merge` combined (empty for a run).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<String>,
 }
 
 /// The options that shape the numbers.
@@ -56,6 +59,9 @@ pub struct RunOptionsMeta {
     pub skip_invalid: bool,
     /// Which per-puzzle time is kept over the measured repeats.
     pub time_kept: String,
+    /// `--shard K/N` when the run covered one part of every dataset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -2,6 +2,9 @@
 //! or an error; [`exit_code`] turns errors into a message and status 2.
 
 pub mod check;
+pub mod compare;
+pub mod export;
+pub mod merge;
 pub mod run;
 pub mod solve;
 pub mod strategies;

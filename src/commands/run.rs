@@ -34,6 +34,7 @@ pub const EXIT_INTERRUPTED: i32 = 130;
 
 pub fn run(args: &RunArgs) -> CmdResult {
     let strategies = strategies(&args.strategies)?;
+    let trackers = super::export::tracker_exporters(&args.export)?;
     let opts = RunOptions {
         datasets: args.datasets.clone(),
         strategies,
@@ -53,6 +54,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
         format: args.format,
         batch_size: args.batch_size.max(1),
         skip_invalid: args.skip_invalid,
+        shard: args.shard,
     };
     // File-level problems surface before anything is created.
     let infos = bench::inspect(&opts)?;
@@ -96,11 +98,13 @@ pub fn run(args: &RunArgs) -> CmdResult {
             puzzle_csv: !args.no_puzzle_csv,
             skip_invalid: opts.skip_invalid,
             time_kept: "minimum over the measured repeats".into(),
+            shard: opts.shard.map(|s| s.to_string()),
         },
         datasets: Vec::new(),
         processed: 0,
         complete: false,
         stopped: None,
+        merged_from: Vec::new(),
     };
 
     let partial = out.join("puzzles.csv.partial");
@@ -156,6 +160,11 @@ pub fn run(args: &RunArgs) -> CmdResult {
         exporter
             .export(&report, &out)
             .with_context(|| format!("writing {} in {}", exporter.name(), out.display()))?;
+    }
+    for exporter in trackers {
+        exporter
+            .export(&report, &out)
+            .with_context(|| format!("writing the {} export", exporter.name()))?;
     }
     report::json::write_meta(&meta, &out)?;
 

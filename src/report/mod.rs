@@ -2,7 +2,9 @@
 //! terminal table. Every file is written to a temporary name and renamed into
 //! place, so a file that exists is a finished one.
 
+pub mod bmf;
 pub mod csv;
+pub mod github;
 pub mod hgrm;
 pub mod json;
 pub mod markdown;
@@ -48,6 +50,22 @@ pub fn exporters() -> Vec<Box<dyn Exporter>> {
         Box::new(json::SummaryJson),
         Box::new(markdown::SummaryMarkdown),
     ]
+}
+
+/// Formats of `--export FORMAT FILE` (benchmark trackers).
+pub const TRACKER_FORMATS: [&str; 2] = ["bmf", "github-benchmark"];
+
+/// The exporter of a benchmark-tracker format writing to `path`.
+pub fn tracker_exporter(format: &str, path: &Path) -> anyhow::Result<Box<dyn Exporter>> {
+    let path = path.to_path_buf();
+    Ok(match format {
+        "bmf" => Box::new(bmf::Bmf { path }),
+        "github-benchmark" => Box::new(github::GithubBenchmark { path }),
+        other => anyhow::bail!(
+            "--export {other}: unknown format (expected one of: {})",
+            TRACKER_FORMATS.join(", ")
+        ),
+    })
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename.

@@ -1,0 +1,89 @@
+//! `bench-sudoku compare BASELINE CURRENT`: the regression gate.
+
+use super::CmdResult;
+use crate::compare::{self, load::ResultsDir, stats::Metric, Settings};
+use clap::Args;
+use std::path::PathBuf;
+
+/// What besides a time regression fails the comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    /// Any change of total guesses, backtracks, max depth or puzzle count.
+    Counters,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Results directory of the reference run.
+    #[arg(value_name = "BASELINE_DIR")]
+    pub baseline: PathBuf,
+    /// Results directory of the run under test.
+    #[arg(value_name = "CURRENT_DIR")]
+    pub current: PathBuf,
+    /// Change in percent the whole confidence interval must exceed to count
+    /// as a regression (or improvement).
+    #[arg(long, value_name = "PCT", default_value_t = 5.0)]
+    pub threshold: f64,
+    /// Statistic of the per-puzzle solve times compared.
+    #[arg(long, value_enum, default_value_t = Metric::P50)]
+    pub metric: Metric,
+    /// Print a GitHub-flavoured Markdown table and verdict (for a CI job
+    /// summary) instead of the terminal table.
+    #[arg(long)]
+    pub markdown: bool,
+    /// Also fail (exit 1) when a search counter changed.
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub fail_on: Option<FailOn>,
+    /// Seed of the bootstrap (the verdict is reproducible for a given seed).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// Resample puzzles in pairs (same puzzle in both runs) when both runs
+    /// hold the same puzzles: a tighter interval that ignores run-to-run
+    /// machine noise. Default: each run resampled on its own.
+    #[arg(long)]
+    pub paired: bool,
+}
+
+pub const COMPARE_HELP: &str = "Matches the (dataset, strategy) pairs of two results directories.
+
+Search counters (puzzles, total guesses, total backtracks, max depth) are deterministic and
+compared exactly: any change is reported as a behaviour change. Times are noisy: the chosen
+statistic (--metric) of the per-puzzle solve times in puzzles.csv is compared with a seeded
+95% percentile bootstrap of the ratio current/baseline (each run resampled on its own; with
+--paired, puzzles resampled in pairs when both runs hold the same puzzles). A pair is 'regressed' only when the whole interval lies above
++threshold, 'improved' only when it lies below -threshold, otherwise 'unchanged'. Without
+puzzles.csv (run --no-puzzle-csv) the summary values are compared without an interval.
+
+Examples:
+  bench-sudoku compare results/main results/pr
+  bench-sudoku compare base/ cur/ --metric mean --threshold 3 --markdown >> \"$GITHUB_STEP_SUMMARY\"
+  bench-sudoku compare base/ cur/ --fail-on counters
+
+Exit status: 0 nothing regressed beyond the threshold; 1 something did (or a counter changed
+with --fail-on counters); 2 bad input (missing or unreadable directory, not a results
+directory, malformed summary.json or puzzles.csv).";
+
+pub fn run(args: &CompareArgs) -> CmdResult {
+    if !(args.threshold.is_finite() && args.threshold >= 0.0) {
+        anyhow::bail!("--threshold {}: expected a percentage >= 0", args.threshold);
+    }
+    let base = ResultsDir::load(&args.baseline)?;
+    let current = ResultsDir::load(&args.current)?;
+    let cmp = compare::compare(
+        &base,
+        &current,
+        Settings {
+            threshold: args.threshold,
+            metric: args.metric,
+            seed: args.seed,
+            paired: args.paired,
+        },
+    )?;
+    let fail_on_counters = args.fail_on == Some(FailOn::Counters);
+    if args.markdown {
+        print!("{}", cmp.markdown(fail_on_counters));
+    } else {
+        print!("{}", cmp.terminal(fail_on_counters));
+    }
+    Ok(cmp.exit_code(fail_on_counters))
+}

@@ -1,0 +1,441 @@
+//! `bench-sudoku merge DIR… --out DIR`: combines the results directories of
+//! the shards of one run (`run --shard K/N`) into the directory the unsharded
+//! run would have written. Counters and histograms are merged losslessly;
+//! the summary is recomputed from the merged data with the run's exporters.
+
+use super::CmdResult;
+use crate::bench::metrics::{UnitStats, LIST_CAP};
+use crate::bench::sysinfo::Meta;
+use crate::bench::{Shard, PUZZLE_CSV_HEADER};
+use crate::compare::load::ResultsDir;
+use crate::report::{self, terminal, Report};
+use anyhow::{bail, Context};
+use clap::Args;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Results directories of the shards (`run --shard K/N`).
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Directory of the merged results.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Replace the results already in --out DIR.
+    #[arg(long)]
+    pub force: bool,
+}
+
+pub const MERGE_HELP: &str =
+    "The inputs must be shards of one run: the same datasets, strategies and
+options, each with a different --shard K/N of the same N. Histograms (V2 .hdr) are added,
+counts and totals summed, maxima maxed; percentiles come from the merged histograms and the
+mean from the summed totals; puzzles.csv rows are merged in index order per (dataset,
+strategy). The merged meta.json is complete only when every input is and all N shards are
+present; it lists the inputs in \"merged_from\". Wall time and throughput are the sums over
+the shards (as if they had run one after another).
+
+Examples:
+  bench-sudoku run datasets/hard.csv --shard 1/3 --out r1   (and 2/3, 3/3, e.g. in a CI matrix)
+  bench-sudoku merge r1 r2 r3 --out results/hard
+
+Exit status: 0 merged; 2 bad input (unreadable or inconsistent inputs, overlapping shards,
+unusable --out).";
+
+/// Checks that the inputs are distinct shards of one run; returns N and the
+/// shard numbers present.
+fn check_consistent(inputs: &[ResultsDir]) -> anyhow::Result<(u64, Vec<u64>)> {
+    let first = &inputs[0];
+    let mut n_all = None;
+    let mut seen: HashMap<u64, &Path> = HashMap::new();
+    for d in inputs {
+        let shard: Shard = match &d.meta.options.shard {
+            Some(s) => s
+                .parse()
+                .map_err(|e| anyhow::anyhow!("{}: {e}", d.path.display()))?,
+            None => bail!(
+                "{}: not a shard (run with --shard K/N); merging unsharded runs would count puzzles twice",
+                d.path.display()
+            ),
+        };
+        match n_all {
+            None => n_all = Some(shard.n),
+            Some(n) if n != shard.n => bail!(
+                "{}: shard {shard} does not split like {} (N = {n})",
+                d.path.display(),
+                first.path.display()
+            ),
+            _ => {}
+        }
+        if let Some(other) = seen.insert(shard.k, &d.path) {
+            bail!(
+                "{} and {}: both are shard {shard} (overlapping shards)",
+                other.display(),
+                d.path.display()
+            );
+        }
+        if d.meta.version != first.meta.version {
+            bail!(
+                "{} and {}: written by different bench-sudoku versions ({} vs {})",
+                first.path.display(),
+                d.path.display(),
+                first.meta.version,
+                d.meta.version
+            );
+        }
+        if d.meta.git_commit != first.meta.git_commit || d.meta.cpu_model != first.meta.cpu_model {
+            eprintln!(
+                "bench-sudoku: warning: {} and {} come from different builds or CPUs; merged times mix them",
+                first.path.display(),
+                d.path.display()
+            );
+        }
+        let mut a = d.meta.options.clone();
+        let mut b = first.meta.options.clone();
+        a.shard = None;
+        b.shard = None;
+        if a != b {
+            bail!(
+                "{} and {}: different run options ({} vs {}); shards of one run share every option but --shard",
+                first.path.display(),
+                d.path.display(),
+                serde_json::to_string(&b)?,
+                serde_json::to_string(&a)?
+            );
+        }
+        let sig = |m: &Meta| -> Vec<(String, String, bool)> {
+            m.datasets
+                .iter()
+                .map(|x| (x.name.clone(), x.format.clone(), x.has_solutions))
+                .collect()
+        };
+        if sig(&d.meta) != sig(&first.meta) {
+            bail!(
+                "{} and {}: different datasets",
+                first.path.display(),
+                d.path.display()
+            );
+        }
+    }
+    let mut ks: Vec<u64> = seen.into_keys().collect();
+    ks.sort_unstable();
+    Ok((n_all.unwrap_or(1), ks))
+}
+
+fn prepare_out(args: &MergeArgs, inputs: &[ResultsDir]) -> anyhow::Result<()> {
+    let out = &args.out;
+    for d in inputs {
+        if let (Ok(a), Ok(b)) = (out.canonicalize(), d.path.canonicalize()) {
+            if a == b {
+                bail!("--out {}: is one of the inputs", out.display());
+            }
+        }
+    }
+    if out.exists() && !out.is_dir() {
+        bail!("--out {}: exists and is not a directory", out.display());
+    }
+    let ours = [
+        "puzzles.csv",
+        "summary.csv",
+        "summary.json",
+        "summary.md",
+        "meta.json",
+        "histograms",
+    ];
+    if ours.iter().any(|f| out.join(f).exists()) {
+        if !args.force {
+            bail!(
+                "--out {}: already holds results; choose another directory or pass --force to replace them",
+                out.display()
+            );
+        }
+        for f in ours {
+            let p = out.join(f);
+            if p.is_dir() {
+                std::fs::remove_dir_all(&p)
+            } else if p.exists() {
+                std::fs::remove_file(&p)
+            } else {
+                Ok(())
+            }
+            .with_context(|| format!("--force: cannot remove {}", p.display()))?;
+        }
+    }
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("{}: cannot create the results directory", out.display()))
+}
+
+/// The aggregates of one input's unit, rebuilt from its files.
+fn unit_of(d: &ResultsDir, i: usize) -> anyhow::Result<UnitStats> {
+    let r = &d.results[i];
+    let h = |suffix: &str| d.histogram(&r.dataset, &r.strategy, suffix);
+    let passes = d.meta.options.warmup + d.meta.options.repeat.max(1);
+    let mut u = UnitStats::from_parts(r, h("")?, h(".guesses")?, h(".depth")?, passes);
+    let same = |ds: &str, st: &str| ds == r.dataset && st == r.strategy;
+    for l in d
+        .mismatch_list
+        .iter()
+        .filter(|l| same(&l.dataset, &l.strategy))
+    {
+        for row in &l.rows {
+            let m = row.to_mismatch().with_context(|| {
+                format!(
+                    "{}: unknown status '{}'",
+                    d.path.join("summary.json").display(),
+                    row.status
+                )
+            })?;
+            u.mismatch_list.push(m);
+        }
+    }
+    for l in d
+        .skipped_rows
+        .iter()
+        .filter(|l| same(&l.dataset, &l.strategy))
+    {
+        u.skipped_list.extend(l.rows.iter().cloned());
+    }
+    u.mismatch_list.truncate(LIST_CAP);
+    u.skipped_list.truncate(LIST_CAP);
+    Ok(u)
+}
+
+/// The merged meta: the first input's machine facts, the run's options
+/// without the shard (or the shards present when some are missing), summed
+/// counts, the earliest start and the latest finish.
+fn merged_meta(inputs: &[ResultsDir], n: u64, ks: &[u64]) -> Meta {
+    let mut m = inputs[0].meta.clone();
+    let all_shards = ks.len() as u64 == n;
+    m.command_line = std::env::args().collect();
+    m.merged_from = inputs
+        .iter()
+        .map(|d| d.path.display().to_string())
+        .collect();
+    m.options.shard = if all_shards {
+        None
+    } else {
+        let ks: Vec<String> = ks.iter().map(u64::to_string).collect();
+        Some(format!("{}/{n}", ks.join("+")))
+    };
+    m.started = inputs
+        .iter()
+        .map(|d| d.meta.started.clone())
+        .min()
+        .unwrap_or_default();
+    m.finished = inputs.iter().filter_map(|d| d.meta.finished.clone()).max();
+    m.processed = inputs.iter().map(|d| d.meta.processed).sum();
+    m.threads = inputs.iter().map(|d| d.meta.threads).max().unwrap_or(1);
+    for (i, ds) in m.datasets.iter_mut().enumerate() {
+        ds.puzzles = inputs.iter().map(|d| d.meta.datasets[i].puzzles).sum();
+        ds.skipped = inputs.iter().map(|d| d.meta.datasets[i].skipped).sum();
+    }
+    let mut stopped: Vec<String> = inputs
+        .iter()
+        .filter_map(|d| {
+            d.meta
+                .stopped
+                .as_ref()
+                .map(|s| format!("{}: {s}", d.path.display()))
+        })
+        .collect();
+    if !all_shards {
+        stopped.push(format!("only {} of {n} shards merged", ks.len()));
+    }
+    m.complete = all_shards && inputs.iter().all(|d| d.meta.complete);
+    m.stopped = (!stopped.is_empty()).then(|| stopped.join("; "));
+    m
+}
+
+/// One input's rows of puzzles.csv with their merge key.
+struct RowStream {
+    file: PathBuf,
+    rows: csv::StringRecordsIntoIter<std::fs::File>,
+    head: Option<((usize, u64), csv::StringRecord)>,
+}
+
+impl RowStream {
+    fn advance(&mut self, order: &dyn Fn(&str, &str) -> Option<usize>) -> anyhow::Result<()> {
+        let prev = self.head.as_ref().map(|h| h.0);
+        self.head = match self.rows.next() {
+            None => None,
+            Some(rec) => {
+                let rec = rec.with_context(|| format!("{}: malformed row", self.file.display()))?;
+                let line = rec.position().map_or(0, |p| p.line());
+                let bad = |what: &str| anyhow::anyhow!("{}:{line}: {what}", self.file.display());
+                let unit = order(rec.get(0).unwrap_or(""), rec.get(4).unwrap_or(""))
+                    .ok_or_else(|| bad("dataset/strategy not in the run's meta"))?;
+                let index: u64 = rec
+                    .get(1)
+                    .and_then(|v| v.parse().ok())
+                    .ok_or_else(|| bad("bad index"))?;
+                if prev.is_some_and(|p| p >= (unit, index)) {
+                    return Err(bad("rows out of order"));
+                }
+                Some(((unit, index), rec))
+            }
+        };
+        Ok(())
+    }
+}
+
+/// k-way merge of the inputs' puzzles.csv by (unit, index), streaming.
+fn merge_puzzle_csv(inputs: &[ResultsDir], out: &Path) -> anyhow::Result<()> {
+    let meta = &inputs[0].meta;
+    let ds: HashMap<&str, usize> = meta
+        .datasets
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.name.as_str(), i))
+        .collect();
+    let st: HashMap<&str, usize> = meta
+        .options
+        .strategies
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.as_str(), i))
+        .collect();
+    let ns = st.len().max(1);
+    let order = |d: &str, s: &str| -> Option<usize> { Some(ds.get(d)? * ns + st.get(s)?) };
+    let mut streams = Vec::new();
+    for d in inputs {
+        let file = d.puzzles_csv();
+        let mut r = csv::Reader::from_path(&file)
+            .with_context(|| format!("{}: cannot read", file.display()))?;
+        let header = r
+            .headers()
+            .with_context(|| format!("{}: malformed header", file.display()))?;
+        if header.iter().ne(PUZZLE_CSV_HEADER.iter().copied()) {
+            bail!("{}: unexpected columns", file.display());
+        }
+        let mut s = RowStream {
+            file,
+            rows: r.into_records(),
+            head: None,
+        };
+        s.advance(&order)?;
+        streams.push(s);
+    }
+    let partial = out.join("puzzles.csv.partial");
+    let mut w = csv::Writer::from_writer(std::io::BufWriter::new(
+        std::fs::File::create(&partial)
+            .with_context(|| format!("{}: cannot create", partial.display()))?,
+    ));
+    w.write_record(PUZZLE_CSV_HEADER)?;
+    loop {
+        let next = streams
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.head.as_ref().map(|h| (h.0, i)))
+            .min();
+        let Some((key, i)) = next else { break };
+        if streams
+            .iter()
+            .enumerate()
+            .any(|(j, s)| j != i && s.head.as_ref().is_some_and(|h| h.0 == key))
+        {
+            bail!(
+                "puzzle {} appears in two inputs (overlapping shards)",
+                key.1
+            );
+        }
+        if let Some((_, rec)) = &streams[i].head {
+            w.write_record(rec)?;
+        }
+        streams[i].advance(&order)?;
+    }
+    let file = w
+        .into_inner()
+        .map_err(|e| anyhow::anyhow!("{}: {e}", partial.display()))?
+        .into_inner()
+        .map_err(|e| anyhow::anyhow!("{}: {}", partial.display(), e.error()))?;
+    file.sync_all()?;
+    std::fs::rename(&partial, out.join("puzzles.csv"))
+        .with_context(|| format!("{}: cannot rename", partial.display()))?;
+    Ok(())
+}
+
+pub fn run(args: &MergeArgs) -> CmdResult {
+    let inputs: Vec<ResultsDir> = args
+        .dirs
+        .iter()
+        .map(|d| ResultsDir::load(d))
+        .collect::<anyhow::Result<_>>()?;
+    let (n, ks) = check_consistent(&inputs)?;
+    // Units in run order: every (dataset, strategy) any input has.
+    let meta0 = &inputs[0].meta;
+    let mut units: Vec<UnitStats> = Vec::new();
+    for ds in &meta0.datasets {
+        for st in &meta0.options.strategies {
+            let mut merged: Option<UnitStats> = None;
+            for d in &inputs {
+                let Some(i) = d
+                    .results
+                    .iter()
+                    .position(|r| r.dataset == ds.name && &r.strategy == st)
+                else {
+                    continue;
+                };
+                let u = unit_of(d, i)?;
+                match merged.as_mut() {
+                    None => merged = Some(u),
+                    Some(m) => m.merge(&u).map_err(|e| {
+                        anyhow::anyhow!(
+                            "{}: histograms of {}/{} cannot be added: {e:?}",
+                            d.path.display(),
+                            ds.name,
+                            st
+                        )
+                    })?,
+                }
+            }
+            units.extend(merged);
+        }
+    }
+    let extra: Vec<String> = inputs
+        .iter()
+        .flat_map(|d| d.results.iter().map(move |r| (d, r)))
+        .filter(|(_, r)| {
+            !units
+                .iter()
+                .any(|u| u.dataset == r.dataset && u.strategy == r.strategy)
+        })
+        .map(|(d, r)| format!("{}: {}/{}", d.path.display(), r.dataset, r.strategy))
+        .collect();
+    if !extra.is_empty() {
+        bail!(
+            "results not in the run's datasets × strategies: {}",
+            extra.join(", ")
+        );
+    }
+    prepare_out(args, &inputs)?;
+    let meta = merged_meta(&inputs, n, &ks);
+    let with_csv = inputs.iter().filter(|d| d.has_puzzles_csv()).count();
+    if with_csv == inputs.len() {
+        merge_puzzle_csv(&inputs, &args.out)?;
+    } else if with_csv > 0 {
+        eprintln!(
+            "bench-sudoku: warning: some inputs have no puzzles.csv; the merged directory has none"
+        );
+    }
+    let report = Report::new(&meta, &units);
+    for exporter in report::exporters() {
+        exporter
+            .export(&report, &args.out)
+            .with_context(|| format!("writing {} in {}", exporter.name(), args.out.display()))?;
+    }
+    report::json::write_meta(&meta, &args.out)?;
+    print!("{}", terminal::table(&report.results));
+    if !meta.complete {
+        eprintln!(
+            "merged results are incomplete ({})",
+            meta.stopped.as_deref().unwrap_or("an input is incomplete")
+        );
+    }
+    println!(
+        "merged {} shards of {n} into {}",
+        inputs.len(),
+        args.out.display()
+    );
+    Ok(0)
+}

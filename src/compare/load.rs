@@ -1,0 +1,166 @@
+//! Reading a results directory back: `summary.json` (meta, results, lists),
+//! the per-puzzle times of `puzzles.csv`, and the V2 `.hdr` histograms.
+//! Every error names the file it is about.
+
+use crate::bench::metrics::{Mismatch, ResultRecord, Skipped};
+use crate::bench::sysinfo::Meta;
+use crate::report::file_safe;
+use crate::solver::Status;
+use anyhow::{bail, Context};
+use hdrhistogram::Histogram;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The rows listed for one unit in `mismatch_list` / `skipped_rows`.
+#[derive(Clone, Debug, Deserialize)]
+pub struct UnitRows<T> {
+    pub dataset: String,
+    pub strategy: String,
+    pub rows: Vec<T>,
+}
+
+/// A `mismatch_list` row as written (status as text).
+#[derive(Clone, Debug, Deserialize)]
+pub struct MismatchRow {
+    pub index: u64,
+    pub line: u64,
+    pub status: String,
+    pub detail: String,
+}
+
+impl MismatchRow {
+    pub fn to_mismatch(&self) -> Option<Mismatch> {
+        Some(Mismatch {
+            index: self.index,
+            line: self.line,
+            status: Status::parse(&self.status)?,
+            detail: self.detail.clone(),
+        })
+    }
+}
+
+#[derive(Deserialize)]
+struct SummaryFile {
+    meta: Meta,
+    results: Vec<ResultRecord>,
+    #[serde(default)]
+    mismatch_list: Vec<UnitRows<MismatchRow>>,
+    #[serde(default)]
+    skipped_rows: Vec<UnitRows<Skipped>>,
+}
+
+/// A results directory as `compare`, `merge` and `export` see it.
+#[derive(Clone, Debug)]
+pub struct ResultsDir {
+    pub path: PathBuf,
+    pub meta: Meta,
+    pub results: Vec<ResultRecord>,
+    pub mismatch_list: Vec<UnitRows<MismatchRow>>,
+    pub skipped_rows: Vec<UnitRows<Skipped>>,
+}
+
+/// Per-puzzle solve times of one unit, in index order: (index, time_ns).
+pub type Samples = Vec<(u64, u64)>;
+
+impl ResultsDir {
+    /// Reads `DIR/summary.json`.
+    pub fn load(path: &Path) -> anyhow::Result<Self> {
+        if !path.exists() {
+            bail!("{}: no such directory", path.display());
+        }
+        if !path.is_dir() {
+            bail!("{}: not a directory", path.display());
+        }
+        let file = path.join("summary.json");
+        if !file.is_file() {
+            bail!(
+                "{}: not a results directory (no summary.json; make one with `bench-sudoku run --out DIR`)",
+                path.display()
+            );
+        }
+        let bytes =
+            std::fs::read(&file).with_context(|| format!("{}: cannot read", file.display()))?;
+        let s: SummaryFile = serde_json::from_slice(&bytes)
+            .with_context(|| format!("{}: malformed summary", file.display()))?;
+        Ok(ResultsDir {
+            path: path.to_path_buf(),
+            meta: s.meta,
+            results: s.results,
+            mismatch_list: s.mismatch_list,
+            skipped_rows: s.skipped_rows,
+        })
+    }
+
+    pub fn puzzles_csv(&self) -> PathBuf {
+        self.path.join("puzzles.csv")
+    }
+
+    pub fn has_puzzles_csv(&self) -> bool {
+        self.puzzles_csv().is_file()
+    }
+
+    /// The per-puzzle times of every unit from `puzzles.csv`, each sorted by
+    /// index; `None` when the directory has no puzzles.csv.
+    pub fn samples(&self) -> anyhow::Result<Option<HashMap<(String, String), Samples>>> {
+        let file = self.puzzles_csv();
+        if !file.is_file() {
+            return Ok(None);
+        }
+        let ctx = || format!("{}: malformed per-puzzle results", file.display());
+        let mut r = csv::Reader::from_path(&file).with_context(ctx)?;
+        let headers = r.headers().with_context(ctx)?.clone();
+        let col = |name: &str| {
+            headers
+                .iter()
+                .position(|h| h == name)
+                .with_context(|| format!("{}: no '{name}' column", file.display()))
+        };
+        let (cd, ci, cs, ct) = (
+            col("dataset")?,
+            col("index")?,
+            col("strategy")?,
+            col("time_ns")?,
+        );
+        let mut out: HashMap<(String, String), Samples> = HashMap::new();
+        let mut rec = csv::StringRecord::new();
+        while r.read_record(&mut rec).with_context(ctx)? {
+            let line = rec.position().map_or(0, |p| p.line());
+            let num = |c: usize, what: &str| -> anyhow::Result<u64> {
+                rec.get(c)
+                    .and_then(|v| v.parse().ok())
+                    .with_context(|| format!("{}:{line}: bad {what}", file.display()))
+            };
+            let (index, time) = (num(ci, "index")?, num(ct, "time_ns")?);
+            let key = (
+                rec.get(cd).unwrap_or("").to_string(),
+                rec.get(cs).unwrap_or("").to_string(),
+            );
+            out.entry(key).or_default().push((index, time));
+        }
+        for v in out.values_mut() {
+            v.sort_unstable();
+        }
+        Ok(Some(out))
+    }
+
+    /// Reads `histograms/<dataset>-<strategy><suffix>.hdr` (suffix "",
+    /// ".guesses" or ".depth").
+    pub fn histogram(
+        &self,
+        dataset: &str,
+        strategy: &str,
+        suffix: &str,
+    ) -> anyhow::Result<Histogram<u64>> {
+        let file = self.path.join("histograms").join(format!(
+            "{}-{}{suffix}.hdr",
+            file_safe(dataset),
+            file_safe(strategy)
+        ));
+        let bytes =
+            std::fs::read(&file).with_context(|| format!("{}: cannot read", file.display()))?;
+        hdrhistogram::serialization::Deserializer::new()
+            .deserialize(&mut &bytes[..])
+            .map_err(|e| anyhow::anyhow!("{}: not a V2 histogram: {e:?}", file.display()))
+    }
+}

@@ -1,0 +1,469 @@
+//! Comparing two results directories: per (dataset, strategy), exact
+//! search-effort counter changes and a bootstrap verdict on solve time.
+//! `bench-sudoku compare` prints it; its exit status gates CI.
+
+pub mod load;
+pub mod stats;
+
+use crate::bench::metrics::ResultRecord;
+use crate::report::terminal::fmt_ns;
+use load::{ResultsDir, Samples};
+use stats::{Interval, Metric};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// What changed for one (dataset, strategy).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Improved,
+    Regressed,
+    Unchanged,
+    /// Only in the current run.
+    New,
+    /// Only in the baseline.
+    Missing,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Improved => "improved",
+            Verdict::Regressed => "regressed",
+            Verdict::Unchanged => "unchanged",
+            Verdict::New => "new",
+            Verdict::Missing => "missing",
+        }
+    }
+}
+
+/// An exact change of a deterministic counter (baseline → current).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CounterChange {
+    pub name: &'static str,
+    pub base: u64,
+    pub current: u64,
+}
+
+/// How the time verdict was reached.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TimeEvidence {
+    /// Bootstrap over the per-puzzle samples of puzzles.csv.
+    Bootstrap(Interval),
+    /// Summary values only (a run without puzzles.csv): no interval.
+    Summary { base: f64, current: f64 },
+}
+
+/// One line of the comparison.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub dataset: String,
+    pub strategy: String,
+    pub verdict: Verdict,
+    /// `None` for new / missing units.
+    pub time: Option<TimeEvidence>,
+    pub counters: Vec<CounterChange>,
+}
+
+impl Row {
+    /// current / baseline of the compared statistic.
+    pub fn ratio(&self) -> Option<f64> {
+        match self.time? {
+            TimeEvidence::Bootstrap(i) => Some(i.ratio),
+            TimeEvidence::Summary { base, current } => Some(current / base.max(f64::MIN_POSITIVE)),
+        }
+    }
+}
+
+/// Settings of a comparison.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// Percent.
+    pub threshold: f64,
+    pub metric: Metric,
+    pub seed: u64,
+    /// Resample puzzles in pairs when both runs hold the same puzzles
+    /// (tighter; assumes run-level noise is small).
+    pub paired: bool,
+}
+
+/// The whole comparison.
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    pub settings: Settings,
+    pub rows: Vec<Row>,
+    /// Facts the reader must know (fallbacks, different inputs).
+    pub notes: Vec<String>,
+}
+
+/// The counters compared exactly.
+fn counters(r: &ResultRecord) -> [(&'static str, u64); 4] {
+    [
+        ("puzzles", r.puzzles),
+        ("guesses", r.guesses_total),
+        ("backtracks", r.backtracks_total),
+        ("max_depth", r.max_depth_max),
+    ]
+}
+
+/// Compares two loaded results directories.
+pub fn compare(
+    base: &ResultsDir,
+    current: &ResultsDir,
+    settings: Settings,
+) -> anyhow::Result<Comparison> {
+    let bs = base.samples()?;
+    let cs = current.samples()?;
+    let mut notes = Vec::new();
+    for (d, s) in [(base, &bs), (current, &cs)] {
+        if s.is_none() {
+            notes.push(format!(
+                "{} has no puzzles.csv (run with --no-puzzle-csv): times compared from summary values, without an interval",
+                d.path.display()
+            ));
+        }
+        if !d.meta.complete {
+            notes.push(format!("{} is an incomplete run", d.path.display()));
+        }
+    }
+    notes.extend(setup_differences(base, current)?);
+    let key = |r: &ResultRecord| (r.dataset.clone(), r.strategy.clone());
+    let base_map: HashMap<(String, String), &ResultRecord> =
+        base.results.iter().map(|r| (key(r), r)).collect();
+    let cur_keys: Vec<(String, String)> = current.results.iter().map(key).collect();
+    let mut rows = Vec::new();
+    for (i, c) in current.results.iter().enumerate() {
+        let k = &cur_keys[i];
+        let Some(b) = base_map.get(k) else {
+            rows.push(Row {
+                dataset: c.dataset.clone(),
+                strategy: c.strategy.clone(),
+                verdict: Verdict::New,
+                time: None,
+                counters: Vec::new(),
+            });
+            continue;
+        };
+        let changes: Vec<CounterChange> = counters(b)
+            .into_iter()
+            .zip(counters(c))
+            .filter(|(x, y)| x.1 != y.1)
+            .map(|(x, y)| CounterChange {
+                name: x.0,
+                base: x.1,
+                current: y.1,
+            })
+            .collect();
+        let time = match (samples_of(&bs, k), samples_of(&cs, k)) {
+            (Some(sb), Some(sc)) => {
+                let paired = settings.paired
+                    && sb.len() == sc.len()
+                    && sb.iter().zip(sc).all(|(x, y)| x.0 == y.0);
+                let tb: Vec<u64> = sb.iter().map(|x| x.1).collect();
+                let tc: Vec<u64> = sc.iter().map(|x| x.1).collect();
+                TimeEvidence::Bootstrap(stats::bootstrap_ratio(
+                    &tb,
+                    &tc,
+                    paired,
+                    settings.metric,
+                    settings.seed,
+                ))
+            }
+            _ => TimeEvidence::Summary {
+                base: settings.metric.of_summary(b),
+                current: settings.metric.of_summary(c),
+            },
+        };
+        let t = settings.threshold / 100.0;
+        let verdict = match time {
+            TimeEvidence::Bootstrap(i) if i.lo > 1.0 + t => Verdict::Regressed,
+            TimeEvidence::Bootstrap(i) if i.hi < 1.0 - t => Verdict::Improved,
+            TimeEvidence::Summary { base, current } if current > base * (1.0 + t) => {
+                Verdict::Regressed
+            }
+            TimeEvidence::Summary { base, current } if current < base * (1.0 - t) => {
+                Verdict::Improved
+            }
+            _ => Verdict::Unchanged,
+        };
+        rows.push(Row {
+            dataset: c.dataset.clone(),
+            strategy: c.strategy.clone(),
+            verdict,
+            time: Some(time),
+            counters: changes,
+        });
+    }
+    let cur_set: std::collections::HashSet<&(String, String)> = cur_keys.iter().collect();
+    for b in &base.results {
+        if !cur_set.contains(&key(b)) {
+            rows.push(Row {
+                dataset: b.dataset.clone(),
+                strategy: b.strategy.clone(),
+                verdict: Verdict::Missing,
+                time: None,
+                counters: Vec::new(),
+            });
+        }
+    }
+    Ok(Comparison {
+        settings,
+        rows,
+        notes,
+    })
+}
+
+/// Notes on run options and machines that differ (times are then not
+/// like for like, and counters may change for that reason).
+fn setup_differences(base: &ResultsDir, current: &ResultsDir) -> anyhow::Result<Vec<String>> {
+    let mut notes = Vec::new();
+    let (b, c) = (
+        serde_json::to_value(&base.meta.options)?,
+        serde_json::to_value(&current.meta.options)?,
+    );
+    if let (Some(b), Some(c)) = (b.as_object(), c.as_object()) {
+        let mut keys: Vec<&String> = b.keys().chain(c.keys()).collect();
+        keys.sort();
+        keys.dedup();
+        let null = serde_json::Value::Null;
+        let diffs: Vec<String> = keys
+            .into_iter()
+            .filter(|k| b.get(*k) != c.get(*k))
+            .map(|k| {
+                format!(
+                    "{k} {} → {}",
+                    b.get(k).unwrap_or(&null),
+                    c.get(k).unwrap_or(&null)
+                )
+            })
+            .collect();
+        if !diffs.is_empty() {
+            notes.push(format!("run options differ: {}", diffs.join(", ")));
+        }
+    }
+    let (bm, cm) = (&base.meta, &current.meta);
+    if bm.cpu_model != cm.cpu_model || bm.threads != cm.threads {
+        notes.push(format!(
+            "different machines or thread counts: {} ({} threads) → {} ({} threads)",
+            bm.cpu_model, bm.threads, cm.cpu_model, cm.threads
+        ));
+    }
+    Ok(notes)
+}
+
+fn samples_of<'a>(
+    s: &'a Option<HashMap<(String, String), Samples>>,
+    k: &(String, String),
+) -> Option<&'a Samples> {
+    s.as_ref().and_then(|m| m.get(k)).filter(|v| !v.is_empty())
+}
+
+fn pct(ratio: f64) -> String {
+    format!("{:+.1}%", (ratio - 1.0) * 100.0)
+}
+
+impl Comparison {
+    pub fn count(&self, v: Verdict) -> usize {
+        self.rows.iter().filter(|r| r.verdict == v).count()
+    }
+
+    pub fn counters_changed(&self) -> usize {
+        self.rows.iter().filter(|r| !r.counters.is_empty()).count()
+    }
+
+    /// 1 when a time regressed beyond the threshold (or, with
+    /// `fail_on_counters`, when a counter changed); else 0.
+    pub fn exit_code(&self, fail_on_counters: bool) -> i32 {
+        let failed =
+            self.count(Verdict::Regressed) > 0 || (fail_on_counters && self.counters_changed() > 0);
+        i32::from(failed)
+    }
+
+    /// The table cells (header first).
+    fn cells(&self) -> Vec<Vec<String>> {
+        let m = self.settings.metric.as_str();
+        let mut out = vec![vec![
+            "dataset".to_string(),
+            "strategy".to_string(),
+            format!("baseline {m}"),
+            format!("current {m}"),
+            "change".to_string(),
+            "95% CI".to_string(),
+            "verdict".to_string(),
+            "counters".to_string(),
+        ]];
+        for r in &self.rows {
+            let (b, c, ch, ci) = match r.time {
+                None => ("-".into(), "-".into(), "-".into(), "-".into()),
+                Some(TimeEvidence::Bootstrap(i)) => (
+                    fmt_ns(i.base),
+                    fmt_ns(i.current),
+                    pct(i.ratio),
+                    format!("[{}, {}]", pct(i.lo), pct(i.hi)),
+                ),
+                Some(TimeEvidence::Summary { base, current }) => (
+                    fmt_ns(base),
+                    fmt_ns(current),
+                    pct(r.ratio().unwrap_or(1.0)),
+                    "n/a (summary only)".into(),
+                ),
+            };
+            let counters = match r.verdict {
+                Verdict::New | Verdict::Missing => "-".to_string(),
+                _ if r.counters.is_empty() => "identical".to_string(),
+                _ => r
+                    .counters
+                    .iter()
+                    .map(|x| {
+                        let rel = if x.base == 0 {
+                            String::new()
+                        } else {
+                            format!(
+                                " ({:+.2}%)",
+                                (x.current as f64 - x.base as f64) * 100.0 / x.base as f64
+                            )
+                        };
+                        format!("{} {} → {}{rel}", x.name, x.base, x.current)
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            };
+            out.push(vec![
+                r.dataset.clone(),
+                r.strategy.clone(),
+                b,
+                c,
+                ch,
+                ci,
+                r.verdict.as_str().to_string(),
+                counters,
+            ]);
+        }
+        out
+    }
+
+    /// The one-line verdict.
+    pub fn verdict_line(&self, fail_on_counters: bool) -> String {
+        let regressed = self.count(Verdict::Regressed);
+        let changed = self.counters_changed();
+        let head = if self.exit_code(fail_on_counters) == 0 {
+            "PASS"
+        } else {
+            "FAIL"
+        };
+        let mut s = format!(
+            "{head}: {regressed} regressed, {} improved, {} unchanged, {} new, {} missing; search counters changed in {changed}",
+            self.count(Verdict::Improved),
+            self.count(Verdict::Unchanged),
+            self.count(Verdict::New),
+            self.count(Verdict::Missing),
+        );
+        if changed > 0 {
+            s.push_str(if fail_on_counters {
+                " (a behaviour change; failing: --fail-on counters)"
+            } else {
+                " (a behaviour change, not noise)"
+            });
+        }
+        s
+    }
+
+    /// How the verdicts were decided, in one sentence.
+    pub fn method_line(&self) -> String {
+        let st = &self.settings;
+        let boot: Vec<&Interval> = self
+            .rows
+            .iter()
+            .filter_map(|r| match &r.time {
+                Some(TimeEvidence::Bootstrap(i)) => Some(i),
+                _ => None,
+            })
+            .collect();
+        let mut s = format!(
+            "Time verdict on the {} of the per-puzzle solve times, threshold ±{}%: ",
+            st.metric.as_str(),
+            st.threshold
+        );
+        if boot.is_empty() {
+            s.push_str("summary values only, no interval.");
+        } else {
+            let paired = boot.iter().all(|i| i.paired);
+            let unpaired = boot.iter().all(|i| !i.paired);
+            let r_min = boot.iter().map(|i| i.resamples).min().unwrap_or(0);
+            let _ = write!(
+                s,
+                "95% {}percentile-bootstrap interval of the ratio current/baseline ({}{} resamples, seed {}); \
+                 regressed only when the whole interval is above +{t}%, improved only when below −{t}%.",
+                if paired {
+                    "paired "
+                } else if unpaired {
+                    "two-sample "
+                } else {
+                    ""
+                },
+                if r_min < stats::MAX_RESAMPLES { "≥" } else { "" },
+                r_min,
+                st.seed,
+                t = st.threshold
+            );
+        }
+        s.push_str(
+            " Counters (puzzles, guesses, backtracks, max_depth) are exact and compared exactly.",
+        );
+        s
+    }
+
+    /// Aligned text for the terminal.
+    pub fn terminal(&self, fail_on_counters: bool) -> String {
+        let cells = self.cells();
+        let mut widths = vec![0usize; cells[0].len()];
+        for row in &cells {
+            for (w, c) in widths.iter_mut().zip(row) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
+        let mut out = String::new();
+        for row in &cells {
+            let mut line = String::new();
+            for (i, (c, w)) in row.iter().zip(&widths).enumerate() {
+                let pad = " ".repeat(w - c.chars().count());
+                if (2..=4).contains(&i) {
+                    line.push_str(&pad);
+                    line.push_str(c);
+                } else {
+                    line.push_str(c);
+                    line.push_str(&pad);
+                }
+                line.push_str("  ");
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        for n in &self.notes {
+            let _ = writeln!(out, "note: {n}");
+        }
+        let _ = writeln!(out, "{}", self.method_line());
+        let _ = writeln!(out, "{}", self.verdict_line(fail_on_counters));
+        out
+    }
+
+    /// A GitHub-flavoured Markdown table and a one-line verdict (for a CI
+    /// job summary).
+    pub fn markdown(&self, fail_on_counters: bool) -> String {
+        let cells = self.cells();
+        let mut out = String::from("### bench-sudoku compare\n\n");
+        for (i, row) in cells.iter().enumerate() {
+            let esc: Vec<String> = row.iter().map(|c| c.replace('|', "\\|")).collect();
+            let _ = writeln!(out, "| {} |", esc.join(" | "));
+            if i == 0 {
+                let _ = writeln!(out, "|---|---|---:|---:|---:|---|---|---|");
+            }
+        }
+        out.push('\n');
+        for n in &self.notes {
+            let _ = writeln!(out, "> note: {n}\n");
+        }
+        let _ = writeln!(out, "{}\n", self.method_line());
+        let _ = writeln!(out, "**{}**", self.verdict_line(fail_on_counters));
+        out
+    }
+}

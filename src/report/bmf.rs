@@ -1,0 +1,56 @@
+//! Bencher Metric Format (BMF) JSON: benchmark name → measure → metric.
+//!
+//! One benchmark per (dataset, strategy), named `<dataset>/<strategy>`, with
+//! three measures:
+//! - `latency` (ns per puzzle): `value` = mean solve time, `lower_value` =
+//!   p50, `upper_value` = p99 (the band clamped to contain the mean);
+//! - `throughput` (puzzles per second of wall time): `value` only;
+//! - `guesses` (guesses per puzzle, exact): `value` = mean, `lower_value` =
+//!   0 … `upper_value` = the largest per-puzzle count.
+
+use super::{write_atomic, Exporter, Report};
+use crate::bench::metrics::ResultRecord;
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+
+/// The BMF document of a set of results.
+pub fn render(results: &[ResultRecord]) -> Value {
+    let mut doc = Map::new();
+    for r in results {
+        let mean = r.mean_ns;
+        doc.insert(
+            format!("{}/{}", r.dataset, r.strategy),
+            json!({
+                "latency": {
+                    "value": mean,
+                    "lower_value": (r.p50_ns as f64).min(mean),
+                    "upper_value": (r.p99_ns as f64).max(mean),
+                },
+                "throughput": { "value": r.puzzles_per_sec },
+                "guesses": {
+                    "value": r.guesses_mean,
+                    "lower_value": 0.0,
+                    "upper_value": r.guesses_max as f64,
+                },
+            }),
+        );
+    }
+    Value::Object(doc)
+}
+
+/// Writes the BMF JSON of a report to a chosen file.
+pub struct Bmf {
+    pub path: PathBuf,
+}
+
+impl Exporter for Bmf {
+    fn name(&self) -> &'static str {
+        "bmf"
+    }
+    fn export(&self, report: &Report, _dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+        let mut bytes = serde_json::to_vec_pretty(&render(&report.results))?;
+        bytes.push(b'\n');
+        write_atomic(&self.path, &bytes)?;
+        Ok(vec![self.path.clone()])
+    }
+}

@@ -1,0 +1,75 @@
+//! github-action-benchmark's `customSmallerIsBetter` JSON: an array of
+//! `{name, unit, value, range?, extra?}` (every value smaller-is-better).
+//!
+//! Per (dataset, strategy) two entries: `<dataset>/<strategy> latency`
+//! (unit `ns`, value = mean solve time, `extra` = p50/p90/p99/max and the
+//! puzzle count) and `<dataset>/<strategy> guesses` (unit `guesses/puzzle`,
+//! exact mean). Throughput is bigger-is-better, so it is left out.
+
+use super::terminal::fmt_ns;
+use super::{write_atomic, Exporter, Report};
+use crate::bench::metrics::ResultRecord;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// One entry of the `customSmallerIsBetter` array.
+#[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq)]
+pub struct Entry {
+    pub name: String,
+    pub unit: String,
+    pub value: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra: Option<String>,
+}
+
+/// The entries of a set of results.
+pub fn render(results: &[ResultRecord]) -> Vec<Entry> {
+    let mut out = Vec::new();
+    for r in results {
+        let base = format!("{}/{}", r.dataset, r.strategy);
+        out.push(Entry {
+            name: format!("{base} latency"),
+            unit: "ns".into(),
+            value: r.mean_ns,
+            range: None,
+            extra: Some(format!(
+                "mean solve time per puzzle over {} puzzles; p50 {}, p90 {}, p99 {}, max {}",
+                r.puzzles,
+                fmt_ns(r.p50_ns as f64),
+                fmt_ns(r.p90_ns as f64),
+                fmt_ns(r.p99_ns as f64),
+                fmt_ns(r.max_ns as f64)
+            )),
+        });
+        out.push(Entry {
+            name: format!("{base} guesses"),
+            unit: "guesses/puzzle".into(),
+            value: r.guesses_mean,
+            range: None,
+            extra: Some(format!(
+                "exact; total {}, max {}, backtracks {}, max depth {}",
+                r.guesses_total, r.guesses_max, r.backtracks_total, r.max_depth_max
+            )),
+        });
+    }
+    out
+}
+
+/// Writes the github-action-benchmark JSON of a report to a chosen file.
+pub struct GithubBenchmark {
+    pub path: PathBuf,
+}
+
+impl Exporter for GithubBenchmark {
+    fn name(&self) -> &'static str {
+        "github-benchmark"
+    }
+    fn export(&self, report: &Report, _dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+        let mut bytes = serde_json::to_vec_pretty(&render(&report.results))?;
+        bytes.push(b'\n');
+        write_atomic(&self.path, &bytes)?;
+        Ok(vec![self.path.clone()])
+    }
+}

@@ -1,0 +1,266 @@
+//! `bench-sudoku compare`: verdicts on the hand-made results directories of
+//! tests/fixtures/compare, exit codes, Markdown, the fallback without
+//! puzzles.csv, and two real runs of the same binary coming out unchanged.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn compare(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
+        .arg("compare")
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/compare")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The verdict column of the row of `strategy`.
+fn verdict(stdout: &str, strategy: &str) -> String {
+    stdout
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some(strategy))
+        .and_then(|l| {
+            ["improved", "regressed", "unchanged", "new", "missing"]
+                .into_iter()
+                .find(|v| l.split_whitespace().any(|w| w == *v))
+        })
+        .unwrap_or_else(|| panic!("no row for {strategy} in:\n{stdout}"))
+        .to_string()
+}
+
+#[test]
+fn same_times_are_unchanged_and_exit_0() {
+    let o = compare(&[&fixture("base"), &fixture("same")]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let s = out(&o);
+    assert_eq!(verdict(&s, "a"), "unchanged");
+    assert_eq!(verdict(&s, "b"), "unchanged");
+    assert!(s.contains("identical"), "{s}");
+    assert!(s.contains("PASS"), "{s}");
+    // The interval is printed and straddles zero.
+    assert!(s.contains("95% CI") && s.contains("[-"), "{s}");
+}
+
+#[test]
+fn a_slower_strategy_regresses_and_exits_1() {
+    let o = compare(&[&fixture("base"), &fixture("regressed")]);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    let s = out(&o);
+    assert_eq!(verdict(&s, "a"), "regressed");
+    assert_eq!(verdict(&s, "b"), "unchanged");
+    assert!(s.contains("FAIL: 1 regressed"), "{s}");
+    // A threshold wider than the change: unchanged again.
+    let o = compare(&[&fixture("base"), &fixture("regressed"), "--threshold", "80"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(verdict(&out(&o), "a"), "unchanged");
+}
+
+#[test]
+fn improvements_and_exact_counter_changes() {
+    let o = compare(&[&fixture("base"), &fixture("improved")]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let s = out(&o);
+    assert_eq!(verdict(&s, "a"), "improved");
+    assert_eq!(verdict(&s, "b"), "unchanged");
+    assert!(s.contains("guesses 60 → 100 (+66.67%)"), "{s}");
+    assert!(s.contains("counters changed in 1"), "{s}");
+    // --fail-on counters turns the behaviour change into a failure.
+    let o = compare(&[
+        &fixture("base"),
+        &fixture("improved"),
+        "--fail-on",
+        "counters",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(out(&o).contains("--fail-on counters"));
+}
+
+#[test]
+fn new_and_missing_strategies() {
+    let o = compare(&[&fixture("base"), &fixture("new_missing")]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let s = out(&o);
+    assert_eq!(verdict(&s, "a"), "unchanged");
+    assert_eq!(verdict(&s, "c"), "new");
+    assert_eq!(verdict(&s, "b"), "missing");
+    assert!(
+        s.contains(r#"note: run options differ: strategies ["a","b"] → ["a","c"]"#),
+        "{s}"
+    );
+}
+
+#[test]
+fn without_puzzles_csv_summary_values_are_compared_and_said_so() {
+    let o = compare(&[&fixture("base"), &fixture("summary_only")]);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    let s = out(&o);
+    assert!(s.contains("no puzzles.csv"), "{s}");
+    assert!(s.contains("n/a (summary only)"), "{s}");
+    assert_eq!(verdict(&s, "a"), "regressed");
+}
+
+#[test]
+fn markdown_is_a_table_and_a_verdict_line() {
+    let o = compare(&[&fixture("base"), &fixture("regressed"), "--markdown"]);
+    assert_eq!(o.status.code(), Some(1));
+    let s = out(&o);
+    assert!(
+        s.contains("| dataset | strategy | baseline p50 | current p50 | change | 95% CI | verdict | counters |"),
+        "{s}"
+    );
+    assert!(s.contains("|---|---|---:|"), "{s}");
+    assert!(
+        s.contains("| tiny | a |") && s.contains("| regressed |"),
+        "{s}"
+    );
+    let last = s.lines().rev().find(|l| !l.is_empty()).unwrap();
+    assert!(last.starts_with("**FAIL: 1 regressed"), "{last}");
+}
+
+#[test]
+fn the_verdict_is_reproducible_and_metrics_selectable() {
+    for metric in ["mean", "p50", "p90", "p99"] {
+        let args = [
+            fixture("base"),
+            fixture("regressed"),
+            "--metric".to_string(),
+            metric.to_string(),
+        ];
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let a = compare(&args);
+        let b = compare(&args);
+        assert_eq!(out(&a), out(&b));
+        assert!(out(&a).contains(&format!("baseline {metric}")));
+    }
+    let o = compare(&[&fixture("base"), &fixture("same"), "--paired"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(out(&o).contains("paired percentile-bootstrap"));
+}
+
+#[test]
+fn bad_input_exits_2_naming_the_file() {
+    let cases = [
+        (fixture("missing-dir"), "no such directory"),
+        (fixture("not_results"), "not a results directory"),
+        (
+            fixture("bad_json"),
+            "bad_json/summary.json: malformed summary",
+        ),
+    ];
+    for (dir, msg) in cases {
+        let o = compare(&[&fixture("base"), &dir]);
+        assert_eq!(o.status.code(), Some(2), "{dir}");
+        assert!(err(&o).contains(msg), "{dir}: {}", err(&o));
+        let o = compare(&[&dir, &fixture("base")]);
+        assert_eq!(o.status.code(), Some(2), "{dir}");
+    }
+    // A malformed puzzles.csv is named with its line.
+    let dir = scratch("bad-csv");
+    for f in ["summary.json", "puzzles.csv"] {
+        std::fs::copy(Path::new(&fixture("same")).join(f), dir.join(f)).unwrap();
+    }
+    let mut text = std::fs::read_to_string(dir.join("puzzles.csv")).unwrap();
+    text.push_str("tiny,41,,,a,solved,1,fast,0,0,3,1,50,5,25,\n");
+    std::fs::write(dir.join("puzzles.csv"), text).unwrap();
+    let o = compare(&[&fixture("base"), &dir.display().to_string()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("puzzles.csv:82: bad time_ns"),
+        "{}",
+        err(&o)
+    );
+    let o = compare(&[&fixture("base"), &fixture("same"), "--threshold", "-1"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir()
+        .join(format!("bench-sudoku-compare-{}", std::process::id()))
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Two runs of the same binary on the same machine: every pair unchanged,
+/// counters identical, exit 0 — also on the summaries alone.
+///
+/// The development machine is a 2-vCPU VM shared with other jobs (load
+/// average around 6): for a second at a time a whole unit can run 20–30 %
+/// slower (measured: every easy strategy of one run −26 % against the other),
+/// which no within-run statistic can see. So the two runs are started
+/// together (one core each, same conditions), and a pair disturbed anyway is
+/// measured again, at most five times; counters must be identical every time.
+#[test]
+fn two_real_runs_of_the_same_binary_are_unchanged() {
+    let dir = scratch("same-binary");
+    let root = env!("CARGO_MANIFEST_DIR");
+    let (easy, hard) = (
+        format!("{root}/datasets/easy.csv"),
+        format!("{root}/datasets/hard.csv"),
+    );
+    let dirs: Vec<String> = ["a", "b"]
+        .iter()
+        .map(|n| dir.join(n).display().to_string())
+        .collect();
+    let mut last = String::new();
+    let mut passed = false;
+    for _attempt in 0..5 {
+        let children: Vec<_> = dirs
+            .iter()
+            .map(|d| {
+                Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
+                    .args(["run", &easy, &hard, "--limit", "100", "-j", "1"])
+                    .args([
+                        "--repeat", "3", "--warmup", "1", "-q", "--force", "--out", d,
+                    ])
+                    .stdout(std::process::Stdio::null())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for mut c in children {
+            assert!(c.wait().unwrap().success());
+        }
+        // A tolerant threshold: tests run beside other tests on a shared
+        // machine. The default 5 % on a quiet machine is measured in
+        // docs/PERFORMANCE.md.
+        let o = compare(&[
+            &dirs[0],
+            &dirs[1],
+            "--fail-on",
+            "counters",
+            "--threshold",
+            "25",
+        ]);
+        last = out(&o);
+        // Counters are exact whatever the noise.
+        assert_eq!(last.matches("identical").count(), 6, "{last}");
+        if o.status.code() == Some(0) && last.matches("unchanged").count() == 6 + 1 {
+            passed = true;
+            break;
+        }
+    }
+    assert!(passed, "{last}");
+    // Without puzzles.csv: summary values, no interval, counters still exact.
+    std::fs::remove_file(Path::new(&dirs[1]).join("puzzles.csv")).unwrap();
+    let o = compare(&[&dirs[0], &dirs[1], "--threshold", "50"]);
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    assert!(out(&o).contains("without an interval"));
+    assert_eq!(out(&o).matches("identical").count(), 6);
+}
