@@ -2,6 +2,7 @@
 //! or an error; [`exit_code`] turns errors into a message and status 2.
 
 pub mod check;
+pub mod report;
 pub mod run;
 pub mod solve;
 pub mod strategies;

@@ -2,8 +2,10 @@
 //! terminal table. Every file is written to a temporary name and renamed into
 //! place, so a file that exists is a finished one.
 
+pub mod charts;
 pub mod csv;
 pub mod hgrm;
+pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod terminal;
@@ -47,6 +49,8 @@ pub fn exporters() -> Vec<Box<dyn Exporter>> {
         Box::new(csv::SummaryCsv),
         Box::new(json::SummaryJson),
         Box::new(markdown::SummaryMarkdown),
+        Box::new(charts::Charts),
+        Box::new(html::HtmlReport),
     ]
 }
 
