@@ -18,7 +18,9 @@ use super::{file_safe, write_atomic, Exporter, Report};
 use crate::bench::metrics::UnitStats;
 use anyhow::{anyhow, Context};
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -26,7 +28,7 @@ use std::path::{Path, PathBuf};
 /// Points per (dataset, strategy) on the scatter chart, at most.
 pub const SCATTER_MAX: usize = 5000;
 /// Size of every chart, in SVG pixels.
-pub const SIZE: (u32, u32) = (1200, 560);
+pub const SIZE: (u32, u32) = (1200, 520);
 const FONT: &str = "sans-serif";
 
 /// Tableau 10: distinct, colour-blind-friendly enough, readable on white.
@@ -238,6 +240,70 @@ impl Ranged for Axis {
     }
 }
 
+/// How a strategy is drawn, for its legend entry.
+#[derive(Clone, Copy)]
+enum Marker {
+    Line,
+    Bar,
+    Dot,
+}
+
+/// Draws the title across the top and the legend in a column on the right
+/// (outside the plot, so it never hides data); returns the plot's area.
+fn frame<'a>(
+    root: &DrawingArea<SVGBackend<'a>, Shift>,
+    title: &str,
+    entries: &[(&str, RGBColor)],
+    marker: Marker,
+) -> anyhow::Result<DrawingArea<SVGBackend<'a>, Shift>> {
+    let body = root
+        .margin(8, 0, 0, 0)
+        .titled(title, (FONT, 27))
+        .map_err(plot_err)?;
+    let longest = entries
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(0) as i32;
+    let width = (longest * 10 + 56).clamp(130, 380);
+    let (plot, legend) = body.split_horizontally(SIZE.0 as i32 - width);
+    let (top, row) = (16, 28);
+    let height = row * entries.len() as i32 + 12;
+    legend
+        .draw(&Rectangle::new(
+            [(4, top), (width - 12, top + height)],
+            RGBColor(170, 170, 170),
+        ))
+        .map_err(plot_err)?;
+    for (i, (name, color)) in entries.iter().enumerate() {
+        let y = top + 8 + row * i as i32 + row / 2 - 2;
+        let x = 16;
+        match marker {
+            Marker::Line => legend.draw(&PathElement::new(
+                vec![(x, y), (x + 22, y)],
+                color.stroke_width(3),
+            )),
+            Marker::Bar => legend.draw(&Rectangle::new(
+                [(x + 4, y - 7), (x + 18, y + 7)],
+                color.filled(),
+            )),
+            Marker::Dot => legend.draw(&Circle::new((x + 11, y), 6, color.filled())),
+        }
+        .map_err(plot_err)?;
+        legend
+            .draw(&Text::new(
+                name.to_string(),
+                (x + 32, y),
+                (FONT, 18)
+                    .into_font()
+                    .color(&BLACK)
+                    .pos(Pos::new(HPos::Left, VPos::Center)),
+            ))
+            .map_err(plot_err)?;
+    }
+    Ok(plot)
+}
+
 /// A short tick label for a time: `50 µs`, `2 ms`.
 pub fn short_ns(ns: f64) -> String {
     let (v, unit) = if ns < 1e3 {
@@ -377,8 +443,14 @@ fn latency_svg(dataset: &str, units: &[(&UnitStats, RGBColor)]) -> anyhow::Resul
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(format!("{dataset}: solve time by percentile"), (FONT, 27))
+        let entries: Vec<(&str, RGBColor)> = series.iter().map(|(n, c, _)| (*n, *c)).collect();
+        let area = frame(
+            &root,
+            &format!("{dataset}: solve time by percentile"),
+            &entries,
+            Marker::Line,
+        )?;
+        let mut chart = ChartBuilder::on(&area)
             .margin(16)
             .margin_right(40)
             .x_label_area_size(50)
@@ -397,22 +469,12 @@ fn latency_svg(dataset: &str, units: &[(&UnitStats, RGBColor)]) -> anyhow::Resul
             .bold_line_style(RGBColor(200, 200, 200))
             .draw()
             .map_err(plot_err)?;
-        for (name, color, pts) in &series {
+        for (_, color, pts) in &series {
             let style = color.stroke_width(2);
             chart
                 .draw_series(LineSeries::new(pts.iter().copied(), style))
-                .map_err(plot_err)?
-                .label(*name)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+                .map_err(plot_err)?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .label_font((FONT, 18))
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(160, 160, 160))
-            .draw()
-            .map_err(plot_err)?;
         root.present().map_err(plot_err)?;
     }
     Ok(svg)
@@ -478,8 +540,14 @@ fn guesses_svg(dataset: &str, units: &[(&UnitStats, RGBColor)]) -> anyhow::Resul
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(format!("{dataset}: guesses per puzzle"), (FONT, 27))
+        let entries: Vec<(&str, RGBColor)> = bars.iter().map(|(n, c, _)| (*n, *c)).collect();
+        let area = frame(
+            &root,
+            &format!("{dataset}: guesses per puzzle"),
+            &entries,
+            Marker::Bar,
+        )?;
+        let mut chart = ChartBuilder::on(&area)
             .margin(16)
             .margin_right(40)
             .x_label_area_size(50)
@@ -502,7 +570,7 @@ fn guesses_svg(dataset: &str, units: &[(&UnitStats, RGBColor)]) -> anyhow::Resul
             .bold_line_style(RGBColor(210, 210, 210))
             .draw()
             .map_err(plot_err)?;
-        for (j, (name, color, shares)) in bars.iter().enumerate() {
+        for (j, (_, color, shares)) in bars.iter().enumerate() {
             let w = 0.8 / k;
             let left = -0.4 + j as f64 * w;
             let fill = color.filled();
@@ -517,18 +585,8 @@ fn guesses_svg(dataset: &str, units: &[(&UnitStats, RGBColor)]) -> anyhow::Resul
                             Rectangle::new([(x0, 0.0), (x0 + w, *s)], fill)
                         }),
                 )
-                .map_err(plot_err)?
-                .label(*name)
-                .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], fill));
+                .map_err(plot_err)?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font((FONT, 18))
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(160, 160, 160))
-            .draw()
-            .map_err(plot_err)?;
         root.present().map_err(plot_err)?;
     }
     Ok(svg)
@@ -582,8 +640,9 @@ fn scatter_svg(
         } else {
             format!("{dataset}: solve time vs guesses (no puzzles.csv in this run)")
         };
-        let mut chart = ChartBuilder::on(&root)
-            .caption(caption, (FONT, 27))
+        let entries: Vec<(&str, RGBColor)> = series.iter().map(|(n, c, _)| (*n, *c)).collect();
+        let area = frame(&root, &caption, &entries, Marker::Dot)?;
+        let mut chart = ChartBuilder::on(&area)
             .margin(16)
             .margin_right(40)
             .x_label_area_size(50)
@@ -602,30 +661,19 @@ fn scatter_svg(
             .bold_line_style(RGBColor(200, 200, 200))
             .draw()
             .map_err(plot_err)?;
-        for (name, color, pts) in series {
+        for (_, color, pts) in series {
             let fill = color.mix(0.45).filled();
-            let solid = color.filled();
             chart
                 .draw_series(
                     pts.iter()
                         .map(|&(g, t)| Circle::new((scatter_x(g), lg(t)), 2, fill)),
                 )
-                .map_err(plot_err)?
-                .label(*name)
-                .legend(move |(x, y)| Circle::new((x + 7, y), 5, solid));
+                .map_err(plot_err)?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font((FONT, 18))
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(160, 160, 160))
-            .draw()
-            .map_err(plot_err)?;
         if shown == 0 {
-            root.draw(&Text::new(
+            area.draw(&Text::new(
                 "no per-puzzle data (run without --no-puzzle-csv to draw this chart)",
-                (300, 280),
+                (220, 240),
                 (FONT, 21),
             ))
             .map_err(plot_err)?;

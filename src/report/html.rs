@@ -88,7 +88,10 @@ th,td{padding:5px 10px;border-bottom:1px solid #e6e6e6;text-align:left;vertical-
 th{background:#f4f5f7;font-weight:600;white-space:nowrap}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr.fastest td{background:#f1f8f2}
-table.kv th{width:210px;background:none;color:#444}
+table.kv{width:100%}
+table.kv th{width:190px;background:none;color:#444}
+.kvwrap{display:grid;grid-template-columns:1fr 1fr;gap:0 28px;align-items:start}
+p.cmd code{display:block;padding:8px 10px;word-break:break-all}
 table.kv td{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-size:13px;word-break:break-word}
 figure{margin:14px 0 22px}
 figure svg{width:100%;height:auto;max-width:1200px;display:block;border:1px solid #e6e6e6;border-radius:4px}
@@ -295,12 +298,14 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
     }
 
     // The facts of the run.
-    let _ = writeln!(s, "<h2 id=\"run\">Run</h2>\n<table class=\"kv\"><tbody>");
+    let _ = writeln!(
+        s,
+        "<h2 id=\"run\">Run</h2>\n<p class=\"cmd\">command line:<code>{}</code></p>",
+        esc(&shell_join(&m.command_line))
+    );
     let o = &m.options;
-    let mut kv = |k: &str, v: String| {
-        let _ = writeln!(s, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(&v));
-    };
-    kv("command line", shell_join(&m.command_line));
+    let mut facts: Vec<(&str, String)> = Vec::new();
+    let mut kv = |k: &'static str, v: String| facts.push((k, v));
     kv("tool", format!("{} {}", m.tool, m.version));
     kv(
         "git commit",
@@ -378,7 +383,17 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
             format!("NO — {}", m.stopped.as_deref().unwrap_or("stopped early"))
         },
     );
-    let _ = writeln!(s, "</tbody></table>");
+    // Two columns of facts: the machine and build, then the run's options.
+    let half = facts.len().div_ceil(2);
+    let _ = writeln!(s, "<div class=\"kvwrap\">");
+    for part in facts.chunks(half.max(1)) {
+        let _ = writeln!(s, "<table class=\"kv\"><tbody>");
+        for (k, v) in part {
+            let _ = writeln!(s, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
+        }
+        let _ = writeln!(s, "</tbody></table>");
+    }
+    let _ = writeln!(s, "</div>");
     let _ = writeln!(
         s,
         "<p class=\"note\">Files in this directory: <code>summary.json</code>, <code>summary.csv</code>, <code>summary.md</code>, \
