@@ -265,7 +265,7 @@ fn frame<'a>(
         .map(|(n, _)| n.chars().count())
         .max()
         .unwrap_or(0) as i32;
-    let width = (longest * 10 + 56).clamp(130, 380);
+    let width = (longest * 9 + 60).clamp(130, 360);
     let (plot, legend) = body.split_horizontally(SIZE.0 as i32 - width);
     let (top, row) = (16, 28);
     let height = row * entries.len() as i32 + 12;
@@ -392,10 +392,14 @@ fn lg(v: u64) -> f64 {
 }
 
 /// The "nines" label of `x = log10(1/(1−p))`: 0 → 0%, 1 → 90%, 2 → 99%, …
+/// Other positions (the 50% and 75% ticks) read as plain percentages.
 fn nines_label(x: &f64) -> String {
     let k = x.round();
-    if (x - k).abs() > 1e-9 || k < 0.0 {
+    if k < 0.0 {
         return String::new();
+    }
+    if (x - k).abs() > 1e-9 {
+        return format!("{:.0}%", (1.0 - 10f64.powf(-x)) * 100.0);
     }
     match k as u32 {
         0 => "0%".to_string(),
@@ -435,9 +439,12 @@ fn latency_svg(dataset: &str, units: &[(&UnitStats, RGBColor)]) -> anyhow::Resul
     if tmin > tmax {
         (tmin, tmax) = (1000, 1_000_000);
     }
-    let xhi = lg(nmax).ceil().max(2.0);
+    let xhi = lg(nmax).ceil().max(1.0);
     let yaxis = LogTimeAxis::new(tmin, tmax);
-    let xticks: Vec<f64> = (0..=xhi as u32).map(f64::from).collect();
+    // The decades of 1/(1−p), plus the median and the upper quartile.
+    let mut xticks: Vec<f64> = (0..=xhi as u32).map(f64::from).collect();
+    xticks.extend([2f64.log10(), 4f64.log10()]);
+    xticks.sort_by(f64::total_cmp);
 
     let mut svg = String::new();
     {
@@ -459,7 +466,7 @@ fn latency_svg(dataset: &str, units: &[(&UnitStats, RGBColor)]) -> anyhow::Resul
             .map_err(plot_err)?;
         chart
             .configure_mesh()
-            .x_desc("percentile (log scale of 1/(1−p): 90% → 99% → 99.9% …)")
+            .x_desc("percentile (log scale of 1/(1−p): 50% → 90% → 99% → 99.9% …)")
             .y_desc("solve time (log scale)")
             .x_label_formatter(&nines_label)
             .y_label_formatter(&LogTimeAxis::label)
@@ -774,7 +781,8 @@ mod tests {
         assert_eq!(nines_label(&1.0), "90%");
         assert_eq!(nines_label(&2.0), "99%");
         assert_eq!(nines_label(&4.0), "99.99%");
-        assert_eq!(nines_label(&1.5), "");
+        assert_eq!(nines_label(&2f64.log10()), "50%");
+        assert_eq!(nines_label(&4f64.log10()), "75%");
         assert_eq!(short_ns(50_000.0), "50 µs");
         assert_eq!(short_ns(2_000_000.0), "2 ms");
         assert_eq!(bin_label(0), "0");
