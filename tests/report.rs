@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const STRATEGIES: [&str; 3] = ["mrv", "hidden", "locked"];
+const DATASETS: [&str; 2] = ["easy", "hard"];
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
@@ -34,10 +35,11 @@ fn hard() -> String {
         .to_string()
 }
 
-/// A quick run of the shipped hard dataset (40 puzzles, three strategies).
+/// A quick run of the shipped datasets (40 puzzles each, three strategies).
 fn quick_run(out: &Path, extra: &[&str]) -> Output {
     let hard = hard();
-    let mut args = vec!["run", &hard, "--limit", "40", "-q", "-j", "2"];
+    let easy = hard.replace("hard.csv", "easy.csv");
+    let mut args = vec!["run", &easy, &hard, "--limit", "40", "-q", "-j", "2"];
     for s in STRATEGIES {
         args.extend(["-s", s]);
     }
@@ -82,36 +84,41 @@ fn run_writes_charts_and_a_self_contained_page_that_report_rebuilds() {
     let o = quick_run(&out, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
 
-    // The three charts of the dataset: XML, labelled axes, every strategy.
-    for (kind, labels) in [
-        ("latency", &["percentile", "solve time", "90%", "99%"][..]),
+    // The three charts of each dataset: XML, labelled axes, every strategy.
+    let labels: [(&str, &[&str]); 3] = [
         (
-            "guesses",
-            &["guesses per puzzle", "share of puzzles (%)"][..],
+            "latency",
+            &["percentile", "solve time", "50%", "90%", "99%"],
         ),
-        ("scatter", &["guesses", "solve time", "µs"][..]),
-    ] {
-        let path = out.join(format!("charts/hard-{kind}.svg"));
-        let t = svg_text(&path);
-        for l in labels {
-            assert!(t.contains(l), "{kind}: no `{l}` in\n{t}");
-        }
-        for s in STRATEGIES {
-            assert!(
-                t.lines().any(|line| line == s),
-                "{kind}: no legend entry {s}"
-            );
+        ("guesses", &["guesses per puzzle", "share of puzzles (%)"]),
+        ("scatter", &["guesses", "solve time", "µs"]),
+    ];
+    for ds in DATASETS {
+        for (kind, wanted) in labels {
+            let t = svg_text(&out.join(format!("charts/{ds}-{kind}.svg")));
+            for l in wanted {
+                assert!(t.contains(l), "{ds}-{kind}: no `{l}` in\n{t}");
+            }
+            for s in STRATEGIES {
+                assert!(
+                    t.lines().any(|line| line == s),
+                    "{ds}-{kind}: no legend entry {s}"
+                );
+            }
         }
     }
 
     // The page: every strategy's row, the meta, the charts inline.
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
-    for s in STRATEGIES {
-        assert!(
-            html.contains(&format!("<td>hard</td><td>{s}</td><td class=\"n\">40</td>")),
-            "no row for {s}"
-        );
+    for ds in DATASETS {
+        for s in STRATEGIES {
+            assert!(
+                html.contains(&format!("<td>{ds}</td><td>{s}</td><td class=\"n\">40</td>")),
+                "no row for {ds} {s}"
+            );
+        }
+        assert!(html.contains(&format!("<h2 id=\"ds-{ds}\">Dataset {ds}</h2>")));
     }
     let meta: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("meta.json")).unwrap()).unwrap();
@@ -132,7 +139,7 @@ fn run_writes_charts_and_a_self_contained_page_that_report_rebuilds() {
     ] {
         assert!(html.contains(needle), "no `{needle}` in the page");
     }
-    assert_eq!(html.matches("<svg").count(), 3);
+    assert_eq!(html.matches("<svg").count(), 6);
 
     // Self-contained: no addresses, scripts or external resources.
     for bad in [
