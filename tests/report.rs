@@ -239,3 +239,36 @@ fn report_on_a_directory_that_is_not_a_results_directory_exits_2() {
     );
     assert!(!dir.join("report.html").exists());
 }
+
+#[test]
+fn an_interrupted_run_gets_a_page_that_says_so() {
+    let dir = scratch("incomplete");
+    let data = dir.join("cut.csv");
+    let hard = std::fs::read_to_string(hard()).unwrap();
+    let mut lines = hard.lines();
+    let mut body = format!("{}\n", lines.next().unwrap());
+    body.push_str("123,456\n");
+    for l in lines.take(3) {
+        body.push_str(l);
+        body.push('\n');
+    }
+    std::fs::write(&data, body).unwrap();
+    let out = dir.join("out");
+    let o = run(&[
+        "run",
+        data.to_str().unwrap(),
+        "-s",
+        "hidden",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("INCOMPLETE RUN"), "no banner");
+    assert!(html.contains("<th>complete</th><td>NO"), "no complete: NO");
+    // Nothing measured: the charts are still valid, empty documents.
+    for kind in ["latency", "guesses", "scatter"] {
+        svg_text(&out.join(format!("charts/cut-{kind}.svg")));
+    }
+}
