@@ -66,6 +66,14 @@ Exit status: 0 when the file was read, 1 with --strict when a puzzle is not uniq
     /// Write benchmark-tracker files (Bencher BMF, github-action-benchmark)
     /// from an existing results directory.
     Export(commands::export::ExportArgs),
+    /// Regenerate report.html and charts/*.svg of an existing results
+    /// directory (from summary.json, histograms/*.hdr and puzzles.csv).
+    #[command(after_help = "Examples:
+  bench-sudoku report results/hard-20261121T192750Z
+  scripts/render-report.sh results/hard-20261121T192750Z shot.png   (PNG via headless Chromium)
+
+Exit status: 0 when the page was written, 2 when DIR is not a results directory or cannot be written.")]
+    Report(ReportArgs),
 }
 
 const RUN_HELP: &str = "Examples:
@@ -84,7 +92,9 @@ givens, and against the dataset's solution when there is one.
 
 Outputs in --out DIR (default results/<dataset>-<UTC time>/): puzzles.csv (one row per
 puzzle x strategy, input order), summary.csv, summary.json, summary.md, meta.json and
-histograms/<dataset>-<strategy>{,.guesses,.depth}.{hgrm,hdr}.
+histograms/<dataset>-<strategy>{,.guesses,.depth}.{hgrm,hdr},
+charts/<dataset>-{latency,guesses,scatter}.svg and report.html (the page to open;
+'bench-sudoku report DIR' regenerates it).
 
 Exit status: 0 success; 1 when an answer disagrees with the dataset's solution or the
 rules; 2 on bad input (file:line: what is wrong) or unusable output directory;
@@ -219,6 +229,13 @@ pub struct MaxGuesses {
 }
 
 #[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A results directory written by `bench-sudoku run`.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
 pub struct StrategiesArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
@@ -237,6 +254,7 @@ pub fn main() -> i32 {
         Command::Compare(a) => commands::compare::run(a),
         Command::Merge(a) => commands::merge::run(a),
         Command::Export(a) => commands::export::run(a),
+        Command::Report(a) => commands::report::run(a),
     };
     commands::exit_code(result)
 }

@@ -5,6 +5,7 @@ pub mod check;
 pub mod compare;
 pub mod export;
 pub mod merge;
+pub mod report;
 pub mod run;
 pub mod solve;
 pub mod strategies;

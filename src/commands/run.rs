@@ -27,6 +27,8 @@ const OUTPUTS: &[&str] = &[
     "summary.md",
     "meta.json",
     "histograms",
+    "charts",
+    "report.html",
 ];
 
 /// Exit status of an interrupted run (128 + SIGINT).

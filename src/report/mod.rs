@@ -3,9 +3,11 @@
 //! place, so a file that exists is a finished one.
 
 pub mod bmf;
+pub mod charts;
 pub mod csv;
 pub mod github;
 pub mod hgrm;
+pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod terminal;
@@ -49,6 +51,8 @@ pub fn exporters() -> Vec<Box<dyn Exporter>> {
         Box::new(csv::SummaryCsv),
         Box::new(json::SummaryJson),
         Box::new(markdown::SummaryMarkdown),
+        Box::new(charts::Charts),
+        Box::new(html::HtmlReport),
     ]
 }
 

@@ -1,0 +1,812 @@
+//! `charts/`: per dataset, three SVG charts drawn with plotters (no external
+//! tools, no fonts needed — the SVG viewer renders the text):
+//!
+//! - `<dataset>-latency.svg`: the solve-time percentile distribution of every
+//!   strategy, HdrHistogram style (x = percentile on a log "nines" axis,
+//!   i.e. `1/(1−p)` log-scaled; y = time, log-scaled);
+//! - `<dataset>-guesses.svg`: the share of puzzles per guess count, in
+//!   power-of-two bins, one bar per strategy;
+//! - `<dataset>-scatter.svg`: solve time against guesses, one point per
+//!   puzzle from `puzzles.csv` (at most [`SCATTER_MAX`] per strategy,
+//!   deterministically sampled), log axes.
+//!
+//! Everything is drawn from the histograms of a [`Report`] and from the
+//! `puzzles.csv` in the results directory, so `bench-sudoku report DIR`
+//! redraws the same charts from disk.
+
+use super::{file_safe, write_atomic, Exporter, Report};
+use crate::bench::metrics::UnitStats;
+use anyhow::{anyhow, Context};
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// Points per (dataset, strategy) on the scatter chart, at most.
+pub const SCATTER_MAX: usize = 5000;
+/// Size of every chart, in SVG pixels.
+pub const SIZE: (u32, u32) = (1200, 520);
+const FONT: &str = "sans-serif";
+
+/// Tableau 10: distinct, colour-blind-friendly enough, readable on white.
+const PALETTE: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+/// The three charts of a dataset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChartKind {
+    Latency,
+    Guesses,
+    Scatter,
+}
+
+impl ChartKind {
+    pub const ALL: [ChartKind; 3] = [ChartKind::Latency, ChartKind::Guesses, ChartKind::Scatter];
+
+    /// The file-name suffix.
+    pub fn slug(self) -> &'static str {
+        match self {
+            ChartKind::Latency => "latency",
+            ChartKind::Guesses => "guesses",
+            ChartKind::Scatter => "scatter",
+        }
+    }
+}
+
+/// One rendered chart.
+#[derive(Clone, Debug)]
+pub struct Chart {
+    pub dataset: String,
+    pub kind: ChartKind,
+    /// A standalone SVG document.
+    pub svg: String,
+}
+
+impl Chart {
+    /// `charts/<dataset>-<kind>.svg`, relative to the results directory.
+    pub fn rel_path(&self) -> String {
+        format!(
+            "charts/{}-{}.svg",
+            file_safe(&self.dataset),
+            self.kind.slug()
+        )
+    }
+}
+
+/// Writes `charts/*.svg`.
+pub struct Charts;
+
+impl Exporter for Charts {
+    fn name(&self) -> &'static str {
+        "charts"
+    }
+    fn export(&self, report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+        let charts = render_all(report, dir)?;
+        let cdir = dir.join("charts");
+        std::fs::create_dir_all(&cdir)
+            .with_context(|| format!("{}: cannot create", cdir.display()))?;
+        let mut written = Vec::new();
+        for c in &charts {
+            let path = dir.join(c.rel_path());
+            write_atomic(&path, c.svg.as_bytes())
+                .with_context(|| format!("{}: cannot write", path.display()))?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+}
+
+/// The datasets of a report, in order of first appearance.
+pub fn datasets(report: &Report) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in &report.results {
+        if !out.contains(&r.dataset) {
+            out.push(r.dataset.clone());
+        }
+    }
+    out
+}
+
+/// Every chart of every dataset, in dataset order (latency, guesses,
+/// scatter). The scatter reads `dir/puzzles.csv` when there is one.
+pub fn render_all(report: &Report, dir: &Path) -> anyhow::Result<Vec<Chart>> {
+    let colors = strategy_colors(report);
+    let samples = read_samples(&dir.join("puzzles.csv"))?;
+    let mut charts = Vec::new();
+    for ds in datasets(report) {
+        let units: Vec<(&UnitStats, RGBColor)> = report
+            .units
+            .iter()
+            .filter(|u| u.dataset == ds)
+            .map(|u| (u, color_of(&colors, &u.strategy)))
+            .collect();
+        charts.push(Chart {
+            dataset: ds.clone(),
+            kind: ChartKind::Latency,
+            svg: latency_svg(&ds, &units)?,
+        });
+        charts.push(Chart {
+            dataset: ds.clone(),
+            kind: ChartKind::Guesses,
+            svg: guesses_svg(&ds, &units)?,
+        });
+        let points: Vec<ScatterSeries> = units
+            .iter()
+            .map(|(u, c)| {
+                let pts = samples
+                    .get(&(ds.clone(), u.strategy.clone()))
+                    .map(|s| s.points.as_slice())
+                    .unwrap_or(&[]);
+                (u.strategy.as_str(), *c, pts)
+            })
+            .collect();
+        let csv_present = dir.join("puzzles.csv").is_file();
+        charts.push(Chart {
+            dataset: ds.clone(),
+            kind: ChartKind::Scatter,
+            svg: scatter_svg(&ds, &points, csv_present)?,
+        });
+    }
+    Ok(charts)
+}
+
+/// A strategy's points on the scatter: `(guesses, time_ns)`.
+type ScatterSeries<'a> = (&'a str, RGBColor, &'a [(u64, u64)]);
+/// A strategy's percentile curve: `(log10 1/(1−p), log10 ns)`.
+type LineData<'a> = (&'a str, RGBColor, Vec<(f64, f64)>);
+
+/// One colour per strategy name, the same on every chart and dataset.
+fn strategy_colors(report: &Report) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for r in &report.results {
+        if !names.contains(&r.strategy) {
+            names.push(r.strategy.clone());
+        }
+    }
+    names
+}
+
+fn color_of(names: &[String], strategy: &str) -> RGBColor {
+    let i = names.iter().position(|n| n == strategy).unwrap_or(0);
+    PALETTE[i % PALETTE.len()]
+}
+
+fn plot_err<E: std::fmt::Display>(e: E) -> anyhow::Error {
+    anyhow!("drawing a chart: {e}")
+}
+
+/// A linear f64 axis whose ticks (labelled) and grid lines (light) are
+/// given, so log axes get exactly the ticks a reader expects (decades,
+/// 1-2-5 steps, the "nines" of a percentile axis).
+#[derive(Clone)]
+struct Axis {
+    lo: f64,
+    hi: f64,
+    bold: Vec<f64>,
+    light: Vec<f64>,
+}
+
+impl Axis {
+    fn new(range: Range<f64>, bold: Vec<f64>) -> Self {
+        Axis {
+            lo: range.start,
+            hi: range.end,
+            bold,
+            light: Vec::new(),
+        }
+    }
+}
+
+impl Ranged for Axis {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        let span = self.hi - self.lo;
+        if span <= 0.0 {
+            return (limit.0 + limit.1) / 2;
+        }
+        let f = (v - self.lo) / span;
+        limit.0 + (f * (limit.1 - limit.0) as f64).round() as i32
+    }
+
+    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        let pts = if hint.weight().allow_light_points() {
+            &self.light
+        } else {
+            &self.bold
+        };
+        pts.iter()
+            .copied()
+            .filter(|v| *v >= self.lo && *v <= self.hi)
+            .collect()
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.lo..self.hi
+    }
+}
+
+/// How a strategy is drawn, for its legend entry.
+#[derive(Clone, Copy)]
+enum Marker {
+    Line,
+    Bar,
+    Dot,
+}
+
+/// Draws the title across the top and the legend in a column on the right
+/// (outside the plot, so it never hides data); returns the plot's area.
+fn frame<'a>(
+    root: &DrawingArea<SVGBackend<'a>, Shift>,
+    title: &str,
+    entries: &[(&str, RGBColor)],
+    marker: Marker,
+) -> anyhow::Result<DrawingArea<SVGBackend<'a>, Shift>> {
+    let body = root
+        .margin(8, 0, 0, 0)
+        .titled(title, (FONT, 27))
+        .map_err(plot_err)?;
+    let longest = entries
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(0) as i32;
+    let width = (longest * 9 + 60).clamp(130, 360);
+    let (plot, legend) = body.split_horizontally(SIZE.0 as i32 - width);
+    let (top, row) = (16, 28);
+    let height = row * entries.len() as i32 + 12;
+    legend
+        .draw(&Rectangle::new(
+            [(4, top), (width - 12, top + height)],
+            RGBColor(170, 170, 170),
+        ))
+        .map_err(plot_err)?;
+    for (i, (name, color)) in entries.iter().enumerate() {
+        let y = top + 8 + row * i as i32 + row / 2 - 2;
+        let x = 16;
+        match marker {
+            Marker::Line => legend.draw(&PathElement::new(
+                vec![(x, y), (x + 22, y)],
+                color.stroke_width(3),
+            )),
+            Marker::Bar => legend.draw(&Rectangle::new(
+                [(x + 4, y - 7), (x + 18, y + 7)],
+                color.filled(),
+            )),
+            Marker::Dot => legend.draw(&Circle::new((x + 11, y), 6, color.filled())),
+        }
+        .map_err(plot_err)?;
+        legend
+            .draw(&Text::new(
+                name.to_string(),
+                (x + 32, y),
+                (FONT, 18)
+                    .into_font()
+                    .color(&BLACK)
+                    .pos(Pos::new(HPos::Left, VPos::Center)),
+            ))
+            .map_err(plot_err)?;
+    }
+    Ok(plot)
+}
+
+/// A short tick label for a time: `50 µs`, `2 ms`.
+pub fn short_ns(ns: f64) -> String {
+    let (v, unit) = if ns < 1e3 {
+        (ns, "ns")
+    } else if ns < 1e6 {
+        (ns / 1e3, "µs")
+    } else if ns < 1e9 {
+        (ns / 1e6, "ms")
+    } else {
+        (ns / 1e9, "s")
+    };
+    if (v - v.round()).abs() < 1e-6 {
+        format!("{v:.0} {unit}")
+    } else {
+        format!("{v:.1} {unit}")
+    }
+}
+
+/// A short tick label for a count: `100`, `10k`, `1M`.
+fn short_count(n: f64) -> String {
+    if n >= 1e6 {
+        format!("{:.0}M", n / 1e6)
+    } else if n >= 1e3 {
+        format!("{:.0}k", n / 1e3)
+    } else {
+        format!("{n:.0}")
+    }
+}
+
+/// A log10 time axis over `[min_ns, max_ns]`: its range (in log10 ns),
+/// labelled ticks at 1-2-5 steps (decades only on wide ranges) and light
+/// grid lines at every multiple.
+struct LogTimeAxis {
+    lo: f64,
+    hi: f64,
+    bold: Vec<f64>,
+    light: Vec<f64>,
+}
+
+impl LogTimeAxis {
+    fn new(min_ns: u64, max_ns: u64) -> Self {
+        let lo = (min_ns.max(1) as f64).log10().floor() as i32;
+        let mut hi = (max_ns.max(1) as f64).log10().ceil() as i32;
+        if hi <= lo {
+            hi = lo + 1;
+        }
+        let mut bold = Vec::new();
+        let mut light = Vec::new();
+        for d in lo..=hi {
+            bold.push(d as f64);
+            if d < hi {
+                for m in 2..=9 {
+                    let v = (m as f64).log10() + d as f64;
+                    light.push(v);
+                    if hi - lo <= 3 && (m == 2 || m == 5) {
+                        bold.push(v);
+                    }
+                }
+            }
+        }
+        bold.sort_by(f64::total_cmp);
+        LogTimeAxis {
+            lo: lo as f64,
+            hi: hi as f64,
+            bold,
+            light,
+        }
+    }
+
+    fn label(v: &f64) -> String {
+        short_ns(10f64.powf(*v).round())
+    }
+
+    fn axis(&self) -> Axis {
+        Axis {
+            lo: self.lo,
+            hi: self.hi,
+            bold: self.bold.clone(),
+            light: self.light.clone(),
+        }
+    }
+}
+
+fn lg(v: u64) -> f64 {
+    (v.max(1) as f64).log10()
+}
+
+/// The "nines" label of `x = log10(1/(1−p))`: 0 → 0%, 1 → 90%, 2 → 99%, …
+/// Other positions (the 50% and 75% ticks) read as plain percentages.
+fn nines_label(x: &f64) -> String {
+    let k = x.round();
+    if k < 0.0 {
+        return String::new();
+    }
+    if (x - k).abs() > 1e-9 {
+        return format!("{:.0}%", (1.0 - 10f64.powf(-x)) * 100.0);
+    }
+    match k as u32 {
+        0 => "0%".to_string(),
+        1 => "90%".to_string(),
+        k => format!("99.{}%", "9".repeat(k as usize - 2)).replace("99.%", "99%"),
+    }
+}
+
+/// The latency percentile chart of one dataset.
+fn latency_svg(dataset: &str, units: &[(&UnitStats, RGBColor)]) -> anyhow::Result<String> {
+    let mut series: Vec<LineData> = Vec::new();
+    let (mut tmin, mut tmax, mut nmax) = (u64::MAX, 0u64, 1u64);
+    for (u, c) in units {
+        let h = &u.time;
+        if h.is_empty() {
+            series.push((&u.strategy, *c, Vec::new()));
+            continue;
+        }
+        let n = h.len();
+        let xend = lg(n);
+        let mut pts = vec![(0.0, lg(h.min()))];
+        for v in h.iter_quantiles(5) {
+            let q = v.quantile_iterated_to();
+            let x = if q >= 1.0 {
+                xend
+            } else {
+                (-(1.0 - q).log10()).min(xend)
+            };
+            pts.push((x, lg(v.value_iterated_to())));
+        }
+        pts.push((xend, lg(h.max())));
+        tmin = tmin.min(h.min());
+        tmax = tmax.max(h.max());
+        nmax = nmax.max(n);
+        series.push((&u.strategy, *c, pts));
+    }
+    if tmin > tmax {
+        (tmin, tmax) = (1000, 1_000_000);
+    }
+    let xhi = lg(nmax).ceil().max(1.0);
+    let yaxis = LogTimeAxis::new(tmin, tmax);
+    // The decades of 1/(1−p), plus the median and the upper quartile.
+    let mut xticks: Vec<f64> = (0..=xhi as u32).map(f64::from).collect();
+    xticks.extend([2f64.log10(), 4f64.log10()]);
+    xticks.sort_by(f64::total_cmp);
+
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let entries: Vec<(&str, RGBColor)> = series.iter().map(|(n, c, _)| (*n, *c)).collect();
+        let area = frame(
+            &root,
+            &format!("{dataset}: solve time by percentile"),
+            &entries,
+            Marker::Line,
+        )?;
+        let mut chart = ChartBuilder::on(&area)
+            .margin(16)
+            .margin_right(40)
+            .x_label_area_size(50)
+            .y_label_area_size(80)
+            .build_cartesian_2d(Axis::new(0.0..xhi, xticks), yaxis.axis())
+            .map_err(plot_err)?;
+        chart
+            .configure_mesh()
+            .x_desc("percentile (log scale of 1/(1−p): 50% → 90% → 99% → 99.9% …)")
+            .y_desc("solve time (log scale)")
+            .x_label_formatter(&nines_label)
+            .y_label_formatter(&LogTimeAxis::label)
+            .label_style((FONT, 17))
+            .axis_desc_style((FONT, 19))
+            .light_line_style(RGBColor(235, 235, 235))
+            .bold_line_style(RGBColor(200, 200, 200))
+            .draw()
+            .map_err(plot_err)?;
+        for (_, color, pts) in &series {
+            let style = color.stroke_width(2);
+            chart
+                .draw_series(LineSeries::new(pts.iter().copied(), style))
+                .map_err(plot_err)?;
+        }
+        root.present().map_err(plot_err)?;
+    }
+    Ok(svg)
+}
+
+/// Power-of-two bin of a guess count: 0 → 0, 1 → 1, 2–3 → 2, 4–7 → 3, …
+fn guess_bin(g: u64) -> usize {
+    if g == 0 {
+        0
+    } else {
+        (64 - g.leading_zeros()) as usize
+    }
+}
+
+fn bin_label(b: usize) -> String {
+    if b == 0 {
+        "0".to_string()
+    } else {
+        let lo = 1u64 << (b - 1);
+        if lo >= 1 << 20 {
+            format!("{}Mi", lo >> 20)
+        } else if lo >= 1 << 10 {
+            format!("{}Ki", lo >> 10)
+        } else {
+            lo.to_string()
+        }
+    }
+}
+
+/// The guesses histogram of one dataset: share of puzzles per bin.
+fn guesses_svg(dataset: &str, units: &[(&UnitStats, RGBColor)]) -> anyhow::Result<String> {
+    let mut bars: Vec<(&str, RGBColor, Vec<f64>)> = Vec::new();
+    let mut nbins = 1usize;
+    let mut ymax = 1.0f64;
+    for (u, c) in units {
+        let h = &u.guesses;
+        let mut counts: Vec<u64> = Vec::new();
+        for v in h.iter_recorded() {
+            let b = guess_bin(h.lowest_equivalent(v.value_iterated_to()));
+            if counts.len() <= b {
+                counts.resize(b + 1, 0);
+            }
+            counts[b] += v.count_at_value();
+        }
+        let n = h.len().max(1) as f64;
+        let shares: Vec<f64> = counts.iter().map(|&k| k as f64 * 100.0 / n).collect();
+        nbins = nbins.max(shares.len());
+        ymax = shares.iter().copied().fold(ymax, f64::max);
+        bars.push((&u.strategy, *c, shares));
+    }
+    let xticks: Vec<f64> = (0..nbins).map(|b| b as f64).collect();
+    let every = if nbins > 14 { 2 } else { 1 };
+    let label = move |x: &f64| {
+        let b = x.round() as usize;
+        if b % every == 0 {
+            bin_label(b)
+        } else {
+            String::new()
+        }
+    };
+    let k = bars.len().max(1) as f64;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let entries: Vec<(&str, RGBColor)> = bars.iter().map(|(n, c, _)| (*n, *c)).collect();
+        let area = frame(
+            &root,
+            &format!("{dataset}: guesses per puzzle"),
+            &entries,
+            Marker::Bar,
+        )?;
+        let mut chart = ChartBuilder::on(&area)
+            .margin(16)
+            .margin_right(40)
+            .x_label_area_size(50)
+            .y_label_area_size(80)
+            .build_cartesian_2d(
+                Axis::new(-0.6..nbins as f64 - 0.4, xticks),
+                0.0..(ymax * 1.1).min(105.0),
+            )
+            .map_err(plot_err)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_desc("guesses per puzzle (power-of-two bins: 0, 1, 2–3, 4–7, …; Ki = 1024)")
+            .y_desc("share of puzzles (%)")
+            .x_label_formatter(&label)
+            .y_label_formatter(&|y: &f64| format!("{y:.0}%"))
+            .label_style((FONT, 17))
+            .axis_desc_style((FONT, 19))
+            .light_line_style(RGBColor(240, 240, 240))
+            .bold_line_style(RGBColor(210, 210, 210))
+            .draw()
+            .map_err(plot_err)?;
+        for (j, (_, color, shares)) in bars.iter().enumerate() {
+            let w = 0.8 / k;
+            let left = -0.4 + j as f64 * w;
+            let fill = color.filled();
+            chart
+                .draw_series(
+                    shares
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, s)| **s > 0.0)
+                        .map(|(b, s)| {
+                            let x0 = b as f64 + left;
+                            Rectangle::new([(x0, 0.0), (x0 + w, *s)], fill)
+                        }),
+                )
+                .map_err(plot_err)?;
+        }
+        root.present().map_err(plot_err)?;
+    }
+    Ok(svg)
+}
+
+/// x position of a guess count on the scatter: log10, with 0 set apart.
+fn scatter_x(g: u64) -> f64 {
+    if g == 0 {
+        -0.5
+    } else {
+        (g as f64).log10()
+    }
+}
+
+/// The time-vs-guesses scatter of one dataset; `(guesses, time_ns)` points.
+fn scatter_svg(
+    dataset: &str,
+    series: &[ScatterSeries],
+    csv_present: bool,
+) -> anyhow::Result<String> {
+    let (mut tmin, mut tmax, mut gmax) = (u64::MAX, 0u64, 1u64);
+    let mut shown = 0usize;
+    for (_, _, pts) in series {
+        for &(g, t) in pts.iter() {
+            tmin = tmin.min(t.max(1));
+            tmax = tmax.max(t);
+            gmax = gmax.max(g);
+            shown += 1;
+        }
+    }
+    if tmin > tmax {
+        (tmin, tmax) = (1000, 1_000_000);
+    }
+    let xhi = lg(gmax).ceil().max(1.0);
+    let mut xticks = vec![-0.5];
+    xticks.extend((0..=xhi as u32).map(f64::from));
+    let xlabel = |x: &f64| {
+        if *x < 0.0 {
+            "0".to_string()
+        } else {
+            short_count(10f64.powf(*x).round())
+        }
+    };
+    let yaxis = LogTimeAxis::new(tmin, tmax);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let caption = if csv_present {
+            format!("{dataset}: solve time vs guesses, one point per puzzle")
+        } else {
+            format!("{dataset}: solve time vs guesses (no puzzles.csv in this run)")
+        };
+        let entries: Vec<(&str, RGBColor)> = series.iter().map(|(n, c, _)| (*n, *c)).collect();
+        let area = frame(&root, &caption, &entries, Marker::Dot)?;
+        let mut chart = ChartBuilder::on(&area)
+            .margin(16)
+            .margin_right(40)
+            .x_label_area_size(50)
+            .y_label_area_size(80)
+            .build_cartesian_2d(Axis::new(-0.8..xhi + 0.1, xticks), yaxis.axis())
+            .map_err(plot_err)?;
+        chart
+            .configure_mesh()
+            .x_desc("guesses (log scale; puzzles solved without a guess at 0)")
+            .y_desc("solve time (log scale)")
+            .x_label_formatter(&xlabel)
+            .y_label_formatter(&LogTimeAxis::label)
+            .label_style((FONT, 17))
+            .axis_desc_style((FONT, 19))
+            .light_line_style(RGBColor(235, 235, 235))
+            .bold_line_style(RGBColor(200, 200, 200))
+            .draw()
+            .map_err(plot_err)?;
+        for (_, color, pts) in series {
+            let fill = color.mix(0.45).filled();
+            chart
+                .draw_series(
+                    pts.iter()
+                        .map(|&(g, t)| Circle::new((scatter_x(g), lg(t)), 2, fill)),
+                )
+                .map_err(plot_err)?;
+        }
+        if shown == 0 {
+            area.draw(&Text::new(
+                "no per-puzzle data (run without --no-puzzle-csv to draw this chart)",
+                (220, 240),
+                (FONT, 21),
+            ))
+            .map_err(plot_err)?;
+        }
+        root.present().map_err(plot_err)?;
+    }
+    Ok(svg)
+}
+
+/// A fixed-size sample of one (dataset, strategy)'s puzzles: reservoir
+/// sampling driven by a fixed-seed generator, so the same file always gives
+/// the same points.
+#[derive(Default)]
+struct Sample {
+    seen: u64,
+    rng: u64,
+    points: Vec<(u64, u64)>,
+}
+
+impl Sample {
+    fn next(&mut self) -> u64 {
+        // splitmix64
+        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn offer(&mut self, p: (u64, u64)) {
+        self.seen += 1;
+        if self.points.len() < SCATTER_MAX {
+            self.points.push(p);
+        } else {
+            let j = self.next() % self.seen;
+            if (j as usize) < SCATTER_MAX {
+                self.points[j as usize] = p;
+            }
+        }
+    }
+}
+
+type Samples = HashMap<(String, String), Sample>;
+
+/// `(guesses, time_ns)` samples per (dataset, strategy) from `puzzles.csv`;
+/// empty when the file does not exist.
+fn read_samples(path: &Path) -> anyhow::Result<Samples> {
+    let mut out = Samples::new();
+    if !path.is_file() {
+        return Ok(out);
+    }
+    let ctx = || format!("{}: cannot read", path.display());
+    let mut rdr = csv::Reader::from_path(path).with_context(ctx)?;
+    let header = rdr.headers().with_context(ctx)?.clone();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .ok_or_else(|| anyhow!("{}: no `{name}` column", path.display()))
+    };
+    let (cd, cs, ct, cg) = (
+        col("dataset")?,
+        col("strategy")?,
+        col("time_ns")?,
+        col("guesses")?,
+    );
+    let mut rec = csv::StringRecord::new();
+    let mut line = 1u64;
+    while rdr.read_record(&mut rec).with_context(ctx)? {
+        line += 1;
+        let field = |i: usize| rec.get(i).unwrap_or("");
+        let num = |i: usize| {
+            field(i)
+                .parse::<u64>()
+                .map_err(|_| anyhow!("{}:{line}: bad number `{}`", path.display(), field(i)))
+        };
+        let (t, g) = (num(ct)?, num(cg)?);
+        let key = (field(cd).to_string(), field(cs).to_string());
+        match out.get_mut(&key) {
+            Some(s) => s.offer((g, t)),
+            None => {
+                let mut s = Sample::default();
+                s.offer((g, t));
+                out.insert(key, s);
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels() {
+        assert_eq!(nines_label(&0.0), "0%");
+        assert_eq!(nines_label(&1.0), "90%");
+        assert_eq!(nines_label(&2.0), "99%");
+        assert_eq!(nines_label(&4.0), "99.99%");
+        assert_eq!(nines_label(&2f64.log10()), "50%");
+        assert_eq!(nines_label(&4f64.log10()), "75%");
+        assert_eq!(short_ns(50_000.0), "50 µs");
+        assert_eq!(short_ns(2_000_000.0), "2 ms");
+        assert_eq!(bin_label(0), "0");
+        assert_eq!(bin_label(3), "4");
+        assert_eq!(bin_label(11), "1Ki");
+        assert_eq!(
+            (guess_bin(0), guess_bin(1), guess_bin(3), guess_bin(4)),
+            (0, 1, 2, 3)
+        );
+    }
+
+    #[test]
+    fn sampling_is_bounded_and_deterministic() {
+        let run = || {
+            let mut s = Sample::default();
+            for i in 0..(3 * SCATTER_MAX as u64) {
+                s.offer((i, i));
+            }
+            s.points
+        };
+        let a = run();
+        assert_eq!(a.len(), SCATTER_MAX);
+        assert_eq!(a, run());
+        // Drawn from the whole file, not only its start.
+        assert!(a.iter().any(|p| p.0 >= 2 * SCATTER_MAX as u64));
+    }
+}

@@ -1,0 +1,274 @@
+//! The charts and the HTML page: written by every `run`, rebuilt byte for
+//! byte by `report DIR` from what the directory holds, self-contained.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const STRATEGIES: [&str; 3] = ["mrv", "hidden", "locked"];
+const DATASETS: [&str; 2] = ["easy", "hard"];
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir()
+        .join(format!("bench-sudoku-report-{}", std::process::id()))
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn hard() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("datasets/hard.csv")
+        .display()
+        .to_string()
+}
+
+/// A quick run of the shipped datasets (40 puzzles each, three strategies).
+fn quick_run(out: &Path, extra: &[&str]) -> Output {
+    let hard = hard();
+    let easy = hard.replace("hard.csv", "easy.csv");
+    let mut args = vec!["run", &easy, &hard, "--limit", "40", "-q", "-j", "2"];
+    for s in STRATEGIES {
+        args.extend(["-s", s]);
+    }
+    let out_s = out.to_str().unwrap();
+    args.extend(["--out", out_s]);
+    args.extend(extra);
+    run(&args)
+}
+
+/// Every text node of an SVG document, which must parse as XML.
+fn svg_text(path: &Path) -> String {
+    let src = std::fs::read_to_string(path).unwrap();
+    let doc = roxmltree::Document::parse(&src)
+        .unwrap_or_else(|e| panic!("{}: not XML: {e}", path.display()));
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    doc.descendants()
+        .filter(|n| n.is_text())
+        .filter_map(|n| n.text())
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn run_writes_charts_and_a_self_contained_page_that_report_rebuilds() {
+    let out = scratch("run").join("out");
+    let o = quick_run(&out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+
+    // The three charts of each dataset: XML, labelled axes, every strategy.
+    let labels: [(&str, &[&str]); 3] = [
+        (
+            "latency",
+            &["percentile", "solve time", "50%", "90%", "99%"],
+        ),
+        ("guesses", &["guesses per puzzle", "share of puzzles (%)"]),
+        ("scatter", &["guesses", "solve time", "µs"]),
+    ];
+    for ds in DATASETS {
+        for (kind, wanted) in labels {
+            let t = svg_text(&out.join(format!("charts/{ds}-{kind}.svg")));
+            for l in wanted {
+                assert!(t.contains(l), "{ds}-{kind}: no `{l}` in\n{t}");
+            }
+            for s in STRATEGIES {
+                assert!(
+                    t.lines().any(|line| line == s),
+                    "{ds}-{kind}: no legend entry {s}"
+                );
+            }
+        }
+    }
+
+    // The page: every strategy's row, the meta, the charts inline.
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    for ds in DATASETS {
+        for s in STRATEGIES {
+            assert!(
+                html.contains(&format!("<td>{ds}</td><td>{s}</td><td class=\"n\">40</td>")),
+                "no row for {ds} {s}"
+            );
+        }
+        assert!(html.contains(&format!("<h2 id=\"ds-{ds}\">Dataset {ds}</h2>")));
+    }
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("meta.json")).unwrap()).unwrap();
+    let cpu = meta["cpu_model"].as_str().unwrap();
+    assert!(html.contains(cpu), "no CPU model");
+    assert!(html.contains(meta["rustc"].as_str().unwrap()), "no rustc");
+    if let Some(c) = meta["git_commit"].as_str() {
+        assert!(html.contains(c), "no commit");
+    }
+    for needle in [
+        "logical cores",
+        "solver threads",
+        "timer overhead",
+        "command line",
+        "--limit 40",
+        "guess budget",
+        "<th>complete</th><td>yes</td>",
+    ] {
+        assert!(html.contains(needle), "no `{needle}` in the page");
+    }
+    assert_eq!(html.matches("<svg").count(), 6);
+
+    // Self-contained: no addresses, scripts or external resources.
+    for bad in [
+        "http://", "https://", "<script", "<link", "src=", "@import", "url(",
+    ] {
+        assert!(!html.contains(bad), "page contains `{bad}`");
+    }
+
+    // `report DIR` writes the same bytes from disk.
+    let charts_before = files(&out.join("charts"));
+    std::fs::remove_file(out.join("report.html")).unwrap();
+    std::fs::remove_dir_all(out.join("charts")).unwrap();
+    let o = run(&["report", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("report.html"));
+    let again = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(again == html, "report DIR wrote a different page");
+    assert!(files(&out.join("charts")) == charts_before);
+}
+
+#[test]
+fn mismatches_skips_and_no_puzzle_csv_are_shown() {
+    let dir = scratch("mismatch");
+    let data = dir.join("m.csv");
+    let rows: Vec<String> = std::fs::read_to_string(hard())
+        .unwrap()
+        .lines()
+        .skip(1)
+        .take(3)
+        .map(str::to_string)
+        .collect();
+    let first_solution = rows[0].split(',').nth(1).unwrap();
+    let mut body = String::from("puzzle,solution\n");
+    for r in &rows {
+        let f: Vec<&str> = r.split(',').collect();
+        body.push_str(&format!("{},{}\n", f[0], f[1]));
+    }
+    // The empty grid with a valid solution that is not the engine's first.
+    body.push_str(&format!("{},{first_solution}\n", "0".repeat(81)));
+    body.push_str("12345,\n");
+    std::fs::write(&data, body).unwrap();
+    let out = dir.join("out");
+    let o = run(&[
+        "run",
+        data.to_str().unwrap(),
+        "-s",
+        "hidden",
+        "--skip-invalid",
+        "--no-puzzle-csv",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<h2 id=\"mismatches\">Mismatches</h2>"));
+    assert!(html.contains("returned solution differs"));
+    assert!(html.contains("<h2 id=\"skipped\">Skipped rows</h2>"));
+    assert!(html.contains("<th>puzzles.csv</th><td>not written</td>"));
+    let scatter = svg_text(&out.join("charts/m-scatter.svg"));
+    assert!(scatter.contains("no per-puzzle data"), "{scatter}");
+
+    std::fs::remove_file(out.join("report.html")).unwrap();
+    let o = run(&["report", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(std::fs::read_to_string(out.join("report.html")).unwrap() == html);
+}
+
+#[test]
+fn report_on_a_directory_that_is_not_a_results_directory_exits_2() {
+    let dir = scratch("bad");
+    let missing = dir.join("missing");
+    let o = run(&["report", missing.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("not a directory"),
+        "{}",
+        text(&o.stderr)
+    );
+
+    let o = run(&["report", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("not a results directory"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!dir.join("report.html").exists());
+
+    std::fs::write(dir.join("summary.json"), "{\"something\": 1}\n").unwrap();
+    let o = run(&["report", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("not a bench-sudoku summary"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!dir.join("report.html").exists());
+}
+
+#[test]
+fn an_interrupted_run_gets_a_page_that_says_so() {
+    let dir = scratch("incomplete");
+    let data = dir.join("cut.csv");
+    let hard = std::fs::read_to_string(hard()).unwrap();
+    let mut lines = hard.lines();
+    let mut body = format!("{}\n", lines.next().unwrap());
+    body.push_str("123,456\n");
+    for l in lines.take(3) {
+        body.push_str(l);
+        body.push('\n');
+    }
+    std::fs::write(&data, body).unwrap();
+    let out = dir.join("out");
+    let o = run(&[
+        "run",
+        data.to_str().unwrap(),
+        "-s",
+        "hidden",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("INCOMPLETE RUN"), "no banner");
+    assert!(html.contains("<th>complete</th><td>NO"), "no complete: NO");
+    // Nothing measured: the charts are still valid, empty documents.
+    for kind in ["latency", "guesses", "scatter"] {
+        svg_text(&out.join(format!("charts/cut-{kind}.svg")));
+    }
+}
