@@ -4,14 +4,16 @@
 # `bench-sudoku run -j 1 --repeat N --warmup 1 --no-puzzle-csv` (first solution).
 #
 # usage: scripts/strategy-table.sh [CORPORA_DIR]   (default: $BENCH_SUDOKU_CORPORA or ../shared/corpora)
-# env:   STRATEGIES="naive rowmajor …"  REPEAT=3  EXPLOSIVE_LIMIT=200 (puzzles per corpus for
-#        naive/rowmajor, which run once under the default 1,000,000-guess budget)
+# env:   STRATEGIES="naive rowmajor …"  REPEAT=3  EXPLOSIVE_LIMIT=100 (first puzzles of each corpus
+#        for naive/rowmajor, which run once under the default 1,000,000-guess budget)
+#        MRV_LIMIT=5000 (first puzzles of each corpus for mrv, one pass)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-${BENCH_SUDOKU_CORPORA:-../shared/corpora}}
 strategies=${STRATEGIES:-"naive rowmajor mrv logic hidden locked"}
 repeat=${REPEAT:-3}
-explosive_limit=${EXPLOSIVE_LIMIT:-200}
+explosive_limit=${EXPLOSIVE_LIMIT:-100}
+mrv_limit=${MRV_LIMIT:-5000}
 cargo build --release --quiet
 bin=target/release/bench-sudoku
 out=$(mktemp -d)
@@ -23,7 +25,11 @@ for f in puzzles2_17_clue puzzles3_magictour_top1465 "puzzles5_forum_hardest_190
   for s in $strategies; do
     extra=(--repeat "$repeat" --warmup 1)
     # Explosive strategies: a sample, one pass (a puzzle can take 1M guesses).
-    case $s in naive|rowmajor) extra=(--limit "$explosive_limit" --repeat 1) ;; esac
+    case $s in
+      naive|rowmajor) extra=(--limit "$explosive_limit" --repeat 1) ;;
+      # Naked singles only: milliseconds per puzzle on the sparse corpora.
+      mrv) extra=(--limit "$mrv_limit" --repeat 1) ;;
+    esac
     "$bin" run "$dir/$f" -s "$s" -j 1 --no-puzzle-csv -q \
       --out "$out/$s-$f" "${extra[@]}" > /dev/null
     python3 - "$out/$s-$f/summary.json" "$f" <<'PY'
