@@ -26,22 +26,29 @@ mod tables;
 use super::observer::{observe, Contradiction, Observer, Reason};
 use super::{Counters, Limits, SolveResult, Status};
 use crate::grid::{Grid, CELLS};
-use tables::{BAND, BAND_PEERS, COLUMN, KEEP_COLS, PERM, ROW_MINIROWS};
+use tables::{BAND, BAND_PEERS, COLUMN, KEEP_COLS, PERM, ROW_MINIROWS, ROW_PEERS};
 
-/// The search state: per digit-band candidates and unsolved cells.
+/// Index of the first unsolved-cells word in [`Board::w`].
+const UNS: usize = 27;
+
+/// The search state, one cache-line pair of 32 words: `w[3 * d + b]` holds
+/// the cells of band `b` where digit `d + 1` may go (placed cells keep their
+/// own digit only); `w[UNS + b]` the cells of band `b` without a value;
+/// two words of padding.
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
 struct Board {
-    /// `cand[3 * d + b]`: cells of band `b` where digit `d + 1` may go.
-    cand: [u32; 27],
-    /// Cells of each band without a value yet.
-    unsolved: [u32; 3],
+    w: [u32; 32],
 }
 
 impl Board {
     const FULL: Board = Board {
-        cand: [BAND; 27],
-        unsolved: [BAND; 3],
+        w: {
+            let mut w = [BAND; 32];
+            w[30] = 0;
+            w[31] = 0;
+            w
+        },
     };
 }
 
@@ -82,16 +89,28 @@ struct Run<'o, O: Observer> {
     obs: &'o mut O,
     /// Open branch frames (for observer events).
     depth: u32,
-    /// Digit-bands (`3 * d + b`) changed since they were last updated.
-    dirty: u32,
+    /// Every digit-band as it was when last brought up to date: a band equal
+    /// to its `prev` needs no work.
+    prev: [u32; 32],
+}
+
+/// The digit-bands (bit `3 * d + b`) that differ from `prev`.
+#[inline(always)]
+fn changed(w: &[u32; 32], prev: &[u32; 32]) -> u32 {
+    let mut m = 0u32;
+    for i in 0..32 {
+        m |= ((w[i] != prev[i]) as u32) << i;
+    }
+    m & BAND
 }
 
 /// 9-bit minirow mask of a band (bit `3 * row + box`).
 #[inline(always)]
 fn minirows(a: u32) -> usize {
-    ROW_MINIROWS[(a & 511) as usize] as usize
+    (ROW_MINIROWS[(a & 511) as usize] as usize
         | (ROW_MINIROWS[((a >> 9) & 511) as usize] as usize) << 3
-        | (ROW_MINIROWS[(a >> 18) as usize & 511] as usize) << 6
+        | (ROW_MINIROWS[(a >> 18) as usize & 511] as usize) << 6)
+        & 511
 }
 
 /// The cells of `a` that are alone in their band row. Every row of `a` must
@@ -114,96 +133,104 @@ fn row_singles(a: u32) -> u32 {
     low & keep
 }
 
+/// The columns (9-bit mask) of a band's cells.
+#[inline(always)]
+fn columns(a: u32) -> usize {
+    ((a | (a >> 9) | (a >> 18)) & 511) as usize
+}
+
 /// Candidate digits (9-bit mask) of band cell `p` in band `band`.
 #[inline(always)]
 fn cell_cands(b: &Board, band: usize, p: u32) -> u16 {
     let mut m = 0u16;
     for d in 0..9 {
-        m |= (((b.cand[3 * d + band] >> p) & 1) as u16) << d;
+        m |= (((b.w[3 * d + band] >> p) & 1) as u16) << d;
     }
     m
 }
 
-impl<O: Observer> Run<'_, O> {
-    /// Places digit `d` (0-based) in cell `p` of band `band`, which must
-    /// still have it as a candidate: the cell loses its other digits, the
-    /// digit leaves the cell's row, box and column. Marks changed digit-bands
-    /// dirty.
-    #[inline(always)]
-    fn place(&mut self, b: &mut Board, d: usize, band: usize, p: u32) {
-        let bit = 1u32 << p;
-        b.unsolved[band] &= !bit;
-        let i = 3 * d + band;
-        let own = b.cand[i];
-        let mut dirty = self.dirty;
-        for d2 in 0..9 {
-            let j = 3 * d2 + band;
-            let x = b.cand[j];
-            b.cand[j] = x & !bit;
-            dirty |= (((x & bit) != 0) as u32) << j;
-        }
-        let new_own = own & !BAND_PEERS[p as usize];
-        b.cand[i] = new_own;
-        dirty = (dirty & !(1 << i)) | (((new_own != own) as u32) << i);
-        let col = COLUMN[(p % 9) as usize];
-        for o in OTHER[band] {
-            let j = 3 * d + o;
-            let x = b.cand[j];
-            b.cand[j] = x & !col;
-            dirty |= (((x & col) != 0) as u32) << j;
-        }
-        self.dirty = dirty;
+/// Places a given: digit `d` (0-based) in cell `p` of band `band`, removing
+/// the digit from every peer at once so that a later given repeating it is
+/// seen. False when the cell no longer has the digit (a conflicting given).
+#[inline]
+fn give(b: &mut Board, d: usize, band: usize, p: u32) -> bool {
+    let bit = 1u32 << p;
+    let i = 3 * d + band;
+    let own = b.w[i];
+    if own & bit == 0 {
+        return false;
     }
+    b.w[UNS + band] &= !bit;
+    for d2 in 0..9 {
+        b.w[3 * d2 + band] &= !bit;
+    }
+    b.w[i] = own & !BAND_PEERS[p as usize];
+    let col = COLUMN[(p % 9) as usize];
+    for o in OTHER[band] {
+        b.w[3 * d + o] &= !col;
+    }
+    true
+}
 
-    /// Brings digit-band `i` up to date. False on a contradiction.
+/// Places a guess: digit `d` in cell `p` of band `band` (a candidate). The
+/// cell loses its other digits and the digit its row; the band updates do
+/// the rest (box, and the column in the other bands).
+#[inline(always)]
+fn assign(b: &mut Board, d: usize, band: usize, p: u32) {
+    let bit = 1u32 << p;
+    let i = 3 * d + band;
+    let own = b.w[i];
+    b.w[UNS + band] &= !bit;
+    for d2 in 0..9 {
+        b.w[3 * d2 + band] &= !bit;
+    }
+    b.w[i] = own & !ROW_PEERS[p as usize];
+}
+
+impl<O: Observer> Run<'_, O> {
+    /// Brings digit-band `3 * d + band` up to date if it changed: band-level
+    /// locked candidates ([`PERM`]), hidden singles of its rows, columns
+    /// locked in a box leave the other bands. `Err` on a contradiction,
+    /// `Ok(true)` when the band had changed.
     #[inline(always)]
-    fn update_band(&mut self, b: &mut Board, i: usize) -> bool {
-        let d = i / 3;
-        let band = i % 3;
-        loop {
-            let a = b.cand[i];
-            let a2 = a & PERM[minirows(a)];
-            if a2 == 0 {
-                observe!(O, self.report_band(a, d, band));
-                return false;
-            }
-            b.cand[i] = a2;
-            let mut s = row_singles(a2) & b.unsolved[band];
-            if s == 0 {
-                let cols = (a2 | (a2 >> 9) | (a2 >> 18)) & 511;
-                let keep = KEEP_COLS[cols as usize];
-                let mut dirty = self.dirty;
-                for o in OTHER[band] {
-                    let j = 3 * d + o;
-                    let x = b.cand[j];
-                    let y = x & keep;
-                    b.cand[j] = y;
-                    dirty |= ((x != y) as u32) << j;
-                }
-                self.dirty = dirty;
-                return true;
-            }
-            while s != 0 {
-                let p = s.trailing_zeros();
-                s &= s - 1;
-                // An earlier single of this batch may have taken the place;
-                // the emptied row is caught on the next round.
-                if b.cand[i] & (1 << p) != 0 {
-                    self.counters.hidden_singles += 1;
-                    observe!(
-                        O,
-                        self.obs.placed(
-                            (27 * band as u32 + p) as u8,
-                            d as u8 + 1,
-                            Reason::HiddenSingle,
-                            self.depth
-                        )
-                    );
-                    self.place(b, d, band, p);
-                }
-            }
-            self.dirty &= !(1 << i);
+    fn update(&mut self, b: &mut Board, i: usize) -> bool {
+        let (d, band) = (i / 3, i % 3);
+        let a = b.w[i];
+        let a2 = a & PERM[minirows(a)];
+        if a2 == 0 {
+            observe!(O, self.report_band(a, d, band));
+            return false;
         }
+        let s = row_singles(a2) & b.w[UNS + band];
+        if s != 0 {
+            // New hidden singles: the rows of the digit with one cell left.
+            // The box and column of each are handled by PERM and KEEP_COLS.
+            b.w[UNS + band] &= !s;
+            for d2 in 0..9 {
+                b.w[3 * d2 + band] &= !s;
+            }
+            self.counters.hidden_singles += s.count_ones() as u64;
+            observe!(O, {
+                let mut m = s;
+                while m != 0 {
+                    let p = m.trailing_zeros();
+                    m &= m - 1;
+                    self.obs.placed(
+                        (27 * band as u32 + p) as u8,
+                        d as u8 + 1,
+                        Reason::HiddenSingle,
+                        self.depth,
+                    );
+                }
+            });
+        }
+        b.w[i] = a2;
+        self.prev[i] = a2;
+        let keep = KEEP_COLS[columns(a2)];
+        let [o1, o2] = OTHER[band];
+        b.w[3 * d + o1] &= keep;
+        b.w[3 * d + o2] &= keep;
+        true
     }
 
     /// Observer only: names a unit where digit `d` has no place after the
@@ -232,82 +259,86 @@ impl<O: Observer> Run<'_, O> {
         );
     }
 
+    /// Observer only: reports an empty cell.
+    fn report_cell(&mut self, band: usize, p: u32) {
+        self.obs.contradiction(
+            Contradiction::NoCandidates {
+                cell: (27 * band as u32 + p) as u8,
+            },
+            self.depth,
+        );
+    }
+
     /// Propagates to a fixpoint. False on a contradiction.
     fn propagate(&mut self, b: &mut Board) -> bool {
         loop {
-            while self.dirty != 0 {
-                let i = self.dirty.trailing_zeros() as usize;
-                self.dirty &= self.dirty - 1;
-                if !self.update_band(b, i) {
-                    self.dirty = 0;
-                    return false;
+            // Sweep the digit-bands until none changes.
+            loop {
+                let mut todo = changed(&b.w, &self.prev);
+                if todo == 0 {
+                    break;
+                }
+                while todo != 0 {
+                    let i = todo.trailing_zeros() as usize;
+                    todo &= todo - 1;
+                    if !self.update(b, i) {
+                        return false;
+                    }
                 }
             }
             // Naked singles and empty cells, band by band.
+            let mut placed = false;
             for band in 0..3 {
-                let u = b.unsolved[band];
+                let u = b.w[UNS + band];
                 if u == 0 {
                     continue;
                 }
                 let (mut one, mut two) = (0u32, 0u32);
                 for d in 0..9 {
-                    let x = b.cand[3 * d + band];
+                    let x = b.w[3 * d + band];
                     two |= one & x;
                     one |= x;
                 }
                 if u & !one != 0 {
-                    observe!(
-                        O,
-                        self.obs.contradiction(
-                            Contradiction::NoCandidates {
-                                cell: (27 * band as u32 + (u & !one).trailing_zeros()) as u8
-                            },
-                            self.depth
-                        )
-                    );
-                    self.dirty = 0;
+                    observe!(O, self.report_cell(band, (u & !one).trailing_zeros()));
                     return false;
                 }
-                let mut s = one & !two & u;
-                while s != 0 {
-                    let p = s.trailing_zeros();
-                    s &= s - 1;
-                    let bit = 1 << p;
-                    let mut d = 0;
-                    while d < 9 && b.cand[3 * d + band] & bit == 0 {
-                        d += 1;
+                let s = one & !two & u;
+                if s == 0 {
+                    continue;
+                }
+                placed = true;
+                b.w[UNS + band] &= !s;
+                self.counters.naked_singles += s.count_ones() as u64;
+                for d in 0..9 {
+                    let i = 3 * d + band;
+                    let mut m = b.w[i] & s;
+                    if m == 0 {
+                        continue;
                     }
-                    if d == 9 {
-                        // Its last digit went to an earlier single's peer.
+                    // The digit leaves the rest of each new single's row; the
+                    // band update does the box and column.
+                    let mut x = b.w[i];
+                    while m != 0 {
+                        let p = m.trailing_zeros();
+                        m &= m - 1;
+                        x &= !ROW_PEERS[p as usize];
                         observe!(
                             O,
-                            self.obs.contradiction(
-                                Contradiction::NoCandidates {
-                                    cell: (27 * band as u32 + p) as u8
-                                },
+                            self.obs.placed(
+                                (27 * band as u32 + p) as u8,
+                                d as u8 + 1,
+                                Reason::NakedSingle,
                                 self.depth
                             )
                         );
-                        self.dirty = 0;
-                        return false;
                     }
-                    self.counters.naked_singles += 1;
-                    observe!(
-                        O,
-                        self.obs.placed(
-                            (27 * band as u32 + p) as u8,
-                            d as u8 + 1,
-                            Reason::NakedSingle,
-                            self.depth
-                        )
-                    );
-                    self.place(b, d, band, p);
+                    b.w[i] = x;
                 }
             }
-            if self.dirty != 0 {
-                continue;
+            if !placed {
+                return true;
             }
-            return true;
         }
     }
 }
@@ -315,16 +346,16 @@ impl<O: Observer> Run<'_, O> {
 /// True when every cell has a value.
 #[inline(always)]
 fn complete(b: &Board) -> bool {
-    (b.unsolved[0] | b.unsolved[1] | b.unsolved[2]) == 0
+    (b.w[UNS] | b.w[UNS + 1] | b.w[UNS + 2]) == 0
 }
 
 /// The grid of a board (placed cells only).
 fn to_grid(b: &Board) -> Grid {
     let mut cells = [0u8; CELLS];
     for band in 0..3 {
-        let solved = BAND & !b.unsolved[band];
+        let solved = BAND & !b.w[UNS + band];
         for d in 0..9 {
-            let mut m = b.cand[3 * d + band] & solved;
+            let mut m = b.w[3 * d + band] & solved;
             while m != 0 {
                 let p = m.trailing_zeros() as usize;
                 m &= m - 1;
@@ -341,13 +372,13 @@ fn to_grid(b: &Board) -> Grid {
 #[inline(always)]
 fn choose(b: &Board) -> (usize, u32) {
     for band in 0..3 {
-        let u = b.unsolved[band];
+        let u = b.w[UNS + band];
         if u == 0 {
             continue;
         }
         let (mut one, mut two, mut three) = (0u32, 0u32, 0u32);
         for d in 0..9 {
-            let x = b.cand[3 * d + band];
+            let x = b.w[3 * d + band];
             three |= two & x;
             two |= one & x;
             one |= x;
@@ -366,7 +397,7 @@ fn choose_fewest(b: &Board) -> (usize, u32) {
     let mut best = (0usize, 0u32);
     let mut best_n = u32::MAX;
     for band in 0..3 {
-        let mut rest = b.unsolved[band];
+        let mut rest = b.w[UNS + band];
         while rest != 0 {
             let p = rest.trailing_zeros();
             rest &= rest - 1;
@@ -402,7 +433,7 @@ impl Workspace {
             counters: Counters::default(),
             obs,
             depth: 0,
-            dirty: 0,
+            prev: Board::FULL.w,
         };
 
         // Givens. A given whose digit is no longer a candidate of its cell
@@ -415,10 +446,9 @@ impl Workspace {
                 continue;
             }
             let (d, band, p) = (v as usize - 1, cell / 27, (cell % 27) as u32);
-            if d >= 9 || boards[0].cand[3 * d + band] & (1 << p) == 0 {
+            if d >= 9 || !give(&mut boards[0], d, band, p) {
                 return SolveResult::invalid(puzzle);
             }
-            run.place(&mut boards[0], d, band, p);
             givens += 1;
         }
         let result = |status: Status, solutions: u32, grid: Grid, counters: Counters| {
@@ -476,7 +506,8 @@ impl Workspace {
                     run.counters.guesses += 1;
                     run.counters.nodes += 1;
                     observe!(O, run.obs.guess(cell as u8, d as u8 + 1, cands, run.depth));
-                    run.place(&mut boards[w], d, band, p);
+                    run.prev = boards[w].w;
+                    assign(&mut boards[w], d, band, p);
                     ok = run.propagate(&mut boards[w]);
                     continue 'search;
                 }
@@ -515,8 +546,8 @@ impl Workspace {
                 run.counters.guesses += 1;
                 run.counters.nodes += 1;
                 observe!(O, run.obs.guess(cell as u8, d as u8 + 1, cands, run.depth));
-                run.dirty = 0;
-                run.place(&mut boards[w], d, (cell / 27) as usize, cell % 27);
+                run.prev = boards[w].w;
+                assign(&mut boards[w], d, (cell / 27) as usize, cell % 27);
                 ok = run.propagate(&mut boards[w]);
                 continue 'search;
             }

@@ -25,9 +25,18 @@ pub static PERM: [u32; 512] = build_perm();
 /// its box in this band must hold the digit here, so it is cleared elsewhere.
 pub static KEEP_COLS: [u32; 512] = build_keep_cols();
 
+/// Indexed by the 9-bit mask of columns where no other band can hold the
+/// digit (so this band must): the band cells to keep. In a box with one such
+/// column the digit is confined to that column; a box with two or more is
+/// emptied (a contradiction the band update then reports).
+pub static REQUIRED_KEEP: [u32; 512] = build_required_keep();
+
 /// For each band cell `p` (0..27): the other cells of its row, of its box and
 /// of its column inside the band.
 pub static BAND_PEERS: [u32; 27] = build_band_peers();
+
+/// For each band cell `p` (0..27): the other cells of its row.
+pub static ROW_PEERS: [u32; 27] = build_row_peers();
 
 /// Column `c` (0..9) inside a band: three cells.
 pub static COLUMN: [u32; 9] = build_columns();
@@ -90,6 +99,16 @@ const fn build_perm() -> [u32; 512] {
     t
 }
 
+const fn build_row_peers() -> [u32; 27] {
+    let mut t = [0u32; 27];
+    let mut p = 0;
+    while p < 27 {
+        t[p] = (511 << (9 * (p / 9))) & !(1 << p);
+        p += 1;
+    }
+    t
+}
+
 const fn build_columns() -> [u32; 9] {
     let mut t = [0u32; 9];
     let mut c = 0;
@@ -112,6 +131,31 @@ const fn build_keep_cols() -> [u32; 512] {
             if g == 1 || g == 2 || g == 4 {
                 let c = 3 * k + (g as u32).trailing_zeros() as usize;
                 keep &= !cols[c];
+            }
+            k += 1;
+        }
+        t[m] = keep;
+        m += 1;
+    }
+    t
+}
+
+const fn build_required_keep() -> [u32; 512] {
+    let cols = build_columns();
+    let mut t = [0u32; 512];
+    let mut m = 0;
+    while m < 512 {
+        let mut keep = BAND;
+        let mut k = 0;
+        while k < 3 {
+            let g = (m >> (3 * k)) & 7;
+            if g != 0 {
+                let boxm = (cols[3 * k] | cols[3 * k + 1] | cols[3 * k + 2]) as u32;
+                keep &= !boxm;
+                if g == 1 || g == 2 || g == 4 {
+                    let c = 3 * k + (g as u32).trailing_zeros() as usize;
+                    keep |= cols[c];
+                }
             }
             k += 1;
         }
@@ -164,6 +208,16 @@ mod tests {
             }
             assert_eq!(PERM[m2], a, "mask {m:#b}");
         }
+    }
+
+    #[test]
+    fn required_keep_confines_boxes() {
+        assert_eq!(REQUIRED_KEEP[0], BAND);
+        // Column 4 required: box 1 keeps column 4 only.
+        let box1 = COLUMN[3] | COLUMN[4] | COLUMN[5];
+        assert_eq!(REQUIRED_KEEP[1 << 4], (BAND & !box1) | COLUMN[4]);
+        // Columns 3 and 5 both required: box 1 is emptied.
+        assert_eq!(REQUIRED_KEEP[(1 << 3) | (1 << 5)], BAND & !box1);
     }
 
     #[test]
