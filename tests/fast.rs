@@ -351,7 +351,7 @@ fn shuffled_solution(seed: &[u8]) -> Grid {
         digits.swap(i, pick(i + 1));
     }
     // Rows: bands, then rows inside bands; the same for columns.
-    let mut perm = |pick: &mut dyn FnMut(usize) -> usize| {
+    let perm = |pick: &mut dyn FnMut(usize) -> usize| {
         let mut bands = [0usize, 1, 2];
         for i in (1..3).rev() {
             bands.swap(i, pick(i + 1));
@@ -466,4 +466,56 @@ fn corpora_match_locked() {
         seen += 1;
     }
     assert!(seen > 0, "no corpus file found in {}", dir.display());
+}
+
+// ---------------------------------------------------------------------------
+// The CPU-specific build of the search against the portable one.
+
+#[test]
+fn cpu_feature_path_matches_portable_path() {
+    use bench_sudoku::solver::fast::Workspace;
+    use bench_sudoku::solver::NoopObserver;
+    let mut native = Workspace::new();
+    let mut portable = Workspace::new_portable();
+    assert!(!portable.uses_cpu_features());
+    if !native.uses_cpu_features() {
+        eprintln!("note: this CPU takes the portable path; comparing it with itself");
+    }
+    let mut puzzles: Vec<Grid> = PUZZLES.iter().map(|p| grid(p)).collect();
+    puzzles.push(Grid::empty());
+    puzzles.push(multi_solution_puzzle());
+    // Many generated puzzles: shuffled solutions thinned to 20..40 givens.
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    for _ in 0..300 {
+        let mut seed = [0u8; 64];
+        for s in seed.iter_mut() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *s = x as u8;
+        }
+        let mut g = shuffled_solution(&seed);
+        let keep = 20 + (x % 21);
+        for cell in 0..81 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if x % 81 >= keep {
+                g.set(cell, 0);
+            }
+        }
+        puzzles.push(g);
+    }
+    let limits = [
+        Limits::first(),
+        Limits::uniqueness(),
+        Limits::first().with_solutions(20).with_max_guesses(300),
+    ];
+    for p in &puzzles {
+        for l in &limits {
+            let a = native.solve(p, l, &mut NoopObserver);
+            let b = portable.solve(p, l, &mut NoopObserver);
+            assert_eq!(a, b, "{p} under {l:?}");
+        }
+    }
 }

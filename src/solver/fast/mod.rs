@@ -26,7 +26,7 @@ mod tables;
 use super::observer::{observe, Contradiction, Observer, Reason};
 use super::{Counters, Limits, SolveResult, Status};
 use crate::grid::{Grid, CELLS};
-use tables::{BAND, BAND_PEERS, COLUMN, KEEP_COLS, PERM, ROW_MINIROWS, ROW_PEERS};
+use tables::{BAND, BAND_PEERS, COLUMN, KEEP_COLS, PERM, REQUIRED_KEEP, ROW_MINIROWS, ROW_PEERS};
 
 /// Index of the first unsolved-cells word in [`Board::w`].
 const UNS: usize = 27;
@@ -72,6 +72,24 @@ const STACK: usize = CELLS + 2;
 pub struct Workspace {
     boards: Box<[Board]>,
     frames: Box<[Frame]>,
+    /// Run the search compiled for the CPU features found at run time.
+    features: bool,
+}
+
+/// Whether the CPU has every feature `solve_x86_features` is compiled for.
+/// Decided once per workspace.
+fn detect_features() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("popcnt")
+            && std::is_x86_feature_detected!("lzcnt")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("bmi2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 impl Default for Workspace {
@@ -270,6 +288,7 @@ impl<O: Observer> Run<'_, O> {
     }
 
     /// Propagates to a fixpoint. False on a contradiction.
+    #[inline(always)]
     fn propagate(&mut self, b: &mut Board) -> bool {
         loop {
             // Sweep the digit-bands until none changes.
@@ -336,7 +355,24 @@ impl<O: Observer> Run<'_, O> {
                     b.w[i] = x;
                 }
             }
-            if !placed {
+            if placed {
+                continue;
+            }
+            // Columns: where the other two bands cannot hold a digit in a
+            // column, this band must; its box is confined to that column.
+            let mut any = false;
+            for d in 0..9 {
+                let [a0, a1, a2] = [b.w[3 * d], b.w[3 * d + 1], b.w[3 * d + 2]];
+                let [c0, c1, c2] = [columns(a0), columns(a1), columns(a2)];
+                let n0 = a0 & REQUIRED_KEEP[!(c1 | c2) & 511];
+                let n1 = a1 & REQUIRED_KEEP[!(c0 | c2) & 511];
+                let n2 = a2 & REQUIRED_KEEP[!(c0 | c1) & 511];
+                any |= (n0 != a0) | (n1 != a1) | (n2 != a2);
+                b.w[3 * d] = n0;
+                b.w[3 * d + 1] = n1;
+                b.w[3 * d + 2] = n2;
+            }
+            if !any {
                 return true;
             }
         }
@@ -368,14 +404,13 @@ fn to_grid(b: &Board) -> Grid {
 }
 
 /// The branch cell (band, position) of a propagated, unfinished board: the
-/// first cell with two candidates, else the first with the fewest.
+/// cell with two candidates that has the most two-candidate cells among its
+/// row and box peers (first one on ties; a well-connected pair propagates
+/// further), else the first cell with the fewest candidates.
 #[inline(always)]
 fn choose(b: &Board) -> (usize, u32) {
-    for band in 0..3 {
-        let u = b.w[UNS + band];
-        if u == 0 {
-            continue;
-        }
+    let mut pairs = [0u32; 3];
+    for (band, pair) in pairs.iter_mut().enumerate() {
         let (mut one, mut two, mut three) = (0u32, 0u32, 0u32);
         for d in 0..9 {
             let x = b.w[3 * d + band];
@@ -383,12 +418,26 @@ fn choose(b: &Board) -> (usize, u32) {
             two |= one & x;
             one |= x;
         }
-        let bival = two & !three & u;
-        if bival != 0 {
-            return (band, bival.trailing_zeros());
+        *pair = two & !three & b.w[UNS + band];
+    }
+    if pairs == [0; 3] {
+        return choose_fewest(b);
+    }
+    let mut best = (0usize, 0u32);
+    let mut best_n = -1i32;
+    for (band, &pair) in pairs.iter().enumerate() {
+        let mut m = pair;
+        while m != 0 {
+            let p = m.trailing_zeros();
+            m &= m - 1;
+            let n = (pair & BAND_PEERS[p as usize]).count_ones() as i32;
+            if n > best_n {
+                best_n = n;
+                best = (band, p);
+            }
         }
     }
-    choose_fewest(b)
+    best
 }
 
 /// The first cell with the fewest candidates (no cell has two).
@@ -417,11 +466,70 @@ impl Workspace {
         Workspace {
             boards: vec![Board::FULL; STACK].into_boxed_slice(),
             frames: vec![Frame::default(); CELLS].into_boxed_slice(),
+            features: detect_features(),
         }
+    }
+
+    /// A workspace that never takes the CPU-specific path (for
+    /// cross-checking it against the portable one).
+    pub fn new_portable() -> Self {
+        Workspace {
+            features: false,
+            ..Self::new()
+        }
+    }
+
+    /// True when solves run the code compiled for the CPU features found at
+    /// run time (x86-64 with POPCNT, LZCNT, BMI1 and BMI2).
+    pub fn uses_cpu_features(&self) -> bool {
+        self.features
     }
 
     /// Solves `puzzle` within `limits`, reporting events to `obs`.
     pub fn solve<O: Observer>(
+        &mut self,
+        puzzle: &Grid,
+        limits: &Limits,
+        obs: &mut O,
+    ) -> SolveResult {
+        #[cfg(target_arch = "x86_64")]
+        if self.features {
+            // SAFETY: `features` is true only when `new` detected every
+            // feature `solve_x86_features` is compiled for (see
+            // `detect_features`) on the CPU running this process.
+            return unsafe { self.solve_x86_features(puzzle, limits, obs) };
+        }
+        self.solve_portable(puzzle, limits, obs)
+    }
+
+    /// The search compiled for baseline x86-64 (or any other target).
+    #[inline(never)]
+    fn solve_portable<O: Observer>(
+        &mut self,
+        puzzle: &Grid,
+        limits: &Limits,
+        obs: &mut O,
+    ) -> SolveResult {
+        self.solve_impl(puzzle, limits, obs)
+    }
+
+    /// The same search compiled with POPCNT/LZCNT/BMI: only instruction
+    /// selection differs (population counts, bit scans), so results and
+    /// counters are identical to [`Workspace::solve_portable`].
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt,lzcnt,bmi1,bmi2")]
+    #[inline(never)]
+    fn solve_x86_features<O: Observer>(
+        &mut self,
+        puzzle: &Grid,
+        limits: &Limits,
+        obs: &mut O,
+    ) -> SolveResult {
+        self.solve_impl(puzzle, limits, obs)
+    }
+
+    #[inline(always)]
+    fn solve_impl<O: Observer>(
         &mut self,
         puzzle: &Grid,
         limits: &Limits,
@@ -452,7 +560,11 @@ impl Workspace {
             givens += 1;
         }
         let result = |status: Status, solutions: u32, grid: Grid, counters: Counters| {
-            let empty = grid.cells().iter().filter(|&&v| v == 0).count() as u32;
+            let empty = if solutions > 0 {
+                0
+            } else {
+                grid.cells().iter().filter(|&&v| v == 0).count() as u32
+            };
             SolveResult {
                 status,
                 solutions,
@@ -468,9 +580,9 @@ impl Workspace {
         let mut sp = 0usize; // open frames
         let mut solutions = 0u32;
         let mut first = *puzzle;
-        let mut ok = run.propagate(&mut boards[0]);
         'search: loop {
-            if ok {
+            // One propagation per node: the root, or the guess just placed.
+            if run.propagate(&mut boards[w]) {
                 if complete(&boards[w]) {
                     solutions += 1;
                     observe!(O, run.obs.solution(solutions));
@@ -508,7 +620,6 @@ impl Workspace {
                     observe!(O, run.obs.guess(cell as u8, d as u8 + 1, cands, run.depth));
                     run.prev = boards[w].w;
                     assign(&mut boards[w], d, band, p);
-                    ok = run.propagate(&mut boards[w]);
                     continue 'search;
                 }
             }
@@ -548,7 +659,6 @@ impl Workspace {
                 observe!(O, run.obs.guess(cell as u8, d as u8 + 1, cands, run.depth));
                 run.prev = boards[w].w;
                 assign(&mut boards[w], d, (cell / 27) as usize, cell % 27);
-                ok = run.propagate(&mut boards[w]);
                 continue 'search;
             }
         }

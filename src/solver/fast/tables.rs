@@ -150,7 +150,7 @@ const fn build_required_keep() -> [u32; 512] {
         while k < 3 {
             let g = (m >> (3 * k)) & 7;
             if g != 0 {
-                let boxm = (cols[3 * k] | cols[3 * k + 1] | cols[3 * k + 2]) as u32;
+                let boxm = cols[3 * k] | cols[3 * k + 1] | cols[3 * k + 2];
                 keep &= !boxm;
                 if g == 1 || g == 2 || g == 4 {
                     let c = 3 * k + (g as u32).trailing_zeros() as usize;
@@ -200,8 +200,7 @@ mod tests {
 
     #[test]
     fn perm_is_idempotent() {
-        for m in 0..512usize {
-            let a = PERM[m];
+        for (m, &a) in PERM.iter().enumerate() {
             let mut m2 = 0usize;
             for r in 0..3 {
                 m2 |= (ROW_MINIROWS[((a >> (9 * r)) & 511) as usize] as usize) << (3 * r);
@@ -222,9 +221,9 @@ mod tests {
 
     #[test]
     fn band_peers_count() {
-        for p in 0..27 {
+        for (p, peers) in BAND_PEERS.iter().enumerate() {
             // 8 in the row, 6 more in the box (the column lies in the box).
-            assert_eq!(BAND_PEERS[p].count_ones(), 14, "cell {p}");
+            assert_eq!(peers.count_ones(), 14, "cell {p}");
         }
     }
 
