@@ -110,6 +110,8 @@ struct Run<'o, O: Observer> {
     /// Every digit-band as it was when last brought up to date: a band equal
     /// to its `prev` needs no work.
     prev: [u32; 32],
+    /// Set when a band update changed a band other than its own.
+    touched: bool,
 }
 
 /// The digit-bands (bit `3 * d + b`) that differ from `prev`.
@@ -170,7 +172,7 @@ fn cell_cands(b: &Board, band: usize, p: u32) -> u16 {
 /// Places a given: digit `d` (0-based) in cell `p` of band `band`, removing
 /// the digit from every peer at once so that a later given repeating it is
 /// seen. False when the cell no longer has the digit (a conflicting given).
-#[inline]
+#[inline(always)]
 fn give(b: &mut Board, d: usize, band: usize, p: u32) -> bool {
     let bit = 1u32 << p;
     let i = 3 * d + band;
@@ -246,8 +248,10 @@ impl<O: Observer> Run<'_, O> {
         self.prev[i] = a2;
         let keep = KEEP_COLS[columns(a2)];
         let [o1, o2] = OTHER[band];
-        b.w[3 * d + o1] &= keep;
-        b.w[3 * d + o2] &= keep;
+        let (x1, x2) = (b.w[3 * d + o1], b.w[3 * d + o2]);
+        b.w[3 * d + o1] = x1 & keep;
+        b.w[3 * d + o2] = x2 & keep;
+        self.touched |= (s | ((x1 | x2) & !keep)) != 0;
         true
     }
 
@@ -297,12 +301,17 @@ impl<O: Observer> Run<'_, O> {
                 if todo == 0 {
                     break;
                 }
+                self.touched = false;
                 while todo != 0 {
                     let i = todo.trailing_zeros() as usize;
                     todo &= todo - 1;
                     if !self.update(b, i) {
                         return false;
                     }
+                }
+                if !self.touched {
+                    // Only the updated bands changed, and they are in sync.
+                    break;
                 }
             }
             // Naked singles and empty cells, band by band.
@@ -542,6 +551,7 @@ impl Workspace {
             obs,
             depth: 0,
             prev: Board::FULL.w,
+            touched: false,
         };
 
         // Givens. A given whose digit is no longer a candidate of its cell
