@@ -26,7 +26,9 @@ mod tables;
 use super::observer::{observe, Contradiction, Observer, Reason};
 use super::{Counters, Limits, SolveResult, Status};
 use crate::grid::{Grid, CELLS};
-use tables::{BAND, BAND_PEERS, COLUMN, KEEP_COLS, PERM, REQUIRED_KEEP, ROW_MINIROWS, ROW_PEERS};
+use tables::{
+    BAND, BAND_PEERS, GIVEN_PEERS, KEEP_COLS, PERM, REQUIRED_KEEP, ROW_MINIROWS, ROW_PEERS,
+};
 
 /// Index of the first unsolved-cells word in [`Board::w`].
 const UNS: usize = 27;
@@ -167,29 +169,6 @@ fn cell_cands(b: &Board, band: usize, p: u32) -> u16 {
         m |= (((b.w[3 * d + band] >> p) & 1) as u16) << d;
     }
     m
-}
-
-/// Places a given: digit `d` (0-based) in cell `p` of band `band`, removing
-/// the digit from every peer at once so that a later given repeating it is
-/// seen. False when the cell no longer has the digit (a conflicting given).
-#[inline(always)]
-fn give(b: &mut Board, d: usize, band: usize, p: u32) -> bool {
-    let bit = 1u32 << p;
-    let i = 3 * d + band;
-    let own = b.w[i];
-    if own & bit == 0 {
-        return false;
-    }
-    b.w[UNS + band] &= !bit;
-    for d2 in 0..9 {
-        b.w[3 * d2 + band] &= !bit;
-    }
-    b.w[i] = own & !BAND_PEERS[p as usize];
-    let col = COLUMN[(p % 9) as usize];
-    for o in OTHER[band] {
-        b.w[3 * d + o] &= !col;
-    }
-    true
 }
 
 /// Places a guess: digit `d` in cell `p` of band `band` (a candidate). The
@@ -554,21 +533,49 @@ impl Workspace {
             touched: false,
         };
 
-        // Givens. A given whose digit is no longer a candidate of its cell
-        // repeats the digit of a peer given (placing only removes the digit
-        // from peers), so the puzzle is invalid.
-        boards[0] = Board::FULL;
-        let mut givens = 0u32;
-        for (cell, &v) in puzzle.cells().iter().enumerate() {
-            if v == 0 {
-                continue;
+        // Givens, in bulk: the cells of each value per band (index
+        // `3 * v + band`, value 0 for blanks), then each digit's candidates
+        // are the blank cells outside the rows, boxes and columns of its
+        // givens. Two givens of a digit sharing a row, box or column make the
+        // puzzle invalid.
+        let mut g = [0u32; 48];
+        for (band, cells) in puzzle.cells().chunks_exact(27).enumerate() {
+            for (p, &v) in cells.iter().enumerate() {
+                // Values are 0..=9 (a `Grid` invariant); the mask keeps any
+                // index in bounds regardless.
+                g[3 * (v as usize & 15) + band] |= 1 << p;
             }
-            let (d, band, p) = (v as usize - 1, cell / 27, (cell % 27) as u32);
-            if d >= 9 || !give(&mut boards[0], d, band, p) {
-                return SolveResult::invalid(puzzle);
-            }
-            givens += 1;
         }
+        let mut bad = 0u32;
+        {
+            let b = &mut boards[0];
+            for d in 0..9 {
+                let gs = [g[3 * d + 3], g[3 * d + 4], g[3 * d + 5]];
+                let cs = gs.map(|x| columns(x) as u32);
+                bad |= (cs[0] & cs[1]) | (cs[0] & cs[2]) | (cs[1] & cs[2]);
+                let cols = cs[0] | cs[1] | cs[2];
+                let in_cols = cols | (cols << 9) | (cols << 18);
+                for band in 0..3 {
+                    let x = gs[band];
+                    // Two givens in one minirow (same row and box).
+                    bad |= (x & (x >> 1) & 0x36D_B6DB) | (x & (x >> 2) & 0x124_9249);
+                    // Two minirows of givens in one row or one box.
+                    let m = minirows(x) as u32;
+                    bad |= (m & (m >> 1) & 0b011_011_011)
+                        | (m & (m >> 2) & 0b001_001_001)
+                        | (m & (m >> 3) & 0o77)
+                        | (m & (m >> 6) & 0o7);
+                    b.w[3 * d + band] = (g[band] & !GIVEN_PEERS[m as usize] & !in_cols) | x;
+                }
+            }
+            b.w[UNS..UNS + 3].copy_from_slice(&g[..3]);
+            b.w[30] = 0;
+            b.w[31] = 0;
+        }
+        if bad != 0 {
+            return SolveResult::invalid(puzzle);
+        }
+        let givens = CELLS as u32 - (g[0].count_ones() + g[1].count_ones() + g[2].count_ones());
         let result = |status: Status, solutions: u32, grid: Grid, counters: Counters| {
             let empty = if solutions > 0 {
                 0

@@ -35,10 +35,15 @@ pub static REQUIRED_KEEP: [u32; 512] = build_required_keep();
 /// of its column inside the band.
 pub static BAND_PEERS: [u32; 27] = build_band_peers();
 
+/// Indexed by the 9-bit minirow mask of a digit's givens in a band: every
+/// cell of the rows and boxes those givens occupy.
+pub static GIVEN_PEERS: [u32; 512] = build_given_peers();
+
 /// For each band cell `p` (0..27): the other cells of its row.
 pub static ROW_PEERS: [u32; 27] = build_row_peers();
 
 /// Column `c` (0..9) inside a band: three cells.
+#[cfg(test)]
 pub static COLUMN: [u32; 9] = build_columns();
 
 const fn build_row_minirows() -> [u8; 512] {
@@ -92,6 +97,31 @@ const fn build_perm() -> [u32; 512] {
                 k += 1;
             }
             r += 1;
+        }
+        t[m] = cells;
+        m += 1;
+    }
+    t
+}
+
+const fn build_given_peers() -> [u32; 512] {
+    let mut t = [0u32; 512];
+    let mut m = 0;
+    while m < 512 {
+        let mut cells = 0u32;
+        let mut r = 0;
+        while r < 3 {
+            if (m >> (3 * r)) & 7 != 0 {
+                cells |= 511 << (9 * r);
+            }
+            r += 1;
+        }
+        let mut k = 0;
+        while k < 3 {
+            if (m >> k) & 0b001_001_001 != 0 {
+                cells |= (7 << (3 * k)) * ((1 << 18) | (1 << 9) | 1);
+            }
+            k += 1;
         }
         t[m] = cells;
         m += 1;
@@ -217,6 +247,14 @@ mod tests {
         assert_eq!(REQUIRED_KEEP[1 << 4], (BAND & !box1) | COLUMN[4]);
         // Columns 3 and 5 both required: box 1 is emptied.
         assert_eq!(REQUIRED_KEEP[(1 << 3) | (1 << 5)], BAND & !box1);
+    }
+
+    #[test]
+    fn given_peers_cover_rows_and_boxes() {
+        // A given in row 0, box 1: row 0 and box 1.
+        let box1 = COLUMN[3] | COLUMN[4] | COLUMN[5];
+        assert_eq!(GIVEN_PEERS[1 << 1], 511 | box1);
+        assert_eq!(GIVEN_PEERS[0], 0);
     }
 
     #[test]
