@@ -103,6 +103,23 @@ impl Default for Workspace {
 /// The other two bands of each band.
 const OTHER: [[usize; 2]; 3] = [[1, 2], [0, 2], [0, 1]];
 
+/// For each digit-band `i = 3 * d + b` (and padding up to 32): the band `b`
+/// and the indices of the digit's two other bands.
+static BAND_AND_OTHERS: [[u8; 3]; 32] = {
+    let mut t = [[0u8; 3]; 32];
+    let mut i = 0;
+    while i < 27 {
+        let (d, b) = (i / 3, i % 3);
+        t[i] = [
+            b as u8,
+            (3 * d + OTHER[b][0]) as u8,
+            (3 * d + OTHER[b][1]) as u8,
+        ];
+        i += 1;
+    }
+    t
+};
+
 /// Per-solve bookkeeping shared by the propagation helpers.
 struct Run<'o, O: Observer> {
     counters: Counters,
@@ -193,7 +210,11 @@ impl<O: Observer> Run<'_, O> {
     /// `Ok(true)` when the band had changed.
     #[inline(always)]
     fn update(&mut self, b: &mut Board, i: usize) -> bool {
-        let (d, band) = (i / 3, i % 3);
+        // `i < 27`; the masks below only spare the compiler bounds checks.
+        let i = i & 31;
+        let [band, j1, j2] = BAND_AND_OTHERS[i];
+        let (band, j1, j2) = (band as usize & 3, j1 as usize & 31, j2 as usize & 31);
+        let d = i / 3;
         let a = b.w[i];
         let a2 = a & PERM[minirows(a)];
         if a2 == 0 {
@@ -226,10 +247,9 @@ impl<O: Observer> Run<'_, O> {
         b.w[i] = a2;
         self.prev[i] = a2;
         let keep = KEEP_COLS[columns(a2)];
-        let [o1, o2] = OTHER[band];
-        let (x1, x2) = (b.w[3 * d + o1], b.w[3 * d + o2]);
-        b.w[3 * d + o1] = x1 & keep;
-        b.w[3 * d + o2] = x2 & keep;
+        let (x1, x2) = (b.w[j1], b.w[j2]);
+        b.w[j1] = x1 & keep;
+        b.w[j2] = x2 & keep;
         self.touched |= (s | ((x1 | x2) & !keep)) != 0;
         true
     }
