@@ -5,18 +5,27 @@ use bench_sudoku::solver::fast::Workspace;
 use bench_sudoku::solver::{Limits, NoopObserver, Solver, Strategy};
 use bench_sudoku::Grid;
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 struct Counting;
 
-static COUNTING: AtomicBool = AtomicBool::new(false);
+thread_local! {
+    /// Set on the thread under test only: the test harness allocates on
+    /// other threads meanwhile.
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+}
 static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+fn counting() -> bool {
+    COUNTING.try_with(Cell::get).unwrap_or(false)
+}
 
 // SAFETY: every call is forwarded unchanged to the system allocator; the
 // wrapper only bumps a counter.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
+        if counting() {
             ALLOCS.fetch_add(1, Ordering::Relaxed);
         }
         // SAFETY: same contract as the caller's.
@@ -27,7 +36,7 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
+        if counting() {
             ALLOCS.fetch_add(1, Ordering::Relaxed);
         }
         // SAFETY: same contract as the caller's.
@@ -66,7 +75,7 @@ fn fast_solves_without_allocating() {
         solver.solve(p, &strategy, &limits[0]);
         ws.solve(p, &limits[0], &mut NoopObserver);
     }
-    COUNTING.store(true, Ordering::SeqCst);
+    COUNTING.with(|c| c.set(true));
     let mut solved = 0u32;
     for _ in 0..3 {
         for p in &puzzles {
@@ -76,7 +85,7 @@ fn fast_solves_without_allocating() {
             }
         }
     }
-    COUNTING.store(false, Ordering::SeqCst);
+    COUNTING.with(|c| c.set(false));
     assert!(solved > 0);
     assert_eq!(
         ALLOCS.load(Ordering::SeqCst),
