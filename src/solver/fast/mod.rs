@@ -1,24 +1,32 @@
 //! The `fast` engine: band bitboards, band-level locked candidates by table
-//! lookup, cheap singles, bivalue branching. See docs/FAST.md for the design.
+//! lookup, bulk singles, branching on well-connected bivalue cells. See
+//! docs/FAST.md for the design and measurements.
 //!
-//! Representation ([`Board`]): for every digit `d` and band `b` (three rows),
-//! one `u32` holds the 27 cells of the band where `d` is still possible
-//! (`cand[3 * d + b]`); `unsolved[b]` holds the band's cells without a value.
-//! A placed cell keeps exactly its own digit's bit, so a finished board reads
-//! off as a grid directly.
+//! Representation ([`Board`], 32 words): for every digit `d` and band `b`
+//! (three rows), one `u32` holds the 27 cells of the band where `d` is still
+//! possible (`w[3 * d + b]`); `w[UNS + b]` holds the band's cells without a
+//! value. A placed cell keeps exactly its own digit's bit, so a finished
+//! board reads off as a grid directly.
 //!
-//! Propagation works on a dirty set of the 27 digit-bands:
-//! * band update: the minirow mask of the digit in the band is looked up in
-//!   [`tables::PERM`], which keeps only minirows taking part in some way of
-//!   placing the digit once per row and once per box of the band (locked
-//!   candidates, both directions, inside the band); a row left with a single
-//!   unsolved cell is a hidden single; a column that is its box's only
-//!   possible column is removed from the two other bands;
-//! * once no band is dirty: naked singles (and empty cells) of all bands by
-//!   bit-sliced counting over the nine digits, then hidden singles in columns.
+//! Propagation (`Run::propagate`), to a fixpoint:
+//! * band updates, for every digit-band that changed since its last update
+//!   (found by comparing the board with a snapshot, `Run::prev`): the minirow
+//!   mask of the digit in the band indexes [`tables::PERM`], which keeps only
+//!   minirows taking part in some way of placing the digit once per row and
+//!   once per box of the band (locked candidates in both directions inside
+//!   the band, and box hidden singles); a row left with one unsolved cell is
+//!   a hidden single, placed at once for the whole band; a column that is its
+//!   box's only possible column leaves the two other bands;
+//! * naked singles and empty cells of all bands, by bit-sliced counting over
+//!   the nine digits;
+//! * column confinement: a column no other band can supply confines the
+//!   digit to that column in its box (column locked candidates and column
+//!   hidden singles).
 //!
-//! Search: an explicit stack of boards (no recursion); the branch cell is the
-//! first bivalue cell (else a fewest-candidate cell), values ascending. The
+//! Placements are lazy: a placed cell leaves the other digits and its own
+//! row, and the band updates derive the box and column eliminations.
+//!
+//! Search: an explicit stack of boards (no recursion), values ascending; the
 //! last value of a branch cell reuses its parent board instead of copying it.
 
 mod tables;
@@ -33,7 +41,7 @@ use tables::{
 /// Index of the first unsolved-cells word in [`Board::w`].
 const UNS: usize = 27;
 
-/// The search state, one cache-line pair of 32 words: `w[3 * d + b]` holds
+/// The search state, two cache lines of 32 words: `w[3 * d + b]` holds
 /// the cells of band `b` where digit `d + 1` may go (placed cells keep their
 /// own digit only); `w[UNS + b]` the cells of band `b` without a value;
 /// two words of padding.
