@@ -139,6 +139,9 @@ struct Run<'o, O: Observer> {
     prev: [u32; 32],
     /// Set when a band update changed a band other than its own.
     touched: bool,
+    /// The two-candidate cells of each band, from the last naked-single
+    /// pass (valid for the board `propagate` returned true on).
+    pairs: [u32; 3],
 }
 
 /// The digit-bands (bit `3 * d + b`) that differ from `prev`.
@@ -325,15 +328,18 @@ impl<O: Observer> Run<'_, O> {
             let mut placed = false;
             for band in 0..3 {
                 let u = b.w[UNS + band];
+                self.pairs[band] = 0;
                 if u == 0 {
                     continue;
                 }
-                let (mut one, mut two) = (0u32, 0u32);
+                let (mut one, mut two, mut three) = (0u32, 0u32, 0u32);
                 for d in 0..9 {
                     let x = b.w[3 * d + band];
+                    three |= two & x;
                     two |= one & x;
                     one |= x;
                 }
+                self.pairs[band] = two & !three & u;
                 if u & !one != 0 {
                     observe!(O, self.report_cell(band, (u & !one).trailing_zeros()));
                     return false;
@@ -419,24 +425,13 @@ fn to_grid(b: &Board) -> Grid {
     Grid::from_cells(cells).unwrap_or_default()
 }
 
-/// The branch cell (band, position) of a propagated, unfinished board: the
-/// cell with two candidates that has the most two-candidate cells among its
-/// row and box peers (first one on ties; a well-connected pair propagates
-/// further), else the first cell with the fewest candidates.
+/// The branch cell (band, position) of a propagated, unfinished board whose
+/// two-candidate cells are `pairs`: the pair cell with the most pair cells
+/// among its row and box peers (first one on ties; a well-connected pair
+/// propagates further), else the first cell with the fewest candidates.
 #[inline(always)]
-fn choose(b: &Board) -> (usize, u32) {
-    let mut pairs = [0u32; 3];
-    for (band, pair) in pairs.iter_mut().enumerate() {
-        let (mut one, mut two, mut three) = (0u32, 0u32, 0u32);
-        for d in 0..9 {
-            let x = b.w[3 * d + band];
-            three |= two & x;
-            two |= one & x;
-            one |= x;
-        }
-        *pair = two & !three & b.w[UNS + band];
-    }
-    if pairs == [0; 3] {
+fn choose(b: &Board, pairs: &[u32; 3]) -> (usize, u32) {
+    if *pairs == [0; 3] {
         return choose_fewest(b);
     }
     let mut best = (0usize, 0u32);
@@ -559,6 +554,7 @@ impl Workspace {
             depth: 0,
             prev: Board::FULL.w,
             touched: false,
+            pairs: [0; 3],
         };
 
         // Givens, in bulk: the cells of each value per band (index
@@ -642,7 +638,7 @@ impl Workspace {
                     if run.counters.guesses >= limits.max_guesses {
                         return result(Status::GaveUp, solutions, first, run.counters);
                     }
-                    let (band, p) = choose(&boards[w]);
+                    let (band, p) = choose(&boards[w], &run.pairs);
                     let cands = cell_cands(&boards[w], band, p);
                     let d = cands.trailing_zeros() as usize;
                     let cell = 27 * band as u32 + p;
