@@ -527,10 +527,14 @@ impl Workspace {
     /// The same search compiled with POPCNT/LZCNT/BMI: only instruction
     /// selection differs (population counts, bit scans), so results and
     /// counters are identical to [`Workspace::solve_portable`].
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support POPCNT, LZCNT, BMI1 and BMI2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt,lzcnt,bmi1,bmi2")]
     #[inline(never)]
-    fn solve_x86_features<O: Observer>(
+    unsafe fn solve_x86_features<O: Observer>(
         &mut self,
         puzzle: &Grid,
         limits: &Limits,
