@@ -215,10 +215,9 @@ fn assign(b: &mut Board, d: usize, band: usize, p: u32) {
 }
 
 impl<O: Observer> Run<'_, O> {
-    /// Brings digit-band `3 * d + band` up to date if it changed: band-level
-    /// locked candidates ([`PERM`]), hidden singles of its rows, columns
-    /// locked in a box leave the other bands. `Err` on a contradiction,
-    /// `Ok(true)` when the band had changed.
+    /// Brings digit-band `i = 3 * d + band` up to date: band-level locked
+    /// candidates ([`PERM`]), hidden singles of its rows, columns locked in a
+    /// box leave the other bands. False on a contradiction.
     #[inline(always)]
     fn update(&mut self, b: &mut Board, i: usize) -> bool {
         // `i < 27`; the masks below only spare the compiler bounds checks.
