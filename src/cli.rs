@@ -153,7 +153,7 @@ pub struct RunArgs {
     #[arg(required = true, value_name = "DATASET")]
     pub datasets: Vec<PathBuf>,
     /// Strategy to run (repeat the option for several; 'all' for every named
-    /// strategy) [default: mrv, hidden, locked].
+    /// strategy) [default: mrv, hidden, locked, fast].
     #[arg(short = 's', long = "strategy", value_name = "STRATEGY", long_help = SPEC_HELP)]
     pub strategies: Vec<String>,
     /// Solver threads [default: all logical cores].

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// Strategies run when no `-s` is given: the classic propagating ones plus
 /// the fastest engine.
-pub const DEFAULT_STRATEGIES: &[&str] = &["mrv", "hidden", "locked"];
+pub const DEFAULT_STRATEGIES: &[&str] = &["mrv", "hidden", "locked", "fast"];
 
 /// Files a results directory holds; `--force` removes exactly these.
 const OUTPUTS: &[&str] = &[
