@@ -226,6 +226,7 @@ fn two_real_runs_of_the_same_binary_are_unchanged() {
             .map(|d| {
                 Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
                     .args(["run", &easy, &hard, "--limit", "100", "-j", "1"])
+                    .args(["-s", "hidden", "-s", "locked", "-s", "fast"])
                     .args([
                         "--repeat", "3", "--warmup", "1", "-q", "--force", "--out", d,
                     ])
