@@ -84,6 +84,12 @@ fn three_shards_merged_equal_the_unsharded_run() {
         "-j",
         "2",
         "-q",
+        "-s",
+        "mrv",
+        "-s",
+        "hidden",
+        "-s",
+        "fast",
         "--out",
         &d("full"),
     ]);
@@ -92,7 +98,8 @@ fn three_shards_merged_equal_the_unsharded_run() {
         let shard = format!("{k}/3");
         let out = d(&format!("s{k}"));
         let o = bin(&[
-            "run", &hard, "--limit", "300", "-j", "2", "-q", "--shard", &shard, "--out", &out,
+            "run", &hard, "--limit", "300", "-j", "2", "-q", "-s", "mrv", "-s", "hidden", "-s",
+            "fast", "--shard", &shard, "--out", &out,
         ]);
         assert_eq!(o.status.code(), Some(0), "{}", err(&o));
         let meta = json(&dir.join(format!("s{k}/meta.json")));
