@@ -274,10 +274,14 @@ fn run_unit(
 
     std::thread::scope(|scope| {
         // Reader.
-        let reader = scope.spawn(|| read_batches(opts, info, btx, reader_stop));
+        let reader = scope.spawn(|| {
+            pin_helper_thread(opts.threads);
+            read_batches(opts, info, btx, reader_stop)
+        });
         // Writer / aggregator.
         let writer_stats = &mut stats;
         let writer = scope.spawn(move || {
+            pin_helper_thread(opts.threads);
             let sink = rows.sink();
             write_rows(wrx, writer_stats, sink, opts.shuffle)
         });
@@ -686,11 +690,39 @@ impl RowSink for PuzzleCsv {
 }
 
 /// Builds the rayon pool (0 threads: one per logical core).
+///
+/// When there are fewer solver threads than cores, solver thread `i` is
+/// pinned to core `i` and the reader and writer threads to the remaining
+/// cores ([`pin_helper_thread`]), so that the scheduler never parks the
+/// pipeline's own threads on a solver's core. With as many threads as cores
+/// nothing is pinned.
 pub fn pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
+    let cores = core_affinity::get_core_ids().unwrap_or_default();
+    let pin = threads > 0 && threads < cores.len();
     Ok(rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("solver-{i}"))
+        .start_handler(move |i| {
+            if pin {
+                if let Some(core) = core_affinity::get_core_ids().and_then(|c| c.get(i).copied()) {
+                    core_affinity::set_for_current(core);
+                }
+            }
+        })
         .build()?)
+}
+
+/// Pins the calling (reader or writer) thread to the cores not used by the
+/// first `threads` solver threads, when there are such cores.
+pub fn pin_helper_thread(threads: usize) {
+    let cores = core_affinity::get_core_ids().unwrap_or_default();
+    if threads > 0 && threads < cores.len() {
+        // Round-robin over the spare cores (with two cores: the other one).
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let spare = &cores[threads..];
+        let k = NEXT.fetch_add(1, Ordering::Relaxed) % spare.len();
+        core_affinity::set_for_current(spare[k]);
+    }
 }
 
 #[cfg(test)]
