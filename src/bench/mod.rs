@@ -35,7 +35,7 @@ use std::time::Instant;
 /// the writer.
 pub const IN_FLIGHT: usize = 2;
 /// Default number of puzzles per batch (also the shuffle window).
-pub const DEFAULT_BATCH: usize = 4096;
+pub const DEFAULT_BATCH: usize = 1024;
 
 /// Everything a run needs.
 #[derive(Clone, Debug)]
