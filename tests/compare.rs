@@ -2,7 +2,10 @@
 //! tests/fixtures/compare, exit codes, Markdown, the fallback without
 //! puzzles.csv, and two real runs of the same binary coming out unchanged.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::{err, scratch};
+
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn compare(args: &[&str]) -> Output {
@@ -23,10 +26,6 @@ fn fixture(name: &str) -> String {
 
 fn out(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// The verdict column of the row of `strategy`.
@@ -186,15 +185,6 @@ fn bad_input_exits_2_naming_the_file() {
     );
     let o = compare(&[&fixture("base"), &fixture("same"), "--threshold", "-1"]);
     assert_eq!(o.status.code(), Some(2));
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir()
-        .join(format!("bench-sudoku-compare-{}", std::process::id()))
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// Two runs of the same binary on the same machine: every pair unchanged,

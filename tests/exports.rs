@@ -1,32 +1,8 @@
 //! `run --export FORMAT FILE` and `export DIR --export FORMAT FILE`: Bencher
 //! Metric Format and github-action-benchmark customSmallerIsBetter JSON.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn bin(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir()
-        .join(format!("bench-sudoku-exports-{}", std::process::id()))
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
-}
+mod common;
+use common::{bin, err, json, scratch};
 
 #[test]
 fn run_writes_bmf_and_github_benchmark_files() {

@@ -1,7 +1,10 @@
 //! The charts and the HTML page: written by every `run`, rebuilt byte for
 //! byte by `report DIR` from what the directory holds, self-contained.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::scratch;
+
+use std::path::Path;
 use std::process::{Command, Output};
 
 const STRATEGIES: [&str; 3] = ["mrv", "hidden", "locked"];
@@ -17,15 +20,6 @@ fn run(args: &[&str]) -> Output {
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir()
-        .join(format!("bench-sudoku-report-{}", std::process::id()))
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn hard() -> String {

@@ -2,10 +2,11 @@
 //! under several threads, bad input and the report schema.
 
 mod common;
+use common::{json, scratch};
 
 use common::*;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn bin() -> Command {
@@ -18,16 +19,6 @@ fn run(args: &[&str]) -> Output {
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-/// A fresh scratch directory per test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir()
-        .join(format!("bench-sudoku-run-{}", std::process::id()))
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// Solutions of the test puzzles, computed by the engine.
@@ -47,10 +38,6 @@ fn solutions() -> Vec<(String, String)> {
 fn csv_rows(path: &Path) -> Vec<csv::StringRecord> {
     let mut r = csv::Reader::from_path(path).unwrap();
     r.records().map(|x| x.unwrap()).collect()
-}
-
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
 #[test]

@@ -2,32 +2,10 @@
 //! run in every counter, histogram and per-puzzle row (times aside), and
 //! inconsistent inputs are refused.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+use common::{bin, err, json, scratch};
 
-fn bin(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir()
-        .join(format!("bench-sudoku-shard-{}", std::process::id()))
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
-}
+use std::path::Path;
 
 fn hist(path: &Path) -> hdrhistogram::Histogram<u64> {
     let bytes = std::fs::read(path).unwrap();

@@ -107,3 +107,37 @@ pub fn random_symmetry(g: &Grid, rng: &mut TestRng) -> Grid {
     }
     Grid::from_cells(out).unwrap()
 }
+
+/// Runs the binary with `args` and waits for it.
+pub fn bin(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+/// Standard error of a finished command, as text.
+pub fn err(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A fresh, empty scratch directory, unique to this test binary and process.
+pub fn scratch(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().ok();
+    let tag = exe
+        .as_deref()
+        .and_then(|p| p.file_stem())
+        .and_then(|s| s.to_str())
+        .unwrap_or("test");
+    let dir = std::env::temp_dir()
+        .join(format!("bench-sudoku-{tag}-{}", std::process::id()))
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A JSON file, parsed.
+pub fn json(path: &std::path::Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
