@@ -38,7 +38,8 @@ Exit status: 0 when every line was read (whatever the outcomes), 2 on a malforme
     /// invalid and print the counts.
     #[command(
         after_help = "The file holds one 81-character puzzle per line ('1'-'9' givens, '.' or '0' blanks);
-'#' comment lines, blank lines and CRLF line ends are skipped.
+'#' comment lines, blank lines and CRLF line ends are skipped. CSV datasets (as for `run`) and
+gzip work too.
 
 Examples:
   bench-sudoku check puzzles.txt

@@ -206,7 +206,7 @@ fn check_names_file_and_line_of_a_malformed_line() {
     let err = stderr(&o);
     assert!(
         err.contains(&format!(
-            "{}:3: expected 81 cells, found 79",
+            "{}:3: puzzle: expected 81 cells, found 79",
             path.display()
         )),
         "{err}"
@@ -214,6 +214,14 @@ fn check_names_file_and_line_of_a_malformed_line() {
     let o = run(&["check", "/nonexistent/puzzles.txt"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("/nonexistent/puzzles.txt: cannot open"));
+    // CSV works too (the dataset reader).
+    let csv = temp_file(
+        "check.csv",
+        &format!("id,puzzle\n1,{}\n2,{}\n", LOGIC_SOLVES[0], FAMOUS_HARD),
+    );
+    let o = run(&["check", csv.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("2 puzzles"));
     let o = run(&["check", std::env::temp_dir().to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("is a directory"));
