@@ -214,7 +214,7 @@ pub fn run_all(
     opts: &RunOptions,
     infos: &[DatasetInfo],
     pool: &rayon::ThreadPool,
-    rows: &mut dyn RowSinkBox,
+    rows: &mut dyn RowSink,
     progress: &dyn Progress,
     stop: &Arc<AtomicBool>,
 ) -> RunResults {
@@ -243,24 +243,12 @@ pub fn run_all(
     results
 }
 
-/// Lets the caller keep ownership of the row sink across units while the
-/// writer thread borrows it.
-pub trait RowSinkBox: Send {
-    fn sink(&mut self) -> &mut dyn RowSink;
-}
-
-impl<T: RowSink> RowSinkBox for T {
-    fn sink(&mut self) -> &mut dyn RowSink {
-        self
-    }
-}
-
 fn run_unit(
     opts: &RunOptions,
     info: &DatasetInfo,
     strategy: &Strategy,
     pool: &rayon::ThreadPool,
-    rows: &mut dyn RowSinkBox,
+    rows: &mut dyn RowSink,
     progress: &dyn Progress,
     stop: &Arc<AtomicBool>,
 ) -> (UnitStats, Option<Stop>) {
@@ -282,8 +270,7 @@ fn run_unit(
         let writer_stats = &mut stats;
         let writer = scope.spawn(move || {
             pin_helper_thread(opts.threads);
-            let sink = rows.sink();
-            write_rows(wrx, writer_stats, sink, opts.shuffle)
+            write_rows(wrx, writer_stats, rows, opts.shuffle)
         });
 
         let repeats = opts.warmup + opts.repeat.max(1);

@@ -3,7 +3,7 @@
 use super::CmdResult;
 use crate::bench::metrics::UnitStats;
 use crate::bench::sysinfo::{self, DatasetMeta, Meta, RunOptionsMeta};
-use crate::bench::{self, NoRows, Progress, PuzzleCsv, RowSinkBox, RunOptions, Stop};
+use crate::bench::{self, NoRows, Progress, PuzzleCsv, RowSink, RunOptions, Stop};
 use crate::cli::RunArgs;
 use crate::report::{self, terminal, Report};
 use crate::solver::{Limits, Strategy};
@@ -121,7 +121,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
     let progress = Bar::new(!args.quiet && std::io::stderr().is_terminal());
     let results = {
         let mut none = NoRows;
-        let rows: &mut dyn RowSinkBox = match csv_sink.as_mut() {
+        let rows: &mut dyn RowSink = match csv_sink.as_mut() {
             Some(c) => c,
             None => &mut none,
         };
