@@ -424,7 +424,7 @@ proptest! {
 // Corpora (opt-in).
 
 #[test]
-fn corpora_match_locked() {
+fn corpus_fast_matches_locked() {
     let Some(dir) = std::env::var_os("BENCH_SUDOKU_CORPORA") else {
         eprintln!("note: BENCH_SUDOKU_CORPORA is not set; skipping the corpus cross-check");
         return;
