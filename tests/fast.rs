@@ -2,7 +2,7 @@
 //! solutions, solution counts, counters and observer events.
 //!
 //! Corpus cross-validation runs only when `BENCH_SUDOKU_CORPORA` names a
-//! directory holding the standard corpora (see `corpora_match_locked`).
+//! directory holding the standard corpora (see `corpus_fast_matches_locked`).
 
 use bench_sudoku::solver::{Counters, Limits, Observer, SolveResult, Solver, Status, Strategy};
 use bench_sudoku::Grid;
