@@ -16,6 +16,7 @@
 //! path is allocation-free.
 
 pub mod engine;
+pub mod fast;
 pub mod observer;
 pub mod strategy;
 
@@ -180,6 +181,7 @@ impl SolveResult {
 /// A reusable solving workspace; one per thread.
 pub struct Solver {
     generic: engine::Workspace,
+    fast: fast::Workspace,
 }
 
 impl Default for Solver {
@@ -193,6 +195,7 @@ impl Solver {
     pub fn new() -> Self {
         Solver {
             generic: engine::Workspace::new(),
+            fast: fast::Workspace::new(),
         }
     }
 
@@ -212,6 +215,7 @@ impl Solver {
     ) -> SolveResult {
         match strategy.engine() {
             Engine::Generic(config) => self.generic.solve(puzzle, config, limits, obs),
+            Engine::Fast => self.fast.solve(puzzle, limits, obs),
         }
     }
 }

@@ -95,6 +95,9 @@ impl Config {
 pub enum Engine {
     /// The configurable, instrumented bitmask engine.
     Generic(Config),
+    /// The band-bitboard engine tuned for speed (`solver::fast`); it has no
+    /// configurable axes.
+    Fast,
 }
 
 /// A strategy: a name and the engine configuration behind it.
@@ -167,6 +170,12 @@ pub const NAMED: &[Named] = &[
         explosive: false,
         description: "hidden + locked candidates (pointing, claiming), fewest-candidate cell",
     },
+    Named {
+        name: "fast",
+        engine: Engine::Fast,
+        explosive: false,
+        description: "band bitboards: table-driven locked candidates, singles, bivalue branching",
+    },
 ];
 
 /// Why a strategy spec was not understood.
@@ -178,8 +187,8 @@ pub struct SpecError {
 }
 
 /// The spec syntax, for `--help` texts and error messages.
-pub const SPEC_HELP: &str = "A strategy is a name (naive, rowmajor, mrv, logic, hidden, locked) \
-or a spec: comma-separated key=value pairs, optionally starting from a named strategy. \
+pub const SPEC_HELP: &str = "A strategy is a name (naive, rowmajor, mrv, logic, hidden, locked, \
+fast) or a spec: comma-separated key=value pairs, optionally starting from a named strategy. \
 Keys: prop=none|forward|naked|hidden|locked (propagation at every node), \
 branch=first|mrv|max (branch cell), order=asc|desc (value order), \
 root=<prop> (propagation applied once before the search), guess=yes|no. \
@@ -246,7 +255,12 @@ impl Strategy {
                             root = (c.root > c.node).then_some(c.root);
                             continue;
                         }
-                        _ => {
+                        Some(_) => {
+                            return Err(err(format!(
+                                "strategy {tok:?} has no axes to set (use it alone)"
+                            )))
+                        }
+                        None => {
                             return Err(err(format!(
                                 "unknown strategy {tok:?} (known: {})",
                                 names().join(", ")
@@ -320,6 +334,7 @@ impl Strategy {
     pub fn axes(&self) -> String {
         match &self.engine {
             Engine::Generic(c) => c.spec(),
+            Engine::Fast => "engine=fast".to_string(),
         }
     }
 
@@ -331,6 +346,7 @@ impl Strategy {
             .map(|n| n.explosive)
             .unwrap_or(match self.engine {
                 Engine::Generic(c) => c.node < P::Naked,
+                Engine::Fast => false,
             })
     }
 }
@@ -432,5 +448,15 @@ mod tests {
         let e = Strategy::parse("colour=red").unwrap_err();
         assert!(e.why.contains("unknown key"), "{e}");
         assert!(Strategy::parse("").is_err());
+        let e = Strategy::parse("fast,order=desc").unwrap_err();
+        assert!(e.why.contains("no axes"), "{e}");
+    }
+
+    #[test]
+    fn fast_is_named() {
+        let s = Strategy::parse("fast").unwrap();
+        assert_eq!(s.engine(), &Engine::Fast);
+        assert_eq!(s.axes(), "engine=fast");
+        assert!(!s.explosive());
     }
 }

@@ -1,0 +1,710 @@
+//! The `fast` engine: band bitboards, band-level locked candidates by table
+//! lookup, cheap singles, bivalue branching. See docs/FAST.md for the design.
+//!
+//! Representation ([`Board`]): for every digit `d` and band `b` (three rows),
+//! one `u32` holds the 27 cells of the band where `d` is still possible
+//! (`cand[3 * d + b]`); `unsolved[b]` holds the band's cells without a value.
+//! A placed cell keeps exactly its own digit's bit, so a finished board reads
+//! off as a grid directly.
+//!
+//! Propagation works on a dirty set of the 27 digit-bands:
+//! * band update: the minirow mask of the digit in the band is looked up in
+//!   [`tables::PERM`], which keeps only minirows taking part in some way of
+//!   placing the digit once per row and once per box of the band (locked
+//!   candidates, both directions, inside the band); a row left with a single
+//!   unsolved cell is a hidden single; a column that is its box's only
+//!   possible column is removed from the two other bands;
+//! * once no band is dirty: naked singles (and empty cells) of all bands by
+//!   bit-sliced counting over the nine digits, then hidden singles in columns.
+//!
+//! Search: an explicit stack of boards (no recursion); the branch cell is the
+//! first bivalue cell (else a fewest-candidate cell), values ascending. The
+//! last value of a branch cell reuses its parent board instead of copying it.
+
+mod tables;
+
+use super::observer::{observe, Contradiction, Observer, Reason};
+use super::{Counters, Limits, SolveResult, Status};
+use crate::grid::{Grid, CELLS};
+use tables::{
+    BAND, BAND_PEERS, GIVEN_PEERS, KEEP_COLS, PERM, REQUIRED_KEEP, ROW_MINIROWS, ROW_PEERS,
+};
+
+/// Index of the first unsolved-cells word in [`Board::w`].
+const UNS: usize = 27;
+
+/// The search state, one cache-line pair of 32 words: `w[3 * d + b]` holds
+/// the cells of band `b` where digit `d + 1` may go (placed cells keep their
+/// own digit only); `w[UNS + b]` the cells of band `b` without a value;
+/// two words of padding.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Board {
+    w: [u32; 32],
+}
+
+impl Board {
+    const FULL: Board = Board {
+        w: {
+            let mut w = [BAND; 32];
+            w[30] = 0;
+            w[31] = 0;
+            w
+        },
+    };
+}
+
+/// One open branch: the board it started from and the values left to try.
+#[derive(Clone, Copy, Default)]
+struct Frame {
+    /// Index in the board stack of the board before the guess.
+    board: u8,
+    cell: u8,
+    /// The branch cell's candidates when the branch opened (9-bit digit mask).
+    cands: u16,
+    /// Candidates not tried yet.
+    remaining: u16,
+}
+
+/// Boards on the stack: the root, plus at most one per open frame.
+const STACK: usize = CELLS + 2;
+
+/// Per-thread workspace of the `fast` engine. Allocated once by
+/// [`Workspace::new`]; a solve allocates nothing.
+pub struct Workspace {
+    boards: Box<[Board]>,
+    frames: Box<[Frame]>,
+    /// Run the search compiled for the CPU features found at run time.
+    features: bool,
+}
+
+/// Whether the CPU has every feature `solve_x86_features` is compiled for.
+/// Decided once per workspace.
+fn detect_features() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("popcnt")
+            && std::is_x86_feature_detected!("lzcnt")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("bmi2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+impl Default for Workspace {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The other two bands of each band.
+const OTHER: [[usize; 2]; 3] = [[1, 2], [0, 2], [0, 1]];
+
+/// For each digit-band `i = 3 * d + b` (and padding up to 32): the band `b`
+/// and the indices of the digit's two other bands.
+static BAND_AND_OTHERS: [[u8; 3]; 32] = {
+    let mut t = [[0u8; 3]; 32];
+    let mut i = 0;
+    while i < 27 {
+        let (d, b) = (i / 3, i % 3);
+        t[i] = [
+            b as u8,
+            (3 * d + OTHER[b][0]) as u8,
+            (3 * d + OTHER[b][1]) as u8,
+        ];
+        i += 1;
+    }
+    t
+};
+
+/// Per-solve bookkeeping shared by the propagation helpers.
+struct Run<'o, O: Observer> {
+    counters: Counters,
+    obs: &'o mut O,
+    /// Open branch frames (for observer events).
+    depth: u32,
+    /// Every digit-band as it was when last brought up to date: a band equal
+    /// to its `prev` needs no work.
+    prev: [u32; 32],
+    /// Set when a band update changed a band other than its own.
+    touched: bool,
+}
+
+/// The digit-bands (bit `3 * d + b`) that differ from `prev`.
+#[inline(always)]
+fn changed(w: &[u32; 32], prev: &[u32; 32]) -> u32 {
+    let mut m = 0u32;
+    for i in 0..32 {
+        m |= ((w[i] != prev[i]) as u32) << i;
+    }
+    m & BAND
+}
+
+/// 9-bit minirow mask of a band (bit `3 * row + box`).
+#[inline(always)]
+fn minirows(a: u32) -> usize {
+    (ROW_MINIROWS[(a & 511) as usize] as usize
+        | (ROW_MINIROWS[((a >> 9) & 511) as usize] as usize) << 3
+        | (ROW_MINIROWS[(a >> 18) as usize & 511] as usize) << 6)
+        & 511
+}
+
+/// The cells of `a` that are alone in their band row. Every row of `a` must
+/// be non-empty.
+#[inline(always)]
+fn row_singles(a: u32) -> u32 {
+    // Lowest bit of each row: no borrow crosses a row because none is empty.
+    let low = a & !(a.wrapping_sub(1 | (1 << 9) | (1 << 18)));
+    let rest = a ^ low;
+    let mut keep = 0;
+    if rest & 511 == 0 {
+        keep |= 511;
+    }
+    if rest & (511 << 9) == 0 {
+        keep |= 511 << 9;
+    }
+    if rest & (511 << 18) == 0 {
+        keep |= 511 << 18;
+    }
+    low & keep
+}
+
+/// The columns (9-bit mask) of a band's cells.
+#[inline(always)]
+fn columns(a: u32) -> usize {
+    ((a | (a >> 9) | (a >> 18)) & 511) as usize
+}
+
+/// Candidate digits (9-bit mask) of band cell `p` in band `band`.
+#[inline(always)]
+fn cell_cands(b: &Board, band: usize, p: u32) -> u16 {
+    let mut m = 0u16;
+    for d in 0..9 {
+        m |= (((b.w[3 * d + band] >> p) & 1) as u16) << d;
+    }
+    m
+}
+
+/// Places a guess: digit `d` in cell `p` of band `band` (a candidate). The
+/// cell loses its other digits and the digit its row; the band updates do
+/// the rest (box, and the column in the other bands).
+#[inline(always)]
+fn assign(b: &mut Board, d: usize, band: usize, p: u32) {
+    let bit = 1u32 << p;
+    let i = 3 * d + band;
+    let own = b.w[i];
+    b.w[UNS + band] &= !bit;
+    for d2 in 0..9 {
+        b.w[3 * d2 + band] &= !bit;
+    }
+    b.w[i] = own & !ROW_PEERS[p as usize];
+}
+
+impl<O: Observer> Run<'_, O> {
+    /// Brings digit-band `3 * d + band` up to date if it changed: band-level
+    /// locked candidates ([`PERM`]), hidden singles of its rows, columns
+    /// locked in a box leave the other bands. `Err` on a contradiction,
+    /// `Ok(true)` when the band had changed.
+    #[inline(always)]
+    fn update(&mut self, b: &mut Board, i: usize) -> bool {
+        // `i < 27`; the masks below only spare the compiler bounds checks.
+        let i = i & 31;
+        let [band, j1, j2] = BAND_AND_OTHERS[i];
+        let (band, j1, j2) = (band as usize & 3, j1 as usize & 31, j2 as usize & 31);
+        let d = i / 3;
+        let a = b.w[i];
+        let a2 = a & PERM[minirows(a)];
+        if a2 == 0 {
+            observe!(O, self.report_band(a, d, band));
+            return false;
+        }
+        let s = row_singles(a2) & b.w[UNS + band];
+        if s != 0 {
+            // New hidden singles: the rows of the digit with one cell left.
+            // The box and column of each are handled by PERM and KEEP_COLS.
+            b.w[UNS + band] &= !s;
+            for d2 in 0..9 {
+                b.w[3 * d2 + band] &= !s;
+            }
+            self.counters.hidden_singles += s.count_ones() as u64;
+            observe!(O, {
+                let mut m = s;
+                while m != 0 {
+                    let p = m.trailing_zeros();
+                    m &= m - 1;
+                    self.obs.placed(
+                        (27 * band as u32 + p) as u8,
+                        d as u8 + 1,
+                        Reason::HiddenSingle,
+                        self.depth,
+                    );
+                }
+            });
+        }
+        b.w[i] = a2;
+        self.prev[i] = a2;
+        let keep = KEEP_COLS[columns(a2)];
+        let (x1, x2) = (b.w[j1], b.w[j2]);
+        b.w[j1] = x1 & keep;
+        b.w[j2] = x2 & keep;
+        self.touched |= (s | ((x1 | x2) & !keep)) != 0;
+        true
+    }
+
+    /// Observer only: names a unit where digit `d` has no place after the
+    /// band update of `a` failed.
+    fn report_band(&mut self, a: u32, d: usize, band: usize) {
+        let mut unit = 3 * band as u8; // default: the band's first row
+        for r in 0..3 {
+            if (a >> (9 * r)) & 511 == 0 {
+                unit = (3 * band + r) as u8;
+                break;
+            }
+        }
+        for k in 0..3 {
+            let boxm = (7 << (3 * k)) * ((1 << 18) | (1 << 9) | 1);
+            if a & boxm == 0 {
+                unit = (18 + 3 * band + k) as u8;
+                break;
+            }
+        }
+        self.obs.contradiction(
+            Contradiction::NoPlace {
+                unit,
+                digit: d as u8 + 1,
+            },
+            self.depth,
+        );
+    }
+
+    /// Observer only: reports an empty cell.
+    fn report_cell(&mut self, band: usize, p: u32) {
+        self.obs.contradiction(
+            Contradiction::NoCandidates {
+                cell: (27 * band as u32 + p) as u8,
+            },
+            self.depth,
+        );
+    }
+
+    /// Propagates to a fixpoint. False on a contradiction.
+    #[inline(always)]
+    fn propagate(&mut self, b: &mut Board) -> bool {
+        loop {
+            // Sweep the digit-bands until none changes.
+            loop {
+                let mut todo = changed(&b.w, &self.prev);
+                if todo == 0 {
+                    break;
+                }
+                self.touched = false;
+                while todo != 0 {
+                    let i = todo.trailing_zeros() as usize;
+                    todo &= todo - 1;
+                    if !self.update(b, i) {
+                        return false;
+                    }
+                }
+                if !self.touched {
+                    // Only the updated bands changed, and they are in sync.
+                    break;
+                }
+            }
+            // Naked singles and empty cells, band by band.
+            let mut placed = false;
+            for band in 0..3 {
+                let u = b.w[UNS + band];
+                if u == 0 {
+                    continue;
+                }
+                let (mut one, mut two) = (0u32, 0u32);
+                for d in 0..9 {
+                    let x = b.w[3 * d + band];
+                    two |= one & x;
+                    one |= x;
+                }
+                if u & !one != 0 {
+                    observe!(O, self.report_cell(band, (u & !one).trailing_zeros()));
+                    return false;
+                }
+                let s = one & !two & u;
+                if s == 0 {
+                    continue;
+                }
+                placed = true;
+                b.w[UNS + band] &= !s;
+                self.counters.naked_singles += s.count_ones() as u64;
+                for d in 0..9 {
+                    let i = 3 * d + band;
+                    let mut m = b.w[i] & s;
+                    if m == 0 {
+                        continue;
+                    }
+                    // The digit leaves the rest of each new single's row; the
+                    // band update does the box and column.
+                    let mut x = b.w[i];
+                    while m != 0 {
+                        let p = m.trailing_zeros();
+                        m &= m - 1;
+                        x &= !ROW_PEERS[p as usize];
+                        observe!(
+                            O,
+                            self.obs.placed(
+                                (27 * band as u32 + p) as u8,
+                                d as u8 + 1,
+                                Reason::NakedSingle,
+                                self.depth
+                            )
+                        );
+                    }
+                    b.w[i] = x;
+                }
+            }
+            if placed {
+                continue;
+            }
+            // Columns: where the other two bands cannot hold a digit in a
+            // column, this band must; its box is confined to that column.
+            let mut any = false;
+            for d in 0..9 {
+                let [a0, a1, a2] = [b.w[3 * d], b.w[3 * d + 1], b.w[3 * d + 2]];
+                let [c0, c1, c2] = [columns(a0), columns(a1), columns(a2)];
+                let n0 = a0 & REQUIRED_KEEP[!(c1 | c2) & 511];
+                let n1 = a1 & REQUIRED_KEEP[!(c0 | c2) & 511];
+                let n2 = a2 & REQUIRED_KEEP[!(c0 | c1) & 511];
+                any |= (n0 != a0) | (n1 != a1) | (n2 != a2);
+                b.w[3 * d] = n0;
+                b.w[3 * d + 1] = n1;
+                b.w[3 * d + 2] = n2;
+            }
+            if !any {
+                return true;
+            }
+        }
+    }
+}
+
+/// True when every cell has a value.
+#[inline(always)]
+fn complete(b: &Board) -> bool {
+    (b.w[UNS] | b.w[UNS + 1] | b.w[UNS + 2]) == 0
+}
+
+/// The grid of a board (placed cells only).
+fn to_grid(b: &Board) -> Grid {
+    let mut cells = [0u8; CELLS];
+    for band in 0..3 {
+        let solved = BAND & !b.w[UNS + band];
+        for d in 0..9 {
+            let mut m = b.w[3 * d + band] & solved;
+            while m != 0 {
+                let p = m.trailing_zeros() as usize;
+                m &= m - 1;
+                cells[27 * band + p] = d as u8 + 1;
+            }
+        }
+    }
+    // Values are 0..=9 by construction.
+    Grid::from_cells(cells).unwrap_or_default()
+}
+
+/// The branch cell (band, position) of a propagated, unfinished board: the
+/// cell with two candidates that has the most two-candidate cells among its
+/// row and box peers (first one on ties; a well-connected pair propagates
+/// further), else the first cell with the fewest candidates.
+#[inline(always)]
+fn choose(b: &Board) -> (usize, u32) {
+    let mut pairs = [0u32; 3];
+    for (band, pair) in pairs.iter_mut().enumerate() {
+        let (mut one, mut two, mut three) = (0u32, 0u32, 0u32);
+        for d in 0..9 {
+            let x = b.w[3 * d + band];
+            three |= two & x;
+            two |= one & x;
+            one |= x;
+        }
+        *pair = two & !three & b.w[UNS + band];
+    }
+    if pairs == [0; 3] {
+        return choose_fewest(b);
+    }
+    let mut best = (0usize, 0u32);
+    let mut best_n = -1i32;
+    for (band, &pair) in pairs.iter().enumerate() {
+        let mut m = pair;
+        while m != 0 {
+            let p = m.trailing_zeros();
+            m &= m - 1;
+            let n = (pair & BAND_PEERS[p as usize]).count_ones() as i32;
+            if n > best_n {
+                best_n = n;
+                best = (band, p);
+            }
+        }
+    }
+    best
+}
+
+/// The first cell with the fewest candidates (no cell has two).
+#[cold]
+fn choose_fewest(b: &Board) -> (usize, u32) {
+    let mut best = (0usize, 0u32);
+    let mut best_n = u32::MAX;
+    for band in 0..3 {
+        let mut rest = b.w[UNS + band];
+        while rest != 0 {
+            let p = rest.trailing_zeros();
+            rest &= rest - 1;
+            let n = cell_cands(b, band, p).count_ones();
+            if n < best_n {
+                best = (band, p);
+                best_n = n;
+            }
+        }
+    }
+    best
+}
+
+impl Workspace {
+    /// Allocates the board and frame stacks (the engine's only allocation).
+    pub fn new() -> Self {
+        Workspace {
+            boards: vec![Board::FULL; STACK].into_boxed_slice(),
+            frames: vec![Frame::default(); CELLS].into_boxed_slice(),
+            features: detect_features(),
+        }
+    }
+
+    /// A workspace that never takes the CPU-specific path (for
+    /// cross-checking it against the portable one).
+    pub fn new_portable() -> Self {
+        Workspace {
+            features: false,
+            ..Self::new()
+        }
+    }
+
+    /// True when solves run the code compiled for the CPU features found at
+    /// run time (x86-64 with POPCNT, LZCNT, BMI1 and BMI2).
+    pub fn uses_cpu_features(&self) -> bool {
+        self.features
+    }
+
+    /// Solves `puzzle` within `limits`, reporting events to `obs`.
+    pub fn solve<O: Observer>(
+        &mut self,
+        puzzle: &Grid,
+        limits: &Limits,
+        obs: &mut O,
+    ) -> SolveResult {
+        #[cfg(target_arch = "x86_64")]
+        if self.features {
+            // SAFETY: `features` is true only when `new` detected every
+            // feature `solve_x86_features` is compiled for (see
+            // `detect_features`) on the CPU running this process.
+            return unsafe { self.solve_x86_features(puzzle, limits, obs) };
+        }
+        self.solve_portable(puzzle, limits, obs)
+    }
+
+    /// The search compiled for baseline x86-64 (or any other target).
+    #[inline(never)]
+    fn solve_portable<O: Observer>(
+        &mut self,
+        puzzle: &Grid,
+        limits: &Limits,
+        obs: &mut O,
+    ) -> SolveResult {
+        self.solve_impl(puzzle, limits, obs)
+    }
+
+    /// The same search compiled with POPCNT/LZCNT/BMI: only instruction
+    /// selection differs (population counts, bit scans), so results and
+    /// counters are identical to [`Workspace::solve_portable`].
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt,lzcnt,bmi1,bmi2")]
+    #[inline(never)]
+    fn solve_x86_features<O: Observer>(
+        &mut self,
+        puzzle: &Grid,
+        limits: &Limits,
+        obs: &mut O,
+    ) -> SolveResult {
+        self.solve_impl(puzzle, limits, obs)
+    }
+
+    #[inline(always)]
+    fn solve_impl<O: Observer>(
+        &mut self,
+        puzzle: &Grid,
+        limits: &Limits,
+        obs: &mut O,
+    ) -> SolveResult {
+        let boards = &mut self.boards[..];
+        let frames = &mut self.frames[..];
+        let mut run = Run {
+            counters: Counters::default(),
+            obs,
+            depth: 0,
+            prev: Board::FULL.w,
+            touched: false,
+        };
+
+        // Givens, in bulk: the cells of each value per band (index
+        // `3 * v + band`, value 0 for blanks), then each digit's candidates
+        // are the blank cells outside the rows, boxes and columns of its
+        // givens. Two givens of a digit sharing a row, box or column make the
+        // puzzle invalid.
+        let mut g = [0u32; 48];
+        for (band, cells) in puzzle.cells().chunks_exact(27).enumerate() {
+            for (p, &v) in cells.iter().enumerate() {
+                // Values are 0..=9 (a `Grid` invariant); the mask keeps any
+                // index in bounds regardless.
+                g[3 * (v as usize & 15) + band] |= 1 << p;
+            }
+        }
+        let mut bad = 0u32;
+        {
+            let b = &mut boards[0];
+            for d in 0..9 {
+                let gs = [g[3 * d + 3], g[3 * d + 4], g[3 * d + 5]];
+                let cs = gs.map(|x| columns(x) as u32);
+                bad |= (cs[0] & cs[1]) | (cs[0] & cs[2]) | (cs[1] & cs[2]);
+                let cols = cs[0] | cs[1] | cs[2];
+                let in_cols = cols | (cols << 9) | (cols << 18);
+                for band in 0..3 {
+                    let x = gs[band];
+                    // Two givens in one minirow (same row and box).
+                    bad |= (x & (x >> 1) & 0x36D_B6DB) | (x & (x >> 2) & 0x124_9249);
+                    // Two minirows of givens in one row or one box.
+                    let m = minirows(x) as u32;
+                    bad |= (m & (m >> 1) & 0b011_011_011)
+                        | (m & (m >> 2) & 0b001_001_001)
+                        | (m & (m >> 3) & 0o77)
+                        | (m & (m >> 6) & 0o7);
+                    b.w[3 * d + band] = (g[band] & !GIVEN_PEERS[m as usize] & !in_cols) | x;
+                }
+            }
+            b.w[UNS..UNS + 3].copy_from_slice(&g[..3]);
+            b.w[30] = 0;
+            b.w[31] = 0;
+        }
+        if bad != 0 {
+            return SolveResult::invalid(puzzle);
+        }
+        let givens = CELLS as u32 - (g[0].count_ones() + g[1].count_ones() + g[2].count_ones());
+        let result = |status: Status, solutions: u32, grid: Grid, counters: Counters| {
+            let empty = if solutions > 0 {
+                0
+            } else {
+                grid.cells().iter().filter(|&&v| v == 0).count() as u32
+            };
+            SolveResult {
+                status,
+                solutions,
+                grid,
+                counters,
+                filled: (CELLS as u32 - givens - empty) as u8,
+                conflict: None,
+            }
+        };
+
+        run.counters.nodes = 1;
+        let mut w = 0usize; // the working board
+        let mut sp = 0usize; // open frames
+        let mut solutions = 0u32;
+        let mut first = *puzzle;
+        'search: loop {
+            // One propagation per node: the root, or the guess just placed.
+            if run.propagate(&mut boards[w]) {
+                if complete(&boards[w]) {
+                    solutions += 1;
+                    observe!(O, run.obs.solution(solutions));
+                    if solutions == 1 {
+                        first = to_grid(&boards[w]);
+                    }
+                    if solutions >= limits.solutions {
+                        break 'search;
+                    }
+                    // Count on: treat as a dead end and backtrack.
+                } else {
+                    if run.counters.guesses >= limits.max_guesses {
+                        return result(Status::GaveUp, solutions, first, run.counters);
+                    }
+                    let (band, p) = choose(&boards[w]);
+                    let cands = cell_cands(&boards[w], band, p);
+                    let d = cands.trailing_zeros() as usize;
+                    let cell = 27 * band as u32 + p;
+                    frames[sp] = Frame {
+                        board: w as u8,
+                        cell: cell as u8,
+                        cands,
+                        remaining: cands & !(1 << d),
+                    };
+                    sp += 1;
+                    run.depth = sp as u32;
+                    if run.depth > run.counters.max_depth {
+                        run.counters.max_depth = run.depth;
+                    }
+                    let (lo, hi) = boards.split_at_mut(w + 1);
+                    hi[0] = lo[w];
+                    w += 1;
+                    run.counters.guesses += 1;
+                    run.counters.nodes += 1;
+                    observe!(O, run.obs.guess(cell as u8, d as u8 + 1, cands, run.depth));
+                    run.prev = boards[w].w;
+                    assign(&mut boards[w], d, band, p);
+                    continue 'search;
+                }
+            }
+            // Backtrack: undo the newest guess and try the next value of the
+            // newest frame that still has one.
+            loop {
+                if sp == 0 {
+                    break 'search;
+                }
+                run.counters.backtracks += 1;
+                let frame = &mut frames[sp - 1];
+                if frame.remaining == 0 {
+                    sp -= 1;
+                    run.depth = sp as u32;
+                    observe!(O, run.obs.backtrack(run.depth));
+                    continue;
+                }
+                if run.counters.guesses >= limits.max_guesses {
+                    return result(Status::GaveUp, solutions, first, run.counters);
+                }
+                let d = frame.remaining.trailing_zeros() as usize;
+                frame.remaining &= !(1 << d);
+                let base = frame.board as usize;
+                let cell = frame.cell as u32;
+                let cands = frame.cands;
+                if frame.remaining != 0 {
+                    let (lo, hi) = boards.split_at_mut(base + 1);
+                    hi[0] = lo[base];
+                    w = base + 1;
+                } else {
+                    // The last value: the parent board is not needed again.
+                    w = base;
+                }
+                observe!(O, run.obs.backtrack(run.depth - 1));
+                run.counters.guesses += 1;
+                run.counters.nodes += 1;
+                observe!(O, run.obs.guess(cell as u8, d as u8 + 1, cands, run.depth));
+                run.prev = boards[w].w;
+                assign(&mut boards[w], d, (cell / 27) as usize, cell % 27);
+                continue 'search;
+            }
+        }
+
+        let status = match solutions {
+            0 => Status::NoSolution,
+            1 => Status::Solved,
+            _ => Status::Multiple,
+        };
+        result(status, solutions, first, run.counters)
+    }
+}
