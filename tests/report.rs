@@ -3,24 +3,13 @@
 
 mod common;
 use common::scratch;
+use common::{bin, text};
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 const STRATEGIES: [&str; 3] = ["mrv", "hidden", "locked"];
 const DATASETS: [&str; 2] = ["easy", "hard"];
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("binary runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 fn hard() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -40,7 +29,7 @@ fn quick_run(out: &Path, extra: &[&str]) -> Output {
     let out_s = out.to_str().unwrap();
     args.extend(["--out", out_s]);
     args.extend(extra);
-    run(&args)
+    bin(&args)
 }
 
 /// Every text node of an SVG document, which must parse as XML.
@@ -146,7 +135,7 @@ fn run_writes_charts_and_a_self_contained_page_that_report_rebuilds() {
     let charts_before = files(&out.join("charts"));
     std::fs::remove_file(out.join("report.html")).unwrap();
     std::fs::remove_dir_all(out.join("charts")).unwrap();
-    let o = run(&["report", out.to_str().unwrap()]);
+    let o = bin(&["report", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(text(&o.stdout).contains("report.html"));
     let again = std::fs::read_to_string(out.join("report.html")).unwrap();
@@ -176,7 +165,7 @@ fn mismatches_skips_and_no_puzzle_csv_are_shown() {
     body.push_str("12345,\n");
     std::fs::write(&data, body).unwrap();
     let out = dir.join("out");
-    let o = run(&[
+    let o = bin(&[
         "run",
         data.to_str().unwrap(),
         "-s",
@@ -197,7 +186,7 @@ fn mismatches_skips_and_no_puzzle_csv_are_shown() {
     assert!(scatter.contains("no per-puzzle data"), "{scatter}");
 
     std::fs::remove_file(out.join("report.html")).unwrap();
-    let o = run(&["report", out.to_str().unwrap()]);
+    let o = bin(&["report", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(std::fs::read_to_string(out.join("report.html")).unwrap() == html);
 }
@@ -206,7 +195,7 @@ fn mismatches_skips_and_no_puzzle_csv_are_shown() {
 fn report_on_a_directory_that_is_not_a_results_directory_exits_2() {
     let dir = scratch("bad");
     let missing = dir.join("missing");
-    let o = run(&["report", missing.to_str().unwrap()]);
+    let o = bin(&["report", missing.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         text(&o.stderr).contains("not a directory"),
@@ -214,7 +203,7 @@ fn report_on_a_directory_that_is_not_a_results_directory_exits_2() {
         text(&o.stderr)
     );
 
-    let o = run(&["report", dir.to_str().unwrap()]);
+    let o = bin(&["report", dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         text(&o.stderr).contains("not a results directory"),
@@ -224,7 +213,7 @@ fn report_on_a_directory_that_is_not_a_results_directory_exits_2() {
     assert!(!dir.join("report.html").exists());
 
     std::fs::write(dir.join("summary.json"), "{\"something\": 1}\n").unwrap();
-    let o = run(&["report", dir.to_str().unwrap()]);
+    let o = bin(&["report", dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         text(&o.stderr).contains("not a bench-sudoku summary"),
@@ -248,7 +237,7 @@ fn an_interrupted_run_gets_a_page_that_says_so() {
     }
     std::fs::write(&data, body).unwrap();
     let out = dir.join("out");
-    let o = run(&[
+    let o = bin(&[
         "run",
         data.to_str().unwrap(),
         "-s",

@@ -2,24 +2,11 @@
 //! under several threads, bad input and the report schema.
 
 mod common;
-use common::{json, scratch};
+use common::{bin, json, scratch, text};
 
 use common::*;
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("binary runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 /// Solutions of the test puzzles, computed by the engine.
 fn solutions() -> Vec<(String, String)> {
@@ -50,7 +37,7 @@ fn csv_with_solutions_produces_every_report() {
     }
     std::fs::write(&data, body).unwrap();
     let out = dir.join("out");
-    let o = run(&[
+    let o = bin(&[
         "run",
         data.to_str().unwrap(),
         "-s",
@@ -209,7 +196,7 @@ fn plain_lines_crlf_comments_and_gzip() {
     enc.write_all(body.as_bytes()).unwrap();
     enc.finish().unwrap();
     let out = dir.join("out");
-    let o = run(&[
+    let o = bin(&[
         "run",
         plain.to_str().unwrap(),
         gz.to_str().unwrap(),
@@ -250,7 +237,7 @@ fn a_wrong_solution_column_is_a_mismatch_and_exit_1() {
     body.push_str(&format!("p6,{empty},{},0,9\n", sols[0].1));
     std::fs::write(&data, body).unwrap();
     let out = dir.join("out");
-    let o = run(&[
+    let o = bin(&[
         "run",
         data.to_str().unwrap(),
         "-s",
@@ -300,7 +287,7 @@ fn order_and_counters_do_not_depend_on_threads_or_shuffle() {
             "-q",
         ];
         args.extend(extra);
-        let o = run(&args);
+        let o = bin(&args);
         assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
         // Everything but the time column.
         let rows: Vec<String> = csv_rows(&out.join("puzzles.csv"))
@@ -328,7 +315,7 @@ fn order_and_counters_do_not_depend_on_threads_or_shuffle() {
 fn repeat_keeps_the_minimum_and_reports_passes() {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/easy.csv");
     let out = scratch("repeat").join("out");
-    let o = run(&[
+    let o = bin(&[
         "run",
         data.to_str().unwrap(),
         "-s",
@@ -376,7 +363,7 @@ fn bad_rows_stop_the_run_with_file_and_line() {
     )
     .unwrap();
     let out = dir.join("out");
-    let o = run(&[
+    let o = bin(&[
         "run",
         data.to_str().unwrap(),
         "-s",
@@ -397,7 +384,7 @@ fn bad_rows_stop_the_run_with_file_and_line() {
     assert_eq!(meta["complete"], false);
 
     // --skip-invalid: counted, listed, and the run goes on.
-    let o = run(&[
+    let o = bin(&[
         "run",
         data.to_str().unwrap(),
         "-s",
@@ -420,14 +407,14 @@ fn bad_rows_stop_the_run_with_file_and_line() {
 #[test]
 fn unusable_paths_are_clear_errors() {
     let dir = scratch("paths");
-    let o = run(&["run", "/nonexistent/x.csv", "-q"]);
+    let o = bin(&["run", "/nonexistent/x.csv", "-q"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         text(&o.stderr).contains("/nonexistent/x.csv"),
         "{}",
         text(&o.stderr)
     );
-    let o = run(&["run", dir.to_str().unwrap(), "-q"]);
+    let o = bin(&["run", dir.to_str().unwrap(), "-q"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("directory"), "{}", text(&o.stderr));
     // An existing results directory is not overwritten without --force.
@@ -444,11 +431,11 @@ fn unusable_paths_are_clear_errors() {
         out.to_str().unwrap(),
         "-q",
     ];
-    assert_eq!(run(&args).status.code(), Some(0));
-    let o = run(&args);
+    assert_eq!(bin(&args).status.code(), Some(0));
+    let o = bin(&args);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("--force"), "{}", text(&o.stderr));
-    let o = run(&["run", data.to_str().unwrap(), "-s", "nope", "-q"]);
+    let o = bin(&["run", data.to_str().unwrap(), "-s", "nope", "-q"]);
     assert_eq!(o.status.code(), Some(2));
 }
 
@@ -458,7 +445,7 @@ fn explosive_strategies_give_up_instead_of_hanging() {
     let data = dir.join("hard.txt");
     std::fs::write(&data, format!("{FAMOUS_HARD}\n{}\n", LOGIC_SOLVES[0])).unwrap();
     let out = dir.join("out");
-    let o = run(&[
+    let o = bin(&[
         "run",
         data.to_str().unwrap(),
         "-s",

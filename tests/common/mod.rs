@@ -141,3 +141,8 @@ pub fn scratch(name: &str) -> PathBuf {
 pub fn json(path: &std::path::Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
+
+/// Bytes (stdout or stderr) as text.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
