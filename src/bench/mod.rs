@@ -2,16 +2,25 @@
 //! pool → results in input order → aggregator and per-puzzle writer.
 //!
 //! One *unit* is a (dataset, strategy) pair; units run one after another so
-//! that every strategy has the machine to itself. Memory is bounded by the
-//! batches in flight (at most [`IN_FLIGHT`] + 2 batches of `batch_size`
-//! records), whatever the dataset size.
+//! that every strategy has the machine to itself. Within a unit there is no
+//! barrier between batches: each batch is one job in the pool, split into
+//! chunks of [`CHUNK`] puzzles that idle threads steal, so the threads stay
+//! busy from the first batch to the last. A token per batch (returned by the
+//! writer) bounds the batches held at once to `threads + 1`, plus
+//! [`IN_FLIGHT`] queued by the reader, whatever the dataset size.
+//!
+//! Every answer is verified (rules and givens, and the dataset's solution)
+//! and its `puzzles.csv` row formatted off the timed region: on the writer
+//! thread when there are fewer solver threads than cores (it has a core to
+//! itself), otherwise on the solver threads, which then share that work
+//! instead of waiting for one writer. The writer restores input order by
+//! batch number, aggregates and writes.
 //!
 //! Timing: each solve is timed alone with the monotonic clock
-//! ([`std::time::Instant`]); parsing, validation, aggregation and writing
-//! happen outside the timed region, on other threads where possible. With
-//! `--repeat N` every batch is solved N times (after `--warmup` discarded
-//! passes) and the per-puzzle time kept is the **minimum** over the measured
-//! passes; the spread of the per-pass totals is reported.
+//! ([`std::time::Instant`]). With `--repeat N` every chunk is solved N times
+//! (after `--warmup` discarded passes) and the per-puzzle time kept is the
+//! **minimum** over the measured passes; the spread of the per-pass totals
+//! is reported.
 
 pub mod metrics;
 pub mod sysinfo;
@@ -23,6 +32,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rayon::prelude::*;
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -96,17 +106,22 @@ impl std::fmt::Display for Shard {
 
 /// Where per-puzzle rows go.
 pub trait RowSink: Send {
-    /// The (dataset, strategy) unit of the rows that follow.
-    fn unit(&mut self, dataset: &str, strategy: &str);
-    fn row(&mut self, rec: &Record, o: &PuzzleOutcome) -> std::io::Result<()>;
+    /// Starts the rows of a (dataset, strategy) unit. Returns how to format
+    /// them (the solver threads may format rows), or `None` when rows are
+    /// discarded.
+    fn unit(&mut self, dataset: &str, strategy: &str) -> Option<RowFormat>;
+    /// Appends rows made by the unit's [`RowFormat`], in input order.
+    fn write(&mut self, rows: &[u8]) -> std::io::Result<()>;
 }
 
 /// Discards rows (`--no-puzzle-csv`).
 pub struct NoRows;
 
 impl RowSink for NoRows {
-    fn unit(&mut self, _: &str, _: &str) {}
-    fn row(&mut self, _: &Record, _: &PuzzleOutcome) -> std::io::Result<()> {
+    fn unit(&mut self, _: &str, _: &str) -> Option<RowFormat> {
+        None
+    }
+    fn write(&mut self, _: &[u8]) -> std::io::Result<()> {
         Ok(())
     }
 }
@@ -243,6 +258,150 @@ pub fn run_all(
     results
 }
 
+/// Puzzles a solver thread takes at a time inside a batch; an idle thread
+/// steals such chunks from a busy one's batch (so even a one-batch dataset
+/// uses every thread, and the last batches of a unit leave no thread idle
+/// for long).
+const CHUNK: usize = 32;
+
+/// What the pool sends the writer for batch number `seq`.
+struct Done {
+    seq: u64,
+    payload: Payload,
+    skipped: Vec<Skipped>,
+    /// This batch's share of each measured pass's total.
+    pass_ns: Vec<u64>,
+}
+
+enum Payload {
+    /// Solved but not yet verified or formatted: the writer does it (there is
+    /// a spare core for it).
+    Raw(Vec<Record>, Vec<Solved>),
+    /// Verified outcomes in input order, and their rows already formatted.
+    Finished(Vec<PuzzleOutcome>, Vec<u8>),
+}
+
+/// The per-unit constants every batch job needs.
+struct Job<'a> {
+    strategy: &'a Strategy,
+    limits: &'a Limits,
+    passes: u32,
+    warmup: u32,
+    shuffled: bool,
+    /// Verify and format on the solver threads (no spare core for the writer).
+    finish_in_pool: bool,
+    format: Option<&'a RowFormat>,
+}
+
+impl Job<'_> {
+    /// Solves one batch with the pool's threads (chunks are stolen by idle
+    /// threads) and, when `finish_in_pool`, verifies and formats it too.
+    fn run(&self, batch: Batch, seq: u64) -> Done {
+        let measured = self.passes - self.warmup;
+        let parts: Vec<(Vec<Solved>, Vec<u64>)> = batch
+            .records
+            .par_chunks(CHUNK)
+            .map(|chunk| solve_chunk(chunk, self))
+            .collect();
+        let mut pass_ns = vec![0u64; measured as usize];
+        let mut solved = Vec::with_capacity(batch.records.len());
+        for (s, p) in parts {
+            solved.extend(s);
+            for (t, x) in pass_ns.iter_mut().zip(p) {
+                *t += x;
+            }
+        }
+        let payload = if self.finish_in_pool {
+            let (outcomes, rows) = finish(&batch.records, &solved, self.shuffled, self.format);
+            Payload::Finished(outcomes, rows)
+        } else {
+            Payload::Raw(batch.records, solved)
+        };
+        Done {
+            seq,
+            payload,
+            skipped: batch.skipped,
+            pass_ns,
+        }
+    }
+}
+
+/// Solves a chunk `passes` times; keeps each puzzle's minimum time over the
+/// measured passes, and each measured pass's total.
+fn solve_chunk(records: &[Record], job: &Job) -> (Vec<Solved>, Vec<u64>) {
+    let mut best = vec![u64::MAX; records.len()];
+    let mut results: Vec<Option<SolveResult>> = vec![None; records.len()];
+    let mut pass_ns = vec![0u64; (job.passes - job.warmup) as usize];
+    SOLVER.with(|s| {
+        let mut solver = s.borrow_mut();
+        for pass in 0..job.passes {
+            let mut total = 0u64;
+            for ((rec, b), slot) in records.iter().zip(&mut best).zip(&mut results) {
+                let t = Instant::now();
+                let r = solver.solve(&rec.puzzle, job.strategy, job.limits);
+                let ns = t.elapsed().as_nanos() as u64;
+                total += ns;
+                *b = (*b).min(ns);
+                match slot {
+                    None => *slot = Some(r),
+                    Some(first) => debug_assert_eq!(first.counters, r.counters),
+                }
+            }
+            if pass >= job.warmup {
+                pass_ns[(pass - job.warmup) as usize] = total;
+            } else {
+                // Warm-up times are not kept.
+                best.fill(u64::MAX);
+            }
+        }
+    });
+    let solved = results
+        .into_iter()
+        .zip(best)
+        .map(|(r, time_ns)| Solved {
+            result: r.expect("every puzzle solved at least once"),
+            time_ns,
+        })
+        .collect();
+    (solved, pass_ns)
+}
+
+/// A raw result on its way to verification.
+struct Solved {
+    result: SolveResult,
+    time_ns: u64,
+}
+
+/// Verifies a batch's results in input order and formats their rows.
+fn finish(
+    records: &[Record],
+    solved: &[Solved],
+    shuffled: bool,
+    format: Option<&RowFormat>,
+) -> (Vec<PuzzleOutcome>, Vec<u8>) {
+    let mut order: Vec<usize> = (0..records.len()).collect();
+    if shuffled {
+        // Shuffled batches go back to input order.
+        order.sort_unstable_by_key(|&i| records[i].index);
+    }
+    let mut rows = Vec::new();
+    if format.is_some() {
+        rows.reserve(records.len() * 64);
+    }
+    let outcomes = order
+        .iter()
+        .map(|&i| {
+            let (rec, s) = (&records[i], &solved[i]);
+            let o = outcome(rec, &s.result, s.time_ns);
+            if let Some(f) = format {
+                f.push(&mut rows, rec, &o);
+            }
+            o
+        })
+        .collect();
+    (outcomes, rows)
+}
+
 fn run_unit(
     opts: &RunOptions,
     info: &DatasetInfo,
@@ -254,56 +413,80 @@ fn run_unit(
 ) -> (UnitStats, Option<Stop>) {
     let start = Instant::now();
     let mut stats = UnitStats::new(&info.name, strategy.name(), opts.repeat);
+    let repeat = opts.repeat.max(1);
+    stats.pass_ns = vec![0; repeat as usize];
+    stats.passes = opts.warmup + repeat;
+    let format = rows.unit(&info.name, strategy.name());
+    let threads = pool.current_num_threads();
+    let job = Job {
+        strategy,
+        limits: &opts.limits,
+        passes: opts.warmup + repeat,
+        warmup: opts.warmup,
+        shuffled: opts.shuffle,
+        // With a core to spare the writer verifies and formats there, off
+        // the solver threads; otherwise the solver threads share that work.
+        finish_in_pool: threads >= sysinfo::logical_cores(),
+        format: format.as_ref(),
+    };
     let (btx, brx) = sync_channel::<ReaderMsg>(IN_FLIGHT);
-    let (wtx, wrx) = sync_channel::<(Vec<Record>, Vec<Solved>, Vec<Skipped>)>(IN_FLIGHT);
+    let (dtx, drx) = std::sync::mpsc::channel::<Done>();
+    // Batches handed to the pool and not yet written: a token each, returned
+    // by the writer, so at most `threads + 1` are held at once.
+    let slots = threads + 1;
+    let (token_tx, token_rx) = sync_channel::<()>(slots);
+    for _ in 0..slots {
+        let _ = token_tx.send(());
+    }
     let reader_stop = Arc::clone(stop);
     let mut stopped: Option<Stop> = None;
-    let mut pass_ns = vec![0u64; opts.repeat.max(1) as usize];
 
     std::thread::scope(|scope| {
-        // Reader.
         let reader = scope.spawn(|| {
             pin_helper_thread(opts.threads);
             read_batches(opts, info, btx, reader_stop)
         });
-        // Writer / aggregator.
         let writer_stats = &mut stats;
+        let writer_format = format.as_ref();
         let writer = scope.spawn(move || {
             pin_helper_thread(opts.threads);
-            write_rows(wrx, writer_stats, rows, opts.shuffle)
+            write_batches(
+                drx,
+                token_tx,
+                writer_stats,
+                rows,
+                writer_format,
+                opts.shuffle,
+                progress,
+            )
         });
 
-        let repeats = opts.warmup + opts.repeat.max(1);
-        for msg in brx.iter() {
-            match msg {
-                ReaderMsg::Fatal(e) => {
-                    stopped = Some(Stop::Dataset(e));
-                    break;
-                }
-                ReaderMsg::Batch(batch) => {
-                    let outcomes = pool.install(|| {
-                        solve_batch(
-                            &batch.records,
-                            strategy,
-                            &opts.limits,
-                            repeats,
-                            opts.warmup,
-                            &mut pass_ns,
-                        )
-                    });
-                    progress.advance(batch.records.len() as u64);
-                    if wtx.send((batch.records, outcomes, batch.skipped)).is_err() {
-                        break; // the writer failed; its error is collected below
-                    }
-                    if stop.load(Ordering::Relaxed) {
-                        stopped = Some(Stop::Interrupted);
+        pool.in_place_scope(|s| {
+            let job = &job;
+            for (seq, msg) in brx.iter().enumerate() {
+                let batch = match msg {
+                    ReaderMsg::Fatal(e) => {
+                        stopped = Some(Stop::Dataset(e));
                         break;
                     }
+                    ReaderMsg::Batch(b) => b,
+                };
+                if token_rx.recv().is_err() {
+                    break; // the writer failed; its error is collected below
+                }
+                let dtx = dtx.clone();
+                s.spawn(move |_| {
+                    // A send fails only when the writer has already failed.
+                    let _ = dtx.send(job.run(batch, seq as u64));
+                });
+                if stop.load(Ordering::Relaxed) {
+                    stopped = Some(Stop::Interrupted);
+                    break;
                 }
             }
-        }
+        });
         drop(brx); // unblocks the reader if it is waiting to send
-        drop(wtx);
+        drop(dtx);
         let _ = reader.join();
         match writer.join() {
             Ok(Ok(())) => {}
@@ -321,8 +504,6 @@ fn run_unit(
             }
         }
     });
-    stats.pass_ns = pass_ns;
-    stats.passes = opts.warmup + opts.repeat.max(1);
     if stopped.is_none() && stop.load(Ordering::Relaxed) {
         stopped = Some(Stop::Interrupted);
     }
@@ -410,71 +591,6 @@ fn read_batches(
     }
 }
 
-/// Per-puzzle state across the passes of one batch.
-struct Acc {
-    best: u64,
-    last: u64,
-    result: Option<SolveResult>,
-}
-
-fn solve_batch(
-    records: &[Record],
-    strategy: &Strategy,
-    limits: &Limits,
-    passes: u32,
-    warmup: u32,
-    pass_ns: &mut [u64],
-) -> Vec<Solved> {
-    let mut acc: Vec<Acc> = records
-        .iter()
-        .map(|_| Acc {
-            best: u64::MAX,
-            last: 0,
-            result: None,
-        })
-        .collect();
-    for pass in 0..passes {
-        let measured = pass >= warmup;
-        records
-            .par_iter()
-            .zip(acc.par_iter_mut())
-            .with_min_len(16)
-            .for_each(|(rec, a)| {
-                SOLVER.with(|s| {
-                    let mut solver = s.borrow_mut();
-                    let t = Instant::now();
-                    let r = solver.solve(&rec.puzzle, strategy, limits);
-                    let ns = t.elapsed().as_nanos() as u64;
-                    a.last = ns;
-                    if measured {
-                        a.best = a.best.min(ns);
-                    }
-                    if a.result.is_none() {
-                        a.result = Some(r);
-                    } else {
-                        debug_assert_eq!(a.result.map(|x| x.counters), Some(r.counters));
-                    }
-                });
-            });
-        if measured {
-            pass_ns[(pass - warmup) as usize] += acc.iter().map(|a| a.last).sum::<u64>();
-        }
-    }
-    acc.into_iter()
-        .map(|a| Solved {
-            result: a.result.expect("every puzzle solved at least once"),
-            time_ns: a.best,
-        })
-        .collect()
-}
-
-/// A raw result on its way from the pool to the writer, which verifies it
-/// (off the solver threads).
-struct Solved {
-    result: SolveResult,
-    time_ns: u64,
-}
-
 /// Verifies a result and turns it into the aggregator's record.
 fn outcome(rec: &Record, r: &SolveResult, time_ns: u64) -> PuzzleOutcome {
     let wrong = match r.solution() {
@@ -503,47 +619,51 @@ fn outcome(rec: &Record, r: &SolveResult, time_ns: u64) -> PuzzleOutcome {
     }
 }
 
-fn write_rows(
-    rx: Receiver<(Vec<Record>, Vec<Solved>, Vec<Skipped>)>,
+/// Writes finished batches in input order: aggregates every outcome, writes
+/// the rows, and hands the batch's token back to the dispatcher.
+fn write_batches(
+    rx: Receiver<Done>,
+    tokens: SyncSender<()>,
     stats: &mut UnitStats,
     sink: &mut dyn RowSink,
+    format: Option<&RowFormat>,
     shuffled: bool,
+    progress: &dyn Progress,
 ) -> std::io::Result<()> {
-    let (dataset, strategy) = (stats.dataset.clone(), stats.strategy.clone());
-    sink.unit(&dataset, &strategy);
-    let mut order: Vec<usize> = Vec::new();
-    for (records, solved, skipped) in rx.iter() {
-        for s in skipped {
-            stats.skip(s);
-        }
-        order.clear();
-        order.extend(0..records.len());
-        if shuffled {
-            // Shuffled batches go back to input order.
-            order.sort_unstable_by_key(|&i| records[i].index);
-        }
-        for &i in &order {
-            let (rec, s) = (&records[i], &solved[i]);
-            let o = outcome(rec, &s.result, s.time_ns);
-            stats.record(&o);
-            sink.row(rec, &o)?;
+    let mut pending: BTreeMap<u64, Done> = BTreeMap::new();
+    let mut next = 0u64;
+    for done in rx.iter() {
+        pending.insert(done.seq, done);
+        while let Some(d) = pending.remove(&next) {
+            next += 1;
+            for s in d.skipped {
+                stats.skip(s);
+            }
+            for (t, x) in stats.pass_ns.iter_mut().zip(&d.pass_ns) {
+                *t += x;
+            }
+            let (outcomes, rows) = match d.payload {
+                Payload::Raw(records, solved) => finish(&records, &solved, shuffled, format),
+                Payload::Finished(outcomes, rows) => (outcomes, rows),
+            };
+            for o in &outcomes {
+                stats.record(o);
+            }
+            if !rows.is_empty() {
+                sink.write(&rows)?;
+            }
+            progress.advance(outcomes.len() as u64);
+            // Never blocks: there are only as many tokens as the channel holds.
+            let _ = tokens.send(());
         }
     }
     Ok(())
 }
 
 /// `puzzles.csv`: one row per puzzle × strategy, written while the run goes.
-///
-/// Rows are assembled in a reusable buffer: text fields are escaped by the
-/// csv crate (the unit's dataset and strategy once per unit, id and rating
-/// when present), numbers are formatted with `itoa`.
 pub struct PuzzleCsv {
     out: BufWriter<File>,
     path: PathBuf,
-    /// `dataset,` escaped, and `strategy,` escaped, for the current unit.
-    dataset: Vec<u8>,
-    strategy: Vec<u8>,
-    row: Vec<u8>,
 }
 
 /// Columns of `puzzles.csv`.
@@ -570,20 +690,18 @@ impl PuzzleCsv {
     pub fn create(path: &Path) -> std::io::Result<Self> {
         let file = File::create(path)?;
         let mut out = BufWriter::with_capacity(1 << 16, file);
-        let mut escape = csv::WriterBuilder::new()
-            .terminator(csv::Terminator::Any(b'\n'))
-            .from_writer(Vec::new());
-        escape.write_record(PUZZLE_CSV_HEADER).map_err(csv_io)?;
-        let header = escape
-            .into_inner()
-            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        let mut header = Vec::new();
+        for (i, name) in PUZZLE_CSV_HEADER.iter().enumerate() {
+            if i > 0 {
+                header.push(b',');
+            }
+            push_text(&mut header, name.as_bytes());
+        }
+        header.push(b'\n');
         out.write_all(&header)?;
         Ok(PuzzleCsv {
             out,
             path: path.to_path_buf(),
-            dataset: Vec::new(),
-            strategy: Vec::new(),
-            row: Vec::with_capacity(256),
         })
     }
 
@@ -595,64 +713,68 @@ impl PuzzleCsv {
         let file = self.out.into_inner().map_err(|e| e.into_error())?;
         file.sync_all()
     }
-
-    /// Appends `field` to `buf` as one CSV field (quoted when needed).
-    fn push_text(buf: &mut Vec<u8>, field: &[u8]) {
-        if field
-            .iter()
-            .all(|&b| !matches!(b, b',' | b'"' | b'\n' | b'\r'))
-        {
-            buf.extend_from_slice(field);
-            return;
-        }
-        // Rare (a quote, comma or newline): let csv quote it, as a one-field
-        // record whose terminator is dropped.
-        let mut w = csv::WriterBuilder::new()
-            .terminator(csv::Terminator::Any(b'\n'))
-            .from_writer(Vec::new());
-        // Writing to an in-memory buffer cannot fail.
-        let _ = w.write_record([field]);
-        if let Ok(bytes) = w.into_inner() {
-            buf.extend_from_slice(bytes.strip_suffix(b"\n").unwrap_or(&bytes));
-        }
-    }
-}
-
-fn csv_io(e: csv::Error) -> std::io::Error {
-    match e.into_kind() {
-        csv::ErrorKind::Io(io) => io,
-        other => std::io::Error::other(format!("{other:?}")),
-    }
 }
 
 impl RowSink for PuzzleCsv {
-    fn unit(&mut self, dataset: &str, strategy: &str) {
-        self.dataset.clear();
-        Self::push_text(&mut self.dataset, dataset.as_bytes());
-        self.dataset.push(b',');
-        self.strategy.clear();
-        self.strategy.push(b',');
-        Self::push_text(&mut self.strategy, strategy.as_bytes());
-        self.strategy.push(b',');
+    fn unit(&mut self, dataset: &str, strategy: &str) -> Option<RowFormat> {
+        Some(RowFormat::new(dataset, strategy))
     }
 
-    fn row(&mut self, rec: &Record, o: &PuzzleOutcome) -> std::io::Result<()> {
+    fn write(&mut self, rows: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(rows)
+    }
+}
+
+/// Formats `puzzles.csv` rows of one (dataset, strategy) unit. Text fields
+/// are escaped by the csv crate (the unit's dataset and strategy once, id
+/// and rating when they need it); numbers are formatted directly.
+#[derive(Clone, Debug)]
+pub struct RowFormat {
+    /// `dataset,` escaped.
+    dataset: Vec<u8>,
+    /// `,strategy,` escaped.
+    strategy: Vec<u8>,
+}
+
+impl RowFormat {
+    pub fn new(dataset: &str, strategy: &str) -> Self {
+        let mut d = Vec::new();
+        push_text(&mut d, dataset.as_bytes());
+        d.push(b',');
+        let mut s = vec![b','];
+        push_text(&mut s, strategy.as_bytes());
+        s.push(b',');
+        RowFormat {
+            dataset: d,
+            strategy: s,
+        }
+    }
+
+    /// Appends the row of `o` (the outcome of `rec`) to `row`.
+    pub fn push(&self, row: &mut Vec<u8>, rec: &Record, o: &PuzzleOutcome) {
         let c = &o.counters;
         let mut n = itoa::Buffer::new();
-        let row = &mut self.row;
-        row.clear();
+        row.reserve(256);
         row.extend_from_slice(&self.dataset);
-        row.extend_from_slice(n.format(o.index).as_bytes());
+        push_u64(row, &mut n, o.index);
         row.push(b',');
         if let Some(id) = &rec.id {
-            Self::push_text(row, id.as_bytes());
+            push_text(row, id.as_bytes());
         }
         row.push(b',');
         if let Some(rating) = &rec.rating {
-            Self::push_text(row, rating.as_bytes());
+            push_text(row, rating.as_bytes());
         }
         row.extend_from_slice(&self.strategy);
-        row.extend_from_slice(o.status.as_str().as_bytes());
+        // Constant-length pieces are stored inline, without a copy call.
+        match o.status {
+            Status::Solved => row.extend_from_slice(b"solved"),
+            Status::NoSolution => row.extend_from_slice(b"no_solution"),
+            Status::Multiple => row.extend_from_slice(b"multiple"),
+            Status::Invalid => row.extend_from_slice(b"invalid"),
+            Status::Stalled => row.extend_from_slice(b"stalled"),
+            Status::GaveUp => row.extend_from_slice(b"gave_up"),
+        }
         for v in [
             o.solutions as u64,
             o.time_ns,
@@ -665,14 +787,47 @@ impl RowSink for PuzzleCsv {
             o.givens as u64,
         ] {
             row.push(b',');
-            row.extend_from_slice(n.format(v).as_bytes());
+            push_u64(row, &mut n, v);
         }
         row.extend_from_slice(match o.matches_solution {
             Some(true) => b",true\n",
             Some(false) => b",false\n",
             None => b",\n",
         });
-        self.out.write_all(row)
+    }
+}
+
+/// Appends `v` in decimal; one- and two-digit values (most counters) without
+/// a call.
+#[inline(always)]
+fn push_u64(row: &mut Vec<u8>, n: &mut itoa::Buffer, v: u64) {
+    if v < 10 {
+        row.push(b'0' + v as u8);
+    } else if v < 100 {
+        row.extend_from_slice(&[b'0' + (v / 10) as u8, b'0' + (v % 10) as u8]);
+    } else {
+        row.extend_from_slice(n.format(v).as_bytes());
+    }
+}
+
+/// Appends `field` to `buf` as one CSV field (quoted when needed).
+fn push_text(buf: &mut Vec<u8>, field: &[u8]) {
+    if field
+        .iter()
+        .all(|&b| !matches!(b, b',' | b'"' | b'\n' | b'\r'))
+    {
+        buf.extend_from_slice(field);
+        return;
+    }
+    // Rare (a quote, comma or newline): let csv quote it, as a one-field
+    // record whose terminator is dropped.
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    // Writing to an in-memory buffer cannot fail.
+    let _ = w.write_record([field]);
+    if let Ok(bytes) = w.into_inner() {
+        buf.extend_from_slice(bytes.strip_suffix(b"\n").unwrap_or(&bytes));
     }
 }
 
@@ -723,7 +878,9 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("p.csv");
         let mut w = PuzzleCsv::create(&path).unwrap();
-        w.unit("set, \"one\"", "prop=hidden,branch=max,order=asc");
+        let format = w
+            .unit("set, \"one\"", "prop=hidden,branch=max,order=asc")
+            .unwrap();
         let rec = Record {
             index: 7,
             line: 9,
@@ -750,7 +907,9 @@ mod tests {
             matches_solution: Some(false),
             wrong: None,
         };
-        w.row(&rec, &o).unwrap();
+        let mut row = Vec::new();
+        format.push(&mut row, &rec, &o);
+        w.write(&row).unwrap();
         w.finish().unwrap();
         let mut r = csv::Reader::from_path(&path).unwrap();
         assert_eq!(r.headers().unwrap().len(), 16);
@@ -778,6 +937,38 @@ mod tests {
                 "false"
             ]
         );
+    }
+
+    #[test]
+    fn rows_name_every_status_as_the_reports_do() {
+        let f = RowFormat::new("d", "s");
+        let rec = Record {
+            index: 0,
+            line: 1,
+            id: None,
+            rating: None,
+            puzzle: crate::Grid::empty(),
+            solution: None,
+        };
+        for status in Status::ALL {
+            let o = PuzzleOutcome {
+                index: 123,
+                line: 1,
+                status,
+                solutions: 0,
+                time_ns: 9,
+                counters: Counters::default(),
+                givens: 99,
+                matches_solution: None,
+                wrong: None,
+            };
+            let mut row = Vec::new();
+            f.push(&mut row, &rec, &o);
+            let text = String::from_utf8(row).unwrap();
+            let fields: Vec<&str> = text.trim_end().split(',').collect();
+            assert_eq!(fields[5], status.as_str());
+            assert_eq!((fields[1], fields[7], fields[14]), ("123", "9", "99"));
+        }
     }
 
     #[test]

@@ -361,8 +361,11 @@ impl Reader {
         }
         if self.layout.is_none() {
             let text = self.src.line().trim_ascii();
-            let puzzle = check_text(text)
-                .and_then(|()| Grid::parse_bytes(text).map_err(ErrorKind::Puzzle))
+            // A line that parses is 81 ASCII digits or dots: no NUL, valid
+            // UTF-8, so the text checks are needed only to explain a failure
+            // (and then come first, as for CSV rows).
+            let puzzle = Grid::parse_bytes(text)
+                .map_err(|e| check_text(text).err().unwrap_or(ErrorKind::Puzzle(e)))
                 .map_err(|k| self.row_error(line, index, k))?;
             return Ok(Some(Record {
                 index,
