@@ -4,7 +4,7 @@
 //! One *unit* is a (dataset, strategy) pair; units run one after another so
 //! that every strategy has the machine to itself. Within a unit there is no
 //! barrier between batches: each batch is one job in the pool, split into
-//! chunks of [`CHUNK`] puzzles that idle threads steal, so the threads stay
+//! chunks of `CHUNK` (32) puzzles that idle threads steal, so the threads stay
 //! busy from the first batch to the last. A token per batch (returned by the
 //! writer) bounds the batches held at once to `threads + 1`, plus
 //! [`IN_FLIGHT`] queued by the reader, whatever the dataset size.
