@@ -329,40 +329,36 @@ impl Job<'_> {
 /// Solves a chunk `passes` times; keeps each puzzle's minimum time over the
 /// measured passes, and each measured pass's total.
 fn solve_chunk(records: &[Record], job: &Job) -> (Vec<Solved>, Vec<u64>) {
-    let mut best = vec![u64::MAX; records.len()];
-    let mut results: Vec<Option<SolveResult>> = vec![None; records.len()];
+    let mut solved: Vec<Solved> = Vec::with_capacity(records.len());
     let mut pass_ns = vec![0u64; (job.passes - job.warmup) as usize];
     SOLVER.with(|s| {
         let mut solver = s.borrow_mut();
         for pass in 0..job.passes {
+            // Warm-up times are not kept.
+            let measured = pass >= job.warmup;
             let mut total = 0u64;
-            for ((rec, b), slot) in records.iter().zip(&mut best).zip(&mut results) {
+            for (i, rec) in records.iter().enumerate() {
                 let t = Instant::now();
-                let r = solver.solve(&rec.puzzle, job.strategy, job.limits);
+                let result = solver.solve(&rec.puzzle, job.strategy, job.limits);
                 let ns = t.elapsed().as_nanos() as u64;
                 total += ns;
-                *b = (*b).min(ns);
-                match slot {
-                    None => *slot = Some(r),
-                    Some(first) => debug_assert_eq!(first.counters, r.counters),
+                let kept = if measured { ns } else { u64::MAX };
+                if pass == 0 {
+                    solved.push(Solved {
+                        result,
+                        time_ns: kept,
+                    });
+                } else {
+                    let s = &mut solved[i];
+                    s.time_ns = s.time_ns.min(kept);
+                    debug_assert_eq!(s.result.counters, result.counters);
                 }
             }
-            if pass >= job.warmup {
+            if measured {
                 pass_ns[(pass - job.warmup) as usize] = total;
-            } else {
-                // Warm-up times are not kept.
-                best.fill(u64::MAX);
             }
         }
     });
-    let solved = results
-        .into_iter()
-        .zip(best)
-        .map(|(r, time_ns)| Solved {
-            result: r.expect("every puzzle solved at least once"),
-            time_ns,
-        })
-        .collect();
     (solved, pass_ns)
 }
 
