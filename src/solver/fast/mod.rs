@@ -420,8 +420,8 @@ fn to_grid(b: &Board) -> Grid {
             }
         }
     }
-    // Values are 0..=9 by construction.
-    Grid::from_cells(cells).unwrap_or_default()
+    // Values are 0..=9 by construction (`d < 9`).
+    Grid::from_cells_unchecked(cells)
 }
 
 /// The branch cell (band, position) of a propagated, unfinished board whose
