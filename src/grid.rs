@@ -108,6 +108,14 @@ impl Grid {
         }
     }
 
+    /// Builds a grid from cell values the caller guarantees to be `0..=9`
+    /// (checked in debug builds only): for engines that produce the values
+    /// themselves.
+    pub(crate) fn from_cells_unchecked(cells: [u8; CELLS]) -> Self {
+        debug_assert!(cells.iter().all(|&v| v <= 9));
+        Grid { cells }
+    }
+
     /// Parses an 81-character line: `1`-`9` a given, `.` or `0` a blank.
     /// Surrounding whitespace (including a trailing `\r`) is ignored.
     pub fn parse(line: &str) -> Result<Self, ParseError> {

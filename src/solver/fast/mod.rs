@@ -1,5 +1,5 @@
 //! The `fast` engine: band bitboards, band-level locked candidates by table
-//! lookup, bulk singles, branching on well-connected bivalue cells. See
+//! lookup, bulk singles, branching on bivalue cells in crowded areas. See
 //! docs/FAST.md for the design and measurements.
 //!
 //! Representation ([`Board`], 32 words): for every digit `d` and band `b`
@@ -420,14 +420,14 @@ fn to_grid(b: &Board) -> Grid {
             }
         }
     }
-    // Values are 0..=9 by construction.
-    Grid::from_cells(cells).unwrap_or_default()
+    // Values are 0..=9 by construction (`d < 9`).
+    Grid::from_cells_unchecked(cells)
 }
 
 /// The branch cell (band, position) of a propagated, unfinished board whose
-/// two-candidate cells are `pairs`: the pair cell with the most pair cells
-/// among its row and box peers (first one on ties; a well-connected pair
-/// propagates further), else the first cell with the fewest candidates.
+/// two-candidate cells are `pairs`: the pair cell with the most unsolved
+/// cells among its row and box peers (first one on ties; a guess in a crowded
+/// area propagates further), else the first cell with the fewest candidates.
 #[inline(always)]
 fn choose(b: &Board, pairs: &[u32; 3]) -> (usize, u32) {
     if *pairs == [0; 3] {
@@ -440,7 +440,7 @@ fn choose(b: &Board, pairs: &[u32; 3]) -> (usize, u32) {
         while m != 0 {
             let p = m.trailing_zeros();
             m &= m - 1;
-            let n = (pair & BAND_PEERS[p as usize]).count_ones() as i32;
+            let n = (b.w[UNS + band] & BAND_PEERS[p as usize]).count_ones() as i32;
             if n > best_n {
                 best_n = n;
                 best = (band, p);
