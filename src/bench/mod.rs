@@ -382,7 +382,7 @@ fn finish(
     }
     let mut rows = Vec::new();
     if format.is_some() {
-        rows.reserve(records.len() * 64);
+        rows.reserve(records.len() * 96);
     }
     let outcomes = order
         .iter()
