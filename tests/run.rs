@@ -271,6 +271,9 @@ fn order_and_counters_do_not_depend_on_threads_or_shuffle() {
             "shuf",
             vec!["-j", "2", "--shuffle", "--seed", "9", "--batch-size", "50"],
         ),
+        // One thread per core: answers are verified and rows formatted on the
+        // solver threads (with fewer threads than cores, on the writer).
+        ("all", vec!["-j", "0", "--batch-size", "41"]),
     ] {
         let out = dir.join(name);
         let mut args = vec![
@@ -306,6 +309,7 @@ fn order_and_counters_do_not_depend_on_threads_or_shuffle() {
     }
     assert_eq!(tables[0], tables[1], "-j 1 vs -j 2");
     assert_eq!(tables[0], tables[2], "shuffled run restores input order");
+    assert_eq!(tables[0], tables[3], "-j 1 vs one thread per core");
     for (i, row) in tables[0].iter().take(300).enumerate() {
         assert!(row.starts_with(&format!("hard,{i},")), "{row}");
     }
