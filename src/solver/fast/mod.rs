@@ -145,13 +145,116 @@ struct Run<'o, O: Observer> {
 }
 
 /// The digit-bands (bit `3 * d + b`) that differ from `prev`.
+#[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
 fn changed(w: &[u32; 32], prev: &[u32; 32]) -> u32 {
+    changed_scalar(w, prev)
+}
+
+/// Portable [`changed`] (also the reference for the SSE2 version's test).
+#[cfg(any(not(target_arch = "x86_64"), test))]
+#[inline(always)]
+fn changed_scalar(w: &[u32; 32], prev: &[u32; 32]) -> u32 {
     let mut m = 0u32;
     for i in 0..32 {
         m |= ((w[i] != prev[i]) as u32) << i;
     }
     m & BAND
+}
+
+/// The digit-bands (bit `3 * d + b`) that differ from `prev`: eight SSE2
+/// compares, packed to one byte per word, two byte masks.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn changed(w: &[u32; 32], prev: &[u32; 32]) -> u32 {
+    use core::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi32, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16,
+        _mm_packs_epi32,
+    };
+    let (p, q) = (
+        w.as_ptr() as *const __m128i,
+        prev.as_ptr() as *const __m128i,
+    );
+    // SAFETY: SSE2 is part of the x86_64 baseline, so every CPU running this
+    // binary has these instructions. Each unaligned load reads words
+    // `4k..4k + 4` (k < 8) of a 32-word array: in bounds.
+    let (lo, hi) = unsafe {
+        let eq = |k: usize| _mm_cmpeq_epi32(_mm_loadu_si128(p.add(k)), _mm_loadu_si128(q.add(k)));
+        // Equal words are all ones; the signed packs keep 0 and -1 exact.
+        let lo = _mm_packs_epi16(_mm_packs_epi32(eq(0), eq(1)), _mm_packs_epi32(eq(2), eq(3)));
+        let hi = _mm_packs_epi16(_mm_packs_epi32(eq(4), eq(5)), _mm_packs_epi32(eq(6), eq(7)));
+        (_mm_movemask_epi8(lo) as u32, _mm_movemask_epi8(hi) as u32)
+    };
+    !(lo | (hi << 16)) & BAND
+}
+
+/// Bit-sliced candidate counts of every unsolved cell, per band (lanes
+/// 0..3; lane 3 is meaningless): the cells with exactly two candidates, with
+/// none, and with exactly one.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn cell_counts(w: &[u32; 32]) -> [[u32; 4]; 3] {
+    cell_counts_scalar(w)
+}
+
+/// Portable [`cell_counts`] (also the reference for the SSE2 version's
+/// test).
+#[cfg(any(not(target_arch = "x86_64"), test))]
+#[inline(always)]
+fn cell_counts_scalar(w: &[u32; 32]) -> [[u32; 4]; 3] {
+    let mut out = [[0u32; 4]; 3];
+    for band in 0..3 {
+        let u = w[UNS + band];
+        let (mut one, mut two, mut three) = (0u32, 0u32, 0u32);
+        for d in 0..9 {
+            let x = w[3 * d + band];
+            three |= two & x;
+            two |= one & x;
+            one |= x;
+        }
+        out[0][band] = two & !three & u;
+        out[1][band] = u & !one;
+        out[2][band] = one & !two & u;
+    }
+    out
+}
+
+/// [`cell_counts`] with the three bands in SSE2 lanes: lane `k` of the load
+/// at word `3 * d` is digit `d`, band `k`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn cell_counts(w: &[u32; 32]) -> [[u32; 4]; 3] {
+    use core::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_loadu_si128, _mm_or_si128, _mm_setzero_si128,
+        _mm_storeu_si128,
+    };
+    let p = w.as_ptr();
+    let mut out = [[0u32; 4]; 3];
+    // SAFETY: SSE2 is part of the x86_64 baseline, so every CPU running this
+    // binary has these instructions. The loads read words `3d..3d + 4`
+    // (d < 9, so at most word 27) and `UNS..UNS + 4` (27..31) of the
+    // 32-word array; the stores write the three 4-word arrays of `out`.
+    unsafe {
+        let (mut one, mut two, mut three) = (
+            _mm_setzero_si128(),
+            _mm_setzero_si128(),
+            _mm_setzero_si128(),
+        );
+        for d in 0..9 {
+            let x = _mm_loadu_si128(p.add(3 * d) as *const __m128i);
+            three = _mm_or_si128(three, _mm_and_si128(two, x));
+            two = _mm_or_si128(two, _mm_and_si128(one, x));
+            one = _mm_or_si128(one, x);
+        }
+        let u = _mm_loadu_si128(p.add(UNS) as *const __m128i);
+        let pairs = _mm_and_si128(_mm_andnot_si128(three, two), u);
+        let empty = _mm_andnot_si128(one, u);
+        let singles = _mm_and_si128(_mm_andnot_si128(two, one), u);
+        _mm_storeu_si128(out[0].as_mut_ptr() as *mut __m128i, pairs);
+        _mm_storeu_si128(out[1].as_mut_ptr() as *mut __m128i, empty);
+        _mm_storeu_si128(out[2].as_mut_ptr() as *mut __m128i, singles);
+    }
+    out
 }
 
 /// 9-bit minirow mask of a band (bit `3 * row + box`).
@@ -324,26 +427,15 @@ impl<O: Observer> Run<'_, O> {
                 }
             }
             // Naked singles and empty cells, band by band.
+            let [pairs, empty, singles] = cell_counts(&b.w);
+            self.pairs = [pairs[0], pairs[1], pairs[2]];
             let mut placed = false;
             for band in 0..3 {
-                let u = b.w[UNS + band];
-                self.pairs[band] = 0;
-                if u == 0 {
-                    continue;
-                }
-                let (mut one, mut two, mut three) = (0u32, 0u32, 0u32);
-                for d in 0..9 {
-                    let x = b.w[3 * d + band];
-                    three |= two & x;
-                    two |= one & x;
-                    one |= x;
-                }
-                self.pairs[band] = two & !three & u;
-                if u & !one != 0 {
-                    observe!(O, self.report_cell(band, (u & !one).trailing_zeros()));
+                if empty[band] != 0 {
+                    observe!(O, self.report_cell(band, empty[band].trailing_zeros()));
                     return false;
                 }
-                let s = one & !two & u;
+                let s = singles[band];
                 if s == 0 {
                     continue;
                 }
@@ -713,5 +805,65 @@ impl Workspace {
             _ => Status::Multiple,
         };
         result(status, solutions, first, run.counters)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// xorshift words for the SIMD-against-scalar checks.
+    fn words(x: &mut u64) -> [u32; 32] {
+        let mut w = [0u32; 32];
+        for v in w.iter_mut() {
+            *x ^= *x << 13;
+            *x ^= *x >> 7;
+            *x ^= *x << 17;
+            *v = *x as u32;
+        }
+        w
+    }
+
+    #[test]
+    fn changed_matches_scalar() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..2000 {
+            let w = words(&mut x);
+            let mut prev = w;
+            // Change a random subset of the words (some by one bit).
+            let pick = words(&mut x);
+            for i in 0..32 {
+                match pick[i] % 4 {
+                    0 => prev[i] ^= 1 << (pick[i] >> 27),
+                    1 => prev[i] = pick[(i + 1) % 32],
+                    _ => {}
+                }
+            }
+            assert_eq!(changed(&w, &prev), changed_scalar(&w, &prev));
+            assert_eq!(changed(&w, &w), 0);
+        }
+    }
+
+    #[test]
+    fn cell_counts_match_scalar() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for round in 0..4000 {
+            let mut w = words(&mut x);
+            // Sparse digit words (few candidates per cell) reach every count.
+            let thin = words(&mut x);
+            let more = words(&mut x);
+            for i in 0..27 {
+                w[i] &= BAND & (thin[i] | if round % 2 == 0 { more[i] } else { 0 });
+            }
+            for k in 0..3 {
+                w[UNS + k] &= BAND;
+            }
+            let (a, b) = (cell_counts(&w), cell_counts_scalar(&w));
+            for k in 0..3 {
+                for band in 0..3 {
+                    assert_eq!(a[k][band], b[k][band]);
+                }
+            }
+        }
     }
 }
