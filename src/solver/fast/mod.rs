@@ -35,7 +35,7 @@ use super::observer::{observe, Contradiction, Observer, Reason};
 use super::{Counters, Limits, SolveResult, Status};
 use crate::grid::{Grid, CELLS};
 use tables::{
-    BAND, BAND_PEERS, GIVEN_PEERS, KEEP_COLS, PERM, REQUIRED_KEEP, ROW_MINIROWS, ROW_PEERS,
+    BAND, BAND_PEERS, GIVEN_PEERS, KEEP_COLS, PERM, REQUIRED_KEEP, ROW_MINIROWS, ROW_PEERS, SPREAD,
 };
 
 /// Index of the first unsolved-cells word in [`Board::w`].
@@ -498,21 +498,37 @@ fn complete(b: &Board) -> bool {
     (b.w[UNS] | b.w[UNS + 1] | b.w[UNS + 2]) == 0
 }
 
-/// The grid of a board (placed cells only).
+/// The grid of a board (placed cells only), without branches: the value
+/// bits of each band as four bit planes, spread to one byte per cell eight
+/// cells at a time ([`SPREAD`]).
 fn to_grid(b: &Board) -> Grid {
-    let mut cells = [0u8; CELLS];
+    // Room for the last band's fourth eight-cell chunk (cells 78..86).
+    let mut buf = [0u8; CELLS + 7];
     for band in 0..3 {
         let solved = BAND & !b.w[UNS + band];
-        for d in 0..9 {
-            let mut m = b.w[3 * d + band] & solved;
-            while m != 0 {
-                let p = m.trailing_zeros() as usize;
-                m &= m - 1;
-                cells[27 * band + p] = d as u8 + 1;
+        let w = |d: usize| b.w[3 * d + band] & solved;
+        // Bit `k` of the value `d + 1` of every placed cell.
+        let planes = [
+            w(0) | w(2) | w(4) | w(6) | w(8),
+            w(1) | w(2) | w(5) | w(6),
+            w(3) | w(4) | w(5) | w(6),
+            w(7) | w(8),
+        ];
+        for chunk in 0..4 {
+            let mut v = 0u64;
+            for (k, plane) in planes.iter().enumerate() {
+                v |= SPREAD[((plane >> (8 * chunk)) & 255) as usize] << k;
             }
+            // Chunk 3 also writes five zero bytes past the band, which the
+            // next band (or nothing) overwrites.
+            let at = 27 * band + 8 * chunk;
+            buf[at..at + 8].copy_from_slice(&v.to_le_bytes());
         }
     }
-    // Values are 0..=9 by construction (`d < 9`).
+    let mut cells = [0u8; CELLS];
+    cells.copy_from_slice(&buf[..CELLS]);
+    // A placed cell keeps exactly its own digit, so each value is one digit
+    // `d + 1` (or 0 for an unplaced cell): 0..=9.
     Grid::from_cells_unchecked(cells)
 }
 

@@ -42,6 +42,24 @@ pub static GIVEN_PEERS: [u32; 512] = build_given_peers();
 /// For each band cell `p` (0..27): the other cells of its row.
 pub static ROW_PEERS: [u32; 27] = build_row_peers();
 
+/// Byte `j` of `SPREAD[x]` is bit `j` of `x` (0 or 1): eight cells of a
+/// bit plane as eight bytes.
+pub static SPREAD: [u64; 256] = build_spread();
+
+const fn build_spread() -> [u64; 256] {
+    let mut t = [0u64; 256];
+    let mut x = 0;
+    while x < 256 {
+        let mut j = 0;
+        while j < 8 {
+            t[x] |= ((x as u64 >> j) & 1) << (8 * j);
+            j += 1;
+        }
+        x += 1;
+    }
+    t
+}
+
 /// Column `c` (0..9) inside a band: three cells.
 #[cfg(test)]
 pub static COLUMN: [u32; 9] = build_columns();
@@ -255,6 +273,14 @@ mod tests {
         let box1 = COLUMN[3] | COLUMN[4] | COLUMN[5];
         assert_eq!(GIVEN_PEERS[1 << 1], 511 | box1);
         assert_eq!(GIVEN_PEERS[0], 0);
+    }
+
+    #[test]
+    fn spread_puts_bits_in_bytes() {
+        assert_eq!(SPREAD[0], 0);
+        assert_eq!(SPREAD[1], 1);
+        assert_eq!(SPREAD[0b1000_0010], (1 << 56) | (1 << 8));
+        assert_eq!(SPREAD[255], 0x0101_0101_0101_0101);
     }
 
     #[test]
