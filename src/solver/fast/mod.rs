@@ -34,9 +34,7 @@ mod tables;
 use super::observer::{observe, Contradiction, Observer, Reason};
 use super::{Counters, Limits, SolveResult, Status};
 use crate::grid::{Grid, CELLS};
-use tables::{
-    BAND, BAND_PEERS, GIVEN_PEERS, KEEP_COLS, PERM, REQUIRED_KEEP, ROW_MINIROWS, ROW_PEERS, SPREAD,
-};
+use tables::{BAND, BAND_PEERS, GIVEN_PEERS, KEEP_COLS, PERM, ROW_MINIROWS, ROW_PEERS, SPREAD};
 
 /// Index of the first unsolved-cells word in [`Board::w`].
 const UNS: usize = 27;
@@ -257,6 +255,112 @@ fn cell_counts(w: &[u32; 32]) -> [[u32; 4]; 3] {
     out
 }
 
+/// Column confinement of every digit-band: where the other two bands
+/// cannot hold the digit in a column, this band must, so its box is confined
+/// to that column (`tables::REQUIRED_KEEP`). True when a band changed.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn confine_columns(w: &mut [u32; 32]) -> bool {
+    confine_columns_scalar(w)
+}
+
+/// Portable [`confine_columns`] (also the reference for the SSE2 version's
+/// test).
+#[cfg(any(not(target_arch = "x86_64"), test))]
+#[inline(always)]
+fn confine_columns_scalar(w: &mut [u32; 32]) -> bool {
+    use tables::REQUIRED_KEEP;
+    let mut any = false;
+    for d in 0..9 {
+        let [a0, a1, a2] = [w[3 * d], w[3 * d + 1], w[3 * d + 2]];
+        let [c0, c1, c2] = [columns(a0), columns(a1), columns(a2)];
+        let n0 = a0 & REQUIRED_KEEP[!(c1 | c2) & 511];
+        let n1 = a1 & REQUIRED_KEEP[!(c0 | c2) & 511];
+        let n2 = a2 & REQUIRED_KEEP[!(c0 | c1) & 511];
+        any |= (n0 != a0) | (n1 != a1) | (n2 != a2);
+        w[3 * d] = n0;
+        w[3 * d + 1] = n1;
+        w[3 * d + 2] = n2;
+    }
+    any
+}
+
+/// [`confine_columns`] with SSE2, one digit per vector (lane `k` of the load
+/// at word `3 * d` is band `k`; lane 3 is kept as it is), computing
+/// `tables::REQUIRED_KEEP` arithmetically. The results go to a scratch array and
+/// back to the board only when something changed (rarely), so the board
+/// sees no stores that later overlapping loads would have to wait for.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn confine_columns(w: &mut [u32; 32]) -> bool {
+    use core::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi32, _mm_loadu_si128,
+        _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi32, _mm_setr_epi32, _mm_setzero_si128,
+        _mm_shuffle_epi32, _mm_slli_epi32, _mm_srli_epi32, _mm_storeu_si128, _mm_xor_si128,
+    };
+    let mut out = [[0u32; 4]; 9];
+    let p = w.as_ptr();
+    // SAFETY: SSE2 is part of the x86_64 baseline, so every CPU running this
+    // binary has these instructions. The loads read words `3d..3d + 4`
+    // (d < 9: at most word 27) of the 32-word board; the stores write the
+    // 4-word arrays of `out`.
+    let changed = unsafe {
+        let c511 = _mm_set1_epi32(511);
+        let lanes = _mm_setr_epi32(511, 511, 511, 0);
+        let boxes = _mm_set1_epi32(0b001_001_001);
+        let mut diff = _mm_setzero_si128();
+        for (d, o) in out.iter_mut().enumerate() {
+            let a = _mm_loadu_si128(p.add(3 * d) as *const __m128i);
+            // Columns of each band, then of the other two bands.
+            let c = _mm_or_si128(
+                a,
+                _mm_or_si128(_mm_srli_epi32::<9>(a), _mm_srli_epi32::<18>(a)),
+            );
+            let c = _mm_and_si128(c, c511);
+            // Lanes (1, 0, 0, 3) and (2, 2, 1, 3).
+            let others = _mm_or_si128(_mm_shuffle_epi32::<0xC1>(c), _mm_shuffle_epi32::<0xDA>(c));
+            // Required columns (none in lane 3).
+            let m = _mm_andnot_si128(others, lanes);
+            let (m1, m2) = (_mm_srli_epi32::<1>(m), _mm_srli_epi32::<2>(m));
+            // Per box (at its first column's bit): any required column, two
+            // or more, exactly one.
+            let any = _mm_and_si128(_mm_or_si128(m, _mm_or_si128(m1, m2)), boxes);
+            let two = _mm_or_si128(
+                _mm_and_si128(m, _mm_or_si128(m1, m2)),
+                _mm_and_si128(m1, m2),
+            );
+            let one = _mm_andnot_si128(_mm_and_si128(two, boxes), any);
+            let spread = |x: __m128i| {
+                _mm_or_si128(
+                    x,
+                    _mm_or_si128(_mm_slli_epi32::<1>(x), _mm_slli_epi32::<2>(x)),
+                )
+            };
+            // Columns of boxes without a required column, plus the required
+            // column of boxes with exactly one; in all three rows.
+            let keep = _mm_or_si128(
+                _mm_andnot_si128(spread(any), c511),
+                _mm_and_si128(m, spread(one)),
+            );
+            let keep = _mm_or_si128(
+                keep,
+                _mm_or_si128(_mm_slli_epi32::<9>(keep), _mm_slli_epi32::<18>(keep)),
+            );
+            let n = _mm_and_si128(a, keep);
+            diff = _mm_or_si128(diff, _mm_xor_si128(a, n));
+            _mm_storeu_si128(o.as_mut_ptr() as *mut __m128i, n);
+        }
+        let diff = _mm_and_si128(diff, _mm_setr_epi32(-1, -1, -1, 0));
+        _mm_movemask_epi8(_mm_cmpeq_epi32(diff, _mm_setzero_si128())) != 0xFFFF
+    };
+    if changed {
+        for (d, o) in out.iter().enumerate() {
+            w[3 * d..3 * d + 3].copy_from_slice(&o[..3]);
+        }
+    }
+    changed
+}
+
 /// 9-bit minirow mask of a band (bit `3 * row + box`).
 #[inline(always)]
 fn minirows(a: u32) -> usize {
@@ -473,19 +577,7 @@ impl<O: Observer> Run<'_, O> {
             }
             // Columns: where the other two bands cannot hold a digit in a
             // column, this band must; its box is confined to that column.
-            let mut any = false;
-            for d in 0..9 {
-                let [a0, a1, a2] = [b.w[3 * d], b.w[3 * d + 1], b.w[3 * d + 2]];
-                let [c0, c1, c2] = [columns(a0), columns(a1), columns(a2)];
-                let n0 = a0 & REQUIRED_KEEP[!(c1 | c2) & 511];
-                let n1 = a1 & REQUIRED_KEEP[!(c0 | c2) & 511];
-                let n2 = a2 & REQUIRED_KEEP[!(c0 | c1) & 511];
-                any |= (n0 != a0) | (n1 != a1) | (n2 != a2);
-                b.w[3 * d] = n0;
-                b.w[3 * d + 1] = n1;
-                b.w[3 * d + 2] = n2;
-            }
-            if !any {
+            if !confine_columns(&mut b.w) {
                 return true;
             }
         }
@@ -857,6 +949,32 @@ mod tests {
             }
             assert_eq!(changed(&w, &prev), changed_scalar(&w, &prev));
             assert_eq!(changed(&w, &w), 0);
+        }
+    }
+
+    #[test]
+    fn confine_columns_matches_scalar() {
+        let mut x = 0x0DDB_1A5E_5BAD_5EEDu64;
+        for round in 0..20000 {
+            let mut w = words(&mut x);
+            // Sparse digit-bands, so that columns are often missing from
+            // two bands (and boxes end up with one or more required ones).
+            let thin = [words(&mut x), words(&mut x), words(&mut x)];
+            for i in 0..27 {
+                let keep = match round % 4 {
+                    0 => thin[0][i],
+                    1 => thin[0][i] & thin[1][i],
+                    2 => thin[0][i] & thin[1][i] & thin[2][i],
+                    _ => thin[0][i] | thin[1][i],
+                };
+                w[i] &= BAND & keep;
+            }
+            for k in 27..32 {
+                w[k] &= BAND;
+            }
+            let (mut a, mut b) = (w, w);
+            assert_eq!(confine_columns(&mut a), confine_columns_scalar(&mut b));
+            assert_eq!(a, b);
         }
     }
 
