@@ -969,8 +969,8 @@ mod tests {
                 };
                 w[i] &= BAND & keep;
             }
-            for k in 27..32 {
-                w[k] &= BAND;
+            for v in &mut w[27..] {
+                *v &= BAND;
             }
             let (mut a, mut b) = (w, w);
             assert_eq!(confine_columns(&mut a), confine_columns_scalar(&mut b));
