@@ -294,9 +294,10 @@ fn confine_columns_scalar(w: &mut [u32; 32]) -> bool {
 #[inline(always)]
 fn confine_columns(w: &mut [u32; 32]) -> bool {
     use core::arch::x86_64::{
-        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi32, _mm_loadu_si128,
-        _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi32, _mm_setr_epi32, _mm_setzero_si128,
-        _mm_shuffle_epi32, _mm_slli_epi32, _mm_srli_epi32, _mm_storeu_si128, _mm_xor_si128,
+        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi32, _mm_loadu_si128, _mm_madd_epi16,
+        _mm_movemask_epi8, _mm_mullo_epi16, _mm_or_si128, _mm_set1_epi32, _mm_setr_epi32,
+        _mm_setzero_si128, _mm_shuffle_epi32, _mm_slli_epi32, _mm_srli_epi32, _mm_storeu_si128,
+        _mm_xor_si128,
     };
     let mut out = [[0u32; 4]; 9];
     let p = w.as_ptr();
@@ -322,29 +323,26 @@ fn confine_columns(w: &mut [u32; 32]) -> bool {
             // Required columns (none in lane 3).
             let m = _mm_andnot_si128(others, lanes);
             let (m1, m2) = (_mm_srli_epi32::<1>(m), _mm_srli_epi32::<2>(m));
-            // Per box (at its first column's bit): any required column, two
-            // or more, exactly one.
+            // Per box (at its first column's bit): any required column, and
+            // two or more.
             let any = _mm_and_si128(_mm_or_si128(m, _mm_or_si128(m1, m2)), boxes);
             let two = _mm_or_si128(
                 _mm_and_si128(m, _mm_or_si128(m1, m2)),
                 _mm_and_si128(m1, m2),
             );
-            let one = _mm_andnot_si128(_mm_and_si128(two, boxes), any);
-            let spread = |x: __m128i| {
-                _mm_or_si128(
-                    x,
-                    _mm_or_si128(_mm_slli_epi32::<1>(x), _mm_slli_epi32::<2>(x)),
-                )
-            };
+            // Spread over the box's three columns: a 16-bit multiply by 7
+            // (values below 512, upper halves zero).
+            let seven = _mm_set1_epi32(7);
+            let any = _mm_mullo_epi16(any, seven);
+            let two = _mm_mullo_epi16(_mm_and_si128(two, boxes), seven);
             // Columns of boxes without a required column, plus the required
-            // column of boxes with exactly one; in all three rows.
+            // column of boxes with exactly one.
+            let keep = _mm_or_si128(_mm_andnot_si128(any, c511), _mm_andnot_si128(two, m));
+            // In all three rows: `keep * 513` (a 16 × 16 → 32-bit multiply,
+            // the upper halves are zero) is rows 0 and 1.
             let keep = _mm_or_si128(
-                _mm_andnot_si128(spread(any), c511),
-                _mm_and_si128(m, spread(one)),
-            );
-            let keep = _mm_or_si128(
-                keep,
-                _mm_or_si128(_mm_slli_epi32::<9>(keep), _mm_slli_epi32::<18>(keep)),
+                _mm_madd_epi16(keep, _mm_set1_epi32(513)),
+                _mm_slli_epi32::<18>(keep),
             );
             let n = _mm_and_si128(a, keep);
             diff = _mm_or_si128(diff, _mm_xor_si128(a, n));
