@@ -34,7 +34,9 @@ mod tables;
 use super::observer::{observe, Contradiction, Observer, Reason};
 use super::{Counters, Limits, SolveResult, Status};
 use crate::grid::{Grid, CELLS};
-use tables::{BAND, BAND_PEERS, GIVEN_PEERS, KEEP_COLS, PERM, ROW_MINIROWS, ROW_PEERS, SPREAD};
+use tables::{
+    BAND, BAND_PEERS, GIVEN_CONFLICT, GIVEN_PEERS, KEEP_COLS, PERM, ROW_MINIROWS, ROW_PEERS, SPREAD,
+};
 
 /// Index of the first unsolved-cells word in [`Board::w`].
 const UNS: usize = 27;
@@ -784,13 +786,11 @@ impl Workspace {
                     let x = gs[band];
                     // Two givens in one minirow (same row and box).
                     bad |= (x & (x >> 1) & 0x36D_B6DB) | (x & (x >> 2) & 0x124_9249);
-                    // Two minirows of givens in one row or one box.
-                    let m = minirows(x) as u32;
-                    bad |= (m & (m >> 1) & 0b011_011_011)
-                        | (m & (m >> 2) & 0b001_001_001)
-                        | (m & (m >> 3) & 0o77)
-                        | (m & (m >> 6) & 0o7);
-                    b.w[3 * d + band] = (g[band] & !GIVEN_PEERS[m as usize] & !in_cols) | x;
+                    // Two minirows of givens in one row or one box: the
+                    // table's `GIVEN_CONFLICT` bit (blanks never have it).
+                    let peers = GIVEN_PEERS[minirows(x)];
+                    bad |= peers & GIVEN_CONFLICT;
+                    b.w[3 * d + band] = (g[band] & !peers & !in_cols) | x;
                 }
             }
             b.w[UNS..UNS + 3].copy_from_slice(&g[..3]);

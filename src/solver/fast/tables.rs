@@ -37,8 +37,13 @@ pub static REQUIRED_KEEP: [u32; 512] = build_required_keep();
 pub static BAND_PEERS: [u32; 27] = build_band_peers();
 
 /// Indexed by the 9-bit minirow mask of a digit's givens in a band: every
-/// cell of the rows and boxes those givens occupy.
+/// cell of the rows and boxes those givens occupy, plus [`GIVEN_CONFLICT`]
+/// when two of the minirows share a row or a box.
 pub static GIVEN_PEERS: [u32; 512] = build_given_peers();
+
+/// The bit of [`GIVEN_PEERS`] (outside the band's 27) marking two givens of
+/// a digit in one row or box.
+pub const GIVEN_CONFLICT: u32 = 1 << 31;
 
 /// For each band cell `p` (0..27): the other cells of its row.
 pub static ROW_PEERS: [u32; 27] = build_row_peers();
@@ -141,6 +146,14 @@ const fn build_given_peers() -> [u32; 512] {
                 cells |= (7 << (3 * k)) * ((1 << 18) | (1 << 9) | 1);
             }
             k += 1;
+        }
+        let x = m as u32;
+        let conflict = (x & (x >> 1) & 0b011_011_011)
+            | (x & (x >> 2) & 0b001_001_001)
+            | (x & (x >> 3) & 0o77)
+            | (x & (x >> 6) & 0o7);
+        if conflict != 0 {
+            cells |= GIVEN_CONFLICT;
         }
         t[m] = cells;
         m += 1;
@@ -275,6 +288,11 @@ mod tests {
         let box1 = COLUMN[3] | COLUMN[4] | COLUMN[5];
         assert_eq!(GIVEN_PEERS[1 << 1], 511 | box1);
         assert_eq!(GIVEN_PEERS[0], 0);
+        // Row 0 in boxes 0 and 2 (one row), then rows 0 and 2 in box 1.
+        assert_ne!(GIVEN_PEERS[0b000_000_101] & GIVEN_CONFLICT, 0);
+        assert_ne!(GIVEN_PEERS[0b010_000_010] & GIVEN_CONFLICT, 0);
+        // A diagonal of minirows: no two share a row or box.
+        assert_eq!(GIVEN_PEERS[0b100_010_001] & GIVEN_CONFLICT, 0);
     }
 
     #[test]
