@@ -361,6 +361,53 @@ fn confine_columns(w: &mut [u32; 32]) -> bool {
     changed
 }
 
+/// Nonzero when some value word `g[3..30]` (see `solve_impl`) has two cells
+/// in one minirow.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn minirow_conflicts(g: &[u32; 48]) -> u32 {
+    minirow_conflicts_scalar(g)
+}
+
+/// Portable [`minirow_conflicts`] (also the reference for the SSE2
+/// version's test).
+#[cfg(any(not(target_arch = "x86_64"), test))]
+#[inline(always)]
+fn minirow_conflicts_scalar(g: &[u32; 48]) -> u32 {
+    let mut bad = 0;
+    for &x in &g[3..30] {
+        bad |= (x & (x >> 1) & 0x36D_B6DB) | (x & (x >> 2) & 0x124_9249);
+    }
+    bad
+}
+
+/// [`minirow_conflicts`] with SSE2, four words at a time: words 3..31, the
+/// values 1..=9 plus word 30 (value 10, band 0), which is always empty
+/// because cell values are 0..=9 (a `Grid` invariant).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn minirow_conflicts(g: &[u32; 48]) -> u32 {
+    use core::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_cmpeq_epi32, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi32, _mm_setzero_si128, _mm_srli_epi32,
+    };
+    let p = g.as_ptr();
+    // SAFETY: SSE2 is part of the x86_64 baseline, so every CPU running this
+    // binary has these instructions. The loads read words `3 + 4k..7 + 4k`
+    // (k < 7: at most word 30) of the 48-word array.
+    unsafe {
+        let (k1, k2) = (_mm_set1_epi32(0x36D_B6DB), _mm_set1_epi32(0x124_9249));
+        let mut bad = _mm_setzero_si128();
+        for k in 0..7 {
+            let x = _mm_loadu_si128(p.add(3 + 4 * k) as *const __m128i);
+            let a = _mm_and_si128(_mm_and_si128(x, _mm_srli_epi32::<1>(x)), k1);
+            let b = _mm_and_si128(_mm_and_si128(x, _mm_srli_epi32::<2>(x)), k2);
+            bad = _mm_or_si128(bad, _mm_or_si128(a, b));
+        }
+        (_mm_movemask_epi8(_mm_cmpeq_epi32(bad, _mm_setzero_si128())) != 0xFFFF) as u32
+    }
+}
+
 /// 9-bit minirow mask of a band (bit `3 * row + box`).
 #[inline(always)]
 fn minirows(a: u32) -> usize {
@@ -773,7 +820,8 @@ impl Workspace {
                 g[3 * (v as usize & 15) + band] |= 1 << p;
             }
         }
-        let mut bad = 0u32;
+        // Two givens of a digit in one minirow (same row and box).
+        let mut bad = minirow_conflicts(&g);
         {
             let b = &mut boards[0];
             for d in 0..9 {
@@ -784,8 +832,6 @@ impl Workspace {
                 let in_cols = cols | (cols << 9) | (cols << 18);
                 for band in 0..3 {
                     let x = gs[band];
-                    // Two givens in one minirow (same row and box).
-                    bad |= (x & (x >> 1) & 0x36D_B6DB) | (x & (x >> 2) & 0x124_9249);
                     // Two minirows of givens in one row or one box: the
                     // table's `GIVEN_CONFLICT` bit (blanks never have it).
                     let peers = GIVEN_PEERS[minirows(x)];
@@ -973,6 +1019,28 @@ mod tests {
             let (mut a, mut b) = (w, w);
             assert_eq!(confine_columns(&mut a), confine_columns_scalar(&mut b));
             assert_eq!(a, b);
+        }
+    }
+
+    #[test]
+    fn minirow_conflicts_match_scalar() {
+        let mut x = 0x5DEE_CE66_D1CE_4E5Du64;
+        for round in 0..4000 {
+            let (a, b) = (words(&mut x), words(&mut x));
+            let mut g = [0u32; 48];
+            for i in 3..30 {
+                // One or two random bits per word, sometimes none.
+                let bit = |r: u32| 1u32 << (r % 27);
+                g[i] = match (a[i] ^ b[i]) % 4 {
+                    0 => 0,
+                    1 => bit(a[i]),
+                    _ => bit(a[i]) | if round % 3 == 0 { bit(b[i]) } else { 0 },
+                };
+            }
+            assert_eq!(
+                minirow_conflicts(&g) != 0,
+                minirow_conflicts_scalar(&g) != 0
+            );
         }
     }
 
