@@ -35,7 +35,7 @@ use super::observer::{observe, Contradiction, Observer, Reason};
 use super::{Counters, Limits, SolveResult, Status};
 use crate::grid::{Grid, CELLS};
 use tables::{
-    BAND, BAND_PEERS, GIVEN_PEERS, KEEP_COLS, PERM, REQUIRED_KEEP, ROW_MINIROWS, ROW_PEERS,
+    BAND, BAND_PEERS, GIVEN_CONFLICT, GIVEN_PEERS, KEEP_COLS, PERM, ROW_MINIROWS, ROW_PEERS, SPREAD,
 };
 
 /// Index of the first unsolved-cells word in [`Board::w`].
@@ -145,13 +145,267 @@ struct Run<'o, O: Observer> {
 }
 
 /// The digit-bands (bit `3 * d + b`) that differ from `prev`.
+#[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
 fn changed(w: &[u32; 32], prev: &[u32; 32]) -> u32 {
+    changed_scalar(w, prev)
+}
+
+/// Portable [`changed`] (also the reference for the SSE2 version's test).
+#[cfg(any(not(target_arch = "x86_64"), test))]
+#[inline(always)]
+fn changed_scalar(w: &[u32; 32], prev: &[u32; 32]) -> u32 {
     let mut m = 0u32;
     for i in 0..32 {
         m |= ((w[i] != prev[i]) as u32) << i;
     }
     m & BAND
+}
+
+/// The digit-bands (bit `3 * d + b`) that differ from `prev`: eight SSE2
+/// compares, packed to one byte per word, two byte masks.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn changed(w: &[u32; 32], prev: &[u32; 32]) -> u32 {
+    use core::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi32, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16,
+        _mm_packs_epi32,
+    };
+    let (p, q) = (
+        w.as_ptr() as *const __m128i,
+        prev.as_ptr() as *const __m128i,
+    );
+    // SAFETY: SSE2 is part of the x86_64 baseline, so every CPU running this
+    // binary has these instructions. Each unaligned load reads words
+    // `4k..4k + 4` (k < 8) of a 32-word array: in bounds.
+    let (lo, hi) = unsafe {
+        let eq = |k: usize| _mm_cmpeq_epi32(_mm_loadu_si128(p.add(k)), _mm_loadu_si128(q.add(k)));
+        // Equal words are all ones; the signed packs keep 0 and -1 exact.
+        let lo = _mm_packs_epi16(_mm_packs_epi32(eq(0), eq(1)), _mm_packs_epi32(eq(2), eq(3)));
+        let hi = _mm_packs_epi16(_mm_packs_epi32(eq(4), eq(5)), _mm_packs_epi32(eq(6), eq(7)));
+        (_mm_movemask_epi8(lo) as u32, _mm_movemask_epi8(hi) as u32)
+    };
+    !(lo | (hi << 16)) & BAND
+}
+
+/// Bit-sliced candidate counts of every unsolved cell, per band (lanes
+/// 0..3; lane 3 is meaningless): the cells with exactly two candidates, with
+/// none, and with exactly one.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn cell_counts(w: &[u32; 32]) -> [[u32; 4]; 3] {
+    cell_counts_scalar(w)
+}
+
+/// Portable [`cell_counts`] (also the reference for the SSE2 version's
+/// test).
+#[cfg(any(not(target_arch = "x86_64"), test))]
+#[inline(always)]
+fn cell_counts_scalar(w: &[u32; 32]) -> [[u32; 4]; 3] {
+    let mut out = [[0u32; 4]; 3];
+    for band in 0..3 {
+        let u = w[UNS + band];
+        let (mut one, mut two, mut three) = (0u32, 0u32, 0u32);
+        for d in 0..9 {
+            let x = w[3 * d + band];
+            three |= two & x;
+            two |= one & x;
+            one |= x;
+        }
+        out[0][band] = two & !three & u;
+        out[1][band] = u & !one;
+        out[2][band] = one & !two & u;
+    }
+    out
+}
+
+/// [`cell_counts`] with the three bands in SSE2 lanes: lane `k` of the load
+/// at word `3 * d` is digit `d`, band `k`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn cell_counts(w: &[u32; 32]) -> [[u32; 4]; 3] {
+    use core::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_loadu_si128, _mm_or_si128, _mm_setzero_si128,
+        _mm_storeu_si128,
+    };
+    let p = w.as_ptr();
+    let mut out = [[0u32; 4]; 3];
+    // SAFETY: SSE2 is part of the x86_64 baseline, so every CPU running this
+    // binary has these instructions. The loads read words `3d..3d + 4`
+    // (d < 9, so at most word 27) and `UNS..UNS + 4` (27..31) of the
+    // 32-word array; the stores write the three 4-word arrays of `out`.
+    unsafe {
+        let (mut one, mut two, mut three) = (
+            _mm_setzero_si128(),
+            _mm_setzero_si128(),
+            _mm_setzero_si128(),
+        );
+        for d in 0..9 {
+            let x = _mm_loadu_si128(p.add(3 * d) as *const __m128i);
+            three = _mm_or_si128(three, _mm_and_si128(two, x));
+            two = _mm_or_si128(two, _mm_and_si128(one, x));
+            one = _mm_or_si128(one, x);
+        }
+        let u = _mm_loadu_si128(p.add(UNS) as *const __m128i);
+        let pairs = _mm_and_si128(_mm_andnot_si128(three, two), u);
+        let empty = _mm_andnot_si128(one, u);
+        let singles = _mm_and_si128(_mm_andnot_si128(two, one), u);
+        _mm_storeu_si128(out[0].as_mut_ptr() as *mut __m128i, pairs);
+        _mm_storeu_si128(out[1].as_mut_ptr() as *mut __m128i, empty);
+        _mm_storeu_si128(out[2].as_mut_ptr() as *mut __m128i, singles);
+    }
+    out
+}
+
+/// Column confinement of every digit-band: where the other two bands
+/// cannot hold the digit in a column, this band must, so its box is confined
+/// to that column (`tables::REQUIRED_KEEP`). True when a band changed.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn confine_columns(w: &mut [u32; 32]) -> bool {
+    confine_columns_scalar(w)
+}
+
+/// Portable [`confine_columns`] (also the reference for the SSE2 version's
+/// test).
+#[cfg(any(not(target_arch = "x86_64"), test))]
+#[inline(always)]
+fn confine_columns_scalar(w: &mut [u32; 32]) -> bool {
+    use tables::REQUIRED_KEEP;
+    let mut any = false;
+    for d in 0..9 {
+        let [a0, a1, a2] = [w[3 * d], w[3 * d + 1], w[3 * d + 2]];
+        let [c0, c1, c2] = [columns(a0), columns(a1), columns(a2)];
+        let n0 = a0 & REQUIRED_KEEP[!(c1 | c2) & 511];
+        let n1 = a1 & REQUIRED_KEEP[!(c0 | c2) & 511];
+        let n2 = a2 & REQUIRED_KEEP[!(c0 | c1) & 511];
+        any |= (n0 != a0) | (n1 != a1) | (n2 != a2);
+        w[3 * d] = n0;
+        w[3 * d + 1] = n1;
+        w[3 * d + 2] = n2;
+    }
+    any
+}
+
+/// [`confine_columns`] with SSE2, one digit per vector (lane `k` of the load
+/// at word `3 * d` is band `k`; lane 3 is kept as it is), computing
+/// `tables::REQUIRED_KEEP` arithmetically. The results go to a scratch array and
+/// back to the board only when something changed (rarely), so the board
+/// sees no stores that later overlapping loads would have to wait for.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn confine_columns(w: &mut [u32; 32]) -> bool {
+    use core::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi32, _mm_loadu_si128, _mm_madd_epi16,
+        _mm_movemask_epi8, _mm_mullo_epi16, _mm_or_si128, _mm_set1_epi32, _mm_setr_epi32,
+        _mm_setzero_si128, _mm_shuffle_epi32, _mm_slli_epi32, _mm_srli_epi32, _mm_storeu_si128,
+        _mm_xor_si128,
+    };
+    let mut out = [[0u32; 4]; 9];
+    let p = w.as_ptr();
+    // SAFETY: SSE2 is part of the x86_64 baseline, so every CPU running this
+    // binary has these instructions. The loads read words `3d..3d + 4`
+    // (d < 9: at most word 27) of the 32-word board; the stores write the
+    // 4-word arrays of `out`.
+    let changed = unsafe {
+        let c511 = _mm_set1_epi32(511);
+        let lanes = _mm_setr_epi32(511, 511, 511, 0);
+        let boxes = _mm_set1_epi32(0b001_001_001);
+        let mut diff = _mm_setzero_si128();
+        for (d, o) in out.iter_mut().enumerate() {
+            let a = _mm_loadu_si128(p.add(3 * d) as *const __m128i);
+            // Columns of each band, then of the other two bands.
+            let c = _mm_or_si128(
+                a,
+                _mm_or_si128(_mm_srli_epi32::<9>(a), _mm_srli_epi32::<18>(a)),
+            );
+            let c = _mm_and_si128(c, c511);
+            // Lanes (1, 0, 0, 3) and (2, 2, 1, 3).
+            let others = _mm_or_si128(_mm_shuffle_epi32::<0xC1>(c), _mm_shuffle_epi32::<0xDA>(c));
+            // Required columns (none in lane 3).
+            let m = _mm_andnot_si128(others, lanes);
+            let (m1, m2) = (_mm_srli_epi32::<1>(m), _mm_srli_epi32::<2>(m));
+            // Per box (at its first column's bit): any required column, and
+            // two or more.
+            let any = _mm_and_si128(_mm_or_si128(m, _mm_or_si128(m1, m2)), boxes);
+            let two = _mm_or_si128(
+                _mm_and_si128(m, _mm_or_si128(m1, m2)),
+                _mm_and_si128(m1, m2),
+            );
+            // Spread over the box's three columns: a 16-bit multiply by 7
+            // (values below 512, upper halves zero).
+            let seven = _mm_set1_epi32(7);
+            let any = _mm_mullo_epi16(any, seven);
+            let two = _mm_mullo_epi16(_mm_and_si128(two, boxes), seven);
+            // Columns of boxes without a required column, plus the required
+            // column of boxes with exactly one.
+            let keep = _mm_or_si128(_mm_andnot_si128(any, c511), _mm_andnot_si128(two, m));
+            // In all three rows: `keep * 513` (a 16 × 16 → 32-bit multiply,
+            // the upper halves are zero) is rows 0 and 1.
+            let keep = _mm_or_si128(
+                _mm_madd_epi16(keep, _mm_set1_epi32(513)),
+                _mm_slli_epi32::<18>(keep),
+            );
+            let n = _mm_and_si128(a, keep);
+            diff = _mm_or_si128(diff, _mm_xor_si128(a, n));
+            _mm_storeu_si128(o.as_mut_ptr() as *mut __m128i, n);
+        }
+        let diff = _mm_and_si128(diff, _mm_setr_epi32(-1, -1, -1, 0));
+        _mm_movemask_epi8(_mm_cmpeq_epi32(diff, _mm_setzero_si128())) != 0xFFFF
+    };
+    if changed {
+        for (d, o) in out.iter().enumerate() {
+            w[3 * d..3 * d + 3].copy_from_slice(&o[..3]);
+        }
+    }
+    changed
+}
+
+/// Nonzero when some value word `g[3..30]` (see `solve_impl`) has two cells
+/// in one minirow.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn minirow_conflicts(g: &[u32; 48]) -> u32 {
+    minirow_conflicts_scalar(g)
+}
+
+/// Portable [`minirow_conflicts`] (also the reference for the SSE2
+/// version's test).
+#[cfg(any(not(target_arch = "x86_64"), test))]
+#[inline(always)]
+fn minirow_conflicts_scalar(g: &[u32; 48]) -> u32 {
+    let mut bad = 0;
+    for &x in &g[3..30] {
+        bad |= (x & (x >> 1) & 0x36D_B6DB) | (x & (x >> 2) & 0x124_9249);
+    }
+    bad
+}
+
+/// [`minirow_conflicts`] with SSE2, four words at a time: words 3..31, the
+/// values 1..=9 plus word 30 (value 10, band 0), which is always empty
+/// because cell values are 0..=9 (a `Grid` invariant).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn minirow_conflicts(g: &[u32; 48]) -> u32 {
+    use core::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_cmpeq_epi32, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi32, _mm_setzero_si128, _mm_srli_epi32,
+    };
+    let p = g.as_ptr();
+    // SAFETY: SSE2 is part of the x86_64 baseline, so every CPU running this
+    // binary has these instructions. The loads read words `3 + 4k..7 + 4k`
+    // (k < 7: at most word 30) of the 48-word array.
+    unsafe {
+        let (k1, k2) = (_mm_set1_epi32(0x36D_B6DB), _mm_set1_epi32(0x124_9249));
+        let mut bad = _mm_setzero_si128();
+        for k in 0..7 {
+            let x = _mm_loadu_si128(p.add(3 + 4 * k) as *const __m128i);
+            let a = _mm_and_si128(_mm_and_si128(x, _mm_srli_epi32::<1>(x)), k1);
+            let b = _mm_and_si128(_mm_and_si128(x, _mm_srli_epi32::<2>(x)), k2);
+            bad = _mm_or_si128(bad, _mm_or_si128(a, b));
+        }
+        (_mm_movemask_epi8(_mm_cmpeq_epi32(bad, _mm_setzero_si128())) != 0xFFFF) as u32
+    }
 }
 
 /// 9-bit minirow mask of a band (bit `3 * row + box`).
@@ -324,26 +578,15 @@ impl<O: Observer> Run<'_, O> {
                 }
             }
             // Naked singles and empty cells, band by band.
+            let [pairs, empty, singles] = cell_counts(&b.w);
+            self.pairs = [pairs[0], pairs[1], pairs[2]];
             let mut placed = false;
             for band in 0..3 {
-                let u = b.w[UNS + band];
-                self.pairs[band] = 0;
-                if u == 0 {
-                    continue;
-                }
-                let (mut one, mut two, mut three) = (0u32, 0u32, 0u32);
-                for d in 0..9 {
-                    let x = b.w[3 * d + band];
-                    three |= two & x;
-                    two |= one & x;
-                    one |= x;
-                }
-                self.pairs[band] = two & !three & u;
-                if u & !one != 0 {
-                    observe!(O, self.report_cell(band, (u & !one).trailing_zeros()));
+                if empty[band] != 0 {
+                    observe!(O, self.report_cell(band, empty[band].trailing_zeros()));
                     return false;
                 }
-                let s = one & !two & u;
+                let s = singles[band];
                 if s == 0 {
                     continue;
                 }
@@ -381,19 +624,7 @@ impl<O: Observer> Run<'_, O> {
             }
             // Columns: where the other two bands cannot hold a digit in a
             // column, this band must; its box is confined to that column.
-            let mut any = false;
-            for d in 0..9 {
-                let [a0, a1, a2] = [b.w[3 * d], b.w[3 * d + 1], b.w[3 * d + 2]];
-                let [c0, c1, c2] = [columns(a0), columns(a1), columns(a2)];
-                let n0 = a0 & REQUIRED_KEEP[!(c1 | c2) & 511];
-                let n1 = a1 & REQUIRED_KEEP[!(c0 | c2) & 511];
-                let n2 = a2 & REQUIRED_KEEP[!(c0 | c1) & 511];
-                any |= (n0 != a0) | (n1 != a1) | (n2 != a2);
-                b.w[3 * d] = n0;
-                b.w[3 * d + 1] = n1;
-                b.w[3 * d + 2] = n2;
-            }
-            if !any {
+            if !confine_columns(&mut b.w) {
                 return true;
             }
         }
@@ -406,21 +637,37 @@ fn complete(b: &Board) -> bool {
     (b.w[UNS] | b.w[UNS + 1] | b.w[UNS + 2]) == 0
 }
 
-/// The grid of a board (placed cells only).
+/// The grid of a board (placed cells only), without branches: the value
+/// bits of each band as four bit planes, spread to one byte per cell eight
+/// cells at a time ([`SPREAD`]).
 fn to_grid(b: &Board) -> Grid {
-    let mut cells = [0u8; CELLS];
+    // Room for the last band's fourth eight-cell chunk (cells 78..86).
+    let mut buf = [0u8; CELLS + 7];
     for band in 0..3 {
         let solved = BAND & !b.w[UNS + band];
-        for d in 0..9 {
-            let mut m = b.w[3 * d + band] & solved;
-            while m != 0 {
-                let p = m.trailing_zeros() as usize;
-                m &= m - 1;
-                cells[27 * band + p] = d as u8 + 1;
+        let w = |d: usize| b.w[3 * d + band] & solved;
+        // Bit `k` of the value `d + 1` of every placed cell.
+        let planes = [
+            w(0) | w(2) | w(4) | w(6) | w(8),
+            w(1) | w(2) | w(5) | w(6),
+            w(3) | w(4) | w(5) | w(6),
+            w(7) | w(8),
+        ];
+        for chunk in 0..4 {
+            let mut v = 0u64;
+            for (k, plane) in planes.iter().enumerate() {
+                v |= SPREAD[((plane >> (8 * chunk)) & 255) as usize] << k;
             }
+            // Chunk 3 also writes five zero bytes past the band, which the
+            // next band (or nothing) overwrites.
+            let at = 27 * band + 8 * chunk;
+            buf[at..at + 8].copy_from_slice(&v.to_le_bytes());
         }
     }
-    // Values are 0..=9 by construction (`d < 9`).
+    let mut cells = [0u8; CELLS];
+    cells.copy_from_slice(&buf[..CELLS]);
+    // A placed cell keeps exactly its own digit, so each value is one digit
+    // `d + 1` (or 0 for an unplaced cell): 0..=9.
     Grid::from_cells_unchecked(cells)
 }
 
@@ -573,7 +820,8 @@ impl Workspace {
                 g[3 * (v as usize & 15) + band] |= 1 << p;
             }
         }
-        let mut bad = 0u32;
+        // Two givens of a digit in one minirow (same row and box).
+        let mut bad = minirow_conflicts(&g);
         {
             let b = &mut boards[0];
             for d in 0..9 {
@@ -584,15 +832,11 @@ impl Workspace {
                 let in_cols = cols | (cols << 9) | (cols << 18);
                 for band in 0..3 {
                     let x = gs[band];
-                    // Two givens in one minirow (same row and box).
-                    bad |= (x & (x >> 1) & 0x36D_B6DB) | (x & (x >> 2) & 0x124_9249);
-                    // Two minirows of givens in one row or one box.
-                    let m = minirows(x) as u32;
-                    bad |= (m & (m >> 1) & 0b011_011_011)
-                        | (m & (m >> 2) & 0b001_001_001)
-                        | (m & (m >> 3) & 0o77)
-                        | (m & (m >> 6) & 0o7);
-                    b.w[3 * d + band] = (g[band] & !GIVEN_PEERS[m as usize] & !in_cols) | x;
+                    // Two minirows of givens in one row or one box: the
+                    // table's `GIVEN_CONFLICT` bit (blanks never have it).
+                    let peers = GIVEN_PEERS[minirows(x)];
+                    bad |= peers & GIVEN_CONFLICT;
+                    b.w[3 * d + band] = (g[band] & !peers & !in_cols) | x;
                 }
             }
             b.w[UNS..UNS + 3].copy_from_slice(&g[..3]);
@@ -713,5 +957,113 @@ impl Workspace {
             _ => Status::Multiple,
         };
         result(status, solutions, first, run.counters)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// xorshift words for the SIMD-against-scalar checks.
+    fn words(x: &mut u64) -> [u32; 32] {
+        let mut w = [0u32; 32];
+        for v in w.iter_mut() {
+            *x ^= *x << 13;
+            *x ^= *x >> 7;
+            *x ^= *x << 17;
+            *v = *x as u32;
+        }
+        w
+    }
+
+    #[test]
+    fn changed_matches_scalar() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..2000 {
+            let w = words(&mut x);
+            let mut prev = w;
+            // Change a random subset of the words (some by one bit).
+            let pick = words(&mut x);
+            for i in 0..32 {
+                match pick[i] % 4 {
+                    0 => prev[i] ^= 1 << (pick[i] >> 27),
+                    1 => prev[i] = pick[(i + 1) % 32],
+                    _ => {}
+                }
+            }
+            assert_eq!(changed(&w, &prev), changed_scalar(&w, &prev));
+            assert_eq!(changed(&w, &w), 0);
+        }
+    }
+
+    #[test]
+    fn confine_columns_matches_scalar() {
+        let mut x = 0x0DDB_1A5E_5BAD_5EEDu64;
+        for round in 0..20000 {
+            let mut w = words(&mut x);
+            // Sparse digit-bands, so that columns are often missing from
+            // two bands (and boxes end up with one or more required ones).
+            let thin = [words(&mut x), words(&mut x), words(&mut x)];
+            for i in 0..27 {
+                let keep = match round % 4 {
+                    0 => thin[0][i],
+                    1 => thin[0][i] & thin[1][i],
+                    2 => thin[0][i] & thin[1][i] & thin[2][i],
+                    _ => thin[0][i] | thin[1][i],
+                };
+                w[i] &= BAND & keep;
+            }
+            for v in &mut w[27..] {
+                *v &= BAND;
+            }
+            let (mut a, mut b) = (w, w);
+            assert_eq!(confine_columns(&mut a), confine_columns_scalar(&mut b));
+            assert_eq!(a, b);
+        }
+    }
+
+    #[test]
+    fn minirow_conflicts_match_scalar() {
+        let mut x = 0x5DEE_CE66_D1CE_4E5Du64;
+        for round in 0..4000 {
+            let (a, b) = (words(&mut x), words(&mut x));
+            let mut g = [0u32; 48];
+            for i in 3..30 {
+                // One or two random bits per word, sometimes none.
+                let bit = |r: u32| 1u32 << (r % 27);
+                g[i] = match (a[i] ^ b[i]) % 4 {
+                    0 => 0,
+                    1 => bit(a[i]),
+                    _ => bit(a[i]) | if round % 3 == 0 { bit(b[i]) } else { 0 },
+                };
+            }
+            assert_eq!(
+                minirow_conflicts(&g) != 0,
+                minirow_conflicts_scalar(&g) != 0
+            );
+        }
+    }
+
+    #[test]
+    fn cell_counts_match_scalar() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for round in 0..4000 {
+            let mut w = words(&mut x);
+            // Sparse digit words (few candidates per cell) reach every count.
+            let thin = words(&mut x);
+            let more = words(&mut x);
+            for i in 0..27 {
+                w[i] &= BAND & (thin[i] | if round % 2 == 0 { more[i] } else { 0 });
+            }
+            for k in 0..3 {
+                w[UNS + k] &= BAND;
+            }
+            let (a, b) = (cell_counts(&w), cell_counts_scalar(&w));
+            for k in 0..3 {
+                for band in 0..3 {
+                    assert_eq!(a[k][band], b[k][band]);
+                }
+            }
+        }
     }
 }

@@ -29,6 +29,7 @@ pub static KEEP_COLS: [u32; 512] = build_keep_cols();
 /// digit (so this band must): the band cells to keep. In a box with one such
 /// column the digit is confined to that column; a box with two or more is
 /// emptied (a contradiction the band update then reports).
+#[cfg(any(not(target_arch = "x86_64"), test))]
 pub static REQUIRED_KEEP: [u32; 512] = build_required_keep();
 
 /// For each band cell `p` (0..27): the other cells of its row, of its box and
@@ -36,11 +37,34 @@ pub static REQUIRED_KEEP: [u32; 512] = build_required_keep();
 pub static BAND_PEERS: [u32; 27] = build_band_peers();
 
 /// Indexed by the 9-bit minirow mask of a digit's givens in a band: every
-/// cell of the rows and boxes those givens occupy.
+/// cell of the rows and boxes those givens occupy, plus [`GIVEN_CONFLICT`]
+/// when two of the minirows share a row or a box.
 pub static GIVEN_PEERS: [u32; 512] = build_given_peers();
+
+/// The bit of [`GIVEN_PEERS`] (outside the band's 27) marking two givens of
+/// a digit in one row or box.
+pub const GIVEN_CONFLICT: u32 = 1 << 31;
 
 /// For each band cell `p` (0..27): the other cells of its row.
 pub static ROW_PEERS: [u32; 27] = build_row_peers();
+
+/// Byte `j` of `SPREAD[x]` is bit `j` of `x` (0 or 1): eight cells of a
+/// bit plane as eight bytes.
+pub static SPREAD: [u64; 256] = build_spread();
+
+const fn build_spread() -> [u64; 256] {
+    let mut t = [0u64; 256];
+    let mut x = 0;
+    while x < 256 {
+        let mut j = 0;
+        while j < 8 {
+            t[x] |= ((x as u64 >> j) & 1) << (8 * j);
+            j += 1;
+        }
+        x += 1;
+    }
+    t
+}
 
 /// Column `c` (0..9) inside a band: three cells.
 #[cfg(test)]
@@ -123,6 +147,14 @@ const fn build_given_peers() -> [u32; 512] {
             }
             k += 1;
         }
+        let x = m as u32;
+        let conflict = (x & (x >> 1) & 0b011_011_011)
+            | (x & (x >> 2) & 0b001_001_001)
+            | (x & (x >> 3) & 0o77)
+            | (x & (x >> 6) & 0o7);
+        if conflict != 0 {
+            cells |= GIVEN_CONFLICT;
+        }
         t[m] = cells;
         m += 1;
     }
@@ -170,6 +202,7 @@ const fn build_keep_cols() -> [u32; 512] {
     t
 }
 
+#[cfg(any(not(target_arch = "x86_64"), test))]
 const fn build_required_keep() -> [u32; 512] {
     let cols = build_columns();
     let mut t = [0u32; 512];
@@ -255,6 +288,19 @@ mod tests {
         let box1 = COLUMN[3] | COLUMN[4] | COLUMN[5];
         assert_eq!(GIVEN_PEERS[1 << 1], 511 | box1);
         assert_eq!(GIVEN_PEERS[0], 0);
+        // Row 0 in boxes 0 and 2 (one row), then rows 0 and 2 in box 1.
+        assert_ne!(GIVEN_PEERS[0b000_000_101] & GIVEN_CONFLICT, 0);
+        assert_ne!(GIVEN_PEERS[0b010_000_010] & GIVEN_CONFLICT, 0);
+        // A diagonal of minirows: no two share a row or box.
+        assert_eq!(GIVEN_PEERS[0b100_010_001] & GIVEN_CONFLICT, 0);
+    }
+
+    #[test]
+    fn spread_puts_bits_in_bytes() {
+        assert_eq!(SPREAD[0], 0);
+        assert_eq!(SPREAD[1], 1);
+        assert_eq!(SPREAD[0b1000_0010], (1 << 56) | (1 << 8));
+        assert_eq!(SPREAD[255], 0x0101_0101_0101_0101);
     }
 
     #[test]
