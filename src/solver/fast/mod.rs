@@ -111,6 +111,9 @@ impl Default for Workspace {
 /// The other two bands of each band.
 const OTHER: [[usize; 2]; 3] = [[1, 2], [0, 2], [0, 1]];
 
+/// Column 0 of a band (bit 0 of each of its three rows).
+const COLUMN: u32 = 1 | (1 << 9) | (1 << 18);
+
 /// For each digit-band `i = 3 * d + b` (and padding up to 32): the band `b`
 /// and the indices of the digit's two other bands.
 static BAND_AND_OTHERS: [[u8; 3]; 32] = {
@@ -673,8 +676,9 @@ fn to_grid(b: &Board) -> Grid {
 
 /// The branch cell (band, position) of a propagated, unfinished board whose
 /// two-candidate cells are `pairs`: the pair cell with the most unsolved
-/// cells among its row and box peers (first one on ties; a guess in a crowded
-/// area propagates further), else the first cell with the fewest candidates.
+/// cells among its 20 peers (row, box and column; first one on ties; a guess
+/// in a crowded area propagates further), else the first cell with the
+/// fewest candidates.
 #[inline(always)]
 fn choose(b: &Board, pairs: &[u32; 3]) -> (usize, u32) {
     if *pairs == [0; 3] {
@@ -687,7 +691,13 @@ fn choose(b: &Board, pairs: &[u32; 3]) -> (usize, u32) {
         while m != 0 {
             let p = m.trailing_zeros();
             m &= m - 1;
-            let n = (b.w[UNS + band] & BAND_PEERS[p as usize]).count_ones() as i32;
+            // Unsolved peers: row and box (in the band), plus the column in
+            // the two other bands (their bits shifted apart, so one count).
+            let col = COLUMN << (p % 9);
+            let [o1, o2] = OTHER[band];
+            let others = (b.w[UNS + o1] & col) | ((b.w[UNS + o2] & col) << 1);
+            let n = ((b.w[UNS + band] & BAND_PEERS[p as usize]).count_ones() + others.count_ones())
+                as i32;
             if n > best_n {
                 best_n = n;
                 best = (band, p);
