@@ -76,8 +76,9 @@ pub(crate) fn csv_header(line: &[u8]) -> Result<Layout, ErrorKind> {
 /// 1. a NUL byte: a binary file (error);
 /// 2. the line parses as an 81-cell puzzle: plain lines;
 /// 3. not UTF-8: error;
-/// 4. it contains a delimiter (`,` tab `;` `|`): a CSV header, which must name
-///    a puzzle column (a headerless CSV row is called out as such);
+/// 4. it contains a delimiter (`,` tab `;` `|`), or is a single puzzle column
+///    name (`puzzle`): a CSV header, which must name a puzzle column (a
+///    headerless CSV row is called out as such);
 /// 5. it holds only digits, `.` and spaces (a puzzle of the wrong length):
 ///    plain lines, so the row error names the real problem;
 /// 6. anything else: error.
@@ -96,7 +97,19 @@ pub(crate) fn detect(line: &[u8]) -> Result<Detected, ErrorKind> {
             ),
         });
     }
-    if line.iter().any(|b| table::DELIMITERS.contains(b)) {
+    // A delimiter means a CSV header; so does a single column named like a
+    // puzzle column (`puzzle` alone on the first line).
+    let one_column = {
+        let name = line.trim_ascii();
+        let name = name
+            .strip_prefix(b"\"")
+            .and_then(|n| n.strip_suffix(b"\""))
+            .unwrap_or(name);
+        table::PUZZLE_COLUMNS
+            .iter()
+            .any(|c| c.as_bytes().eq_ignore_ascii_case(name))
+    };
+    if one_column || line.iter().any(|b| table::DELIMITERS.contains(b)) {
         return match table::parse_header(line) {
             Header::Found(l) => Ok(Detected::Csv(l)),
             Header::Unterminated => Err(ErrorKind::BadHeader("unterminated quoted field".into())),
@@ -247,6 +260,13 @@ mod tests {
         ));
         let e = detect(format!("{P},{P}").as_bytes()).unwrap_err();
         assert!(e.to_string().contains("without a header"), "{e}");
+        // A one-column CSV: just the puzzle column's name.
+        for one in [&b"puzzle"[..], b"Quizzes", b" \"sudoku\" "] {
+            assert!(
+                matches!(detect(one), Ok(Detected::Csv(Layout { puzzle: 0, .. }))),
+                "{one:?}"
+            );
+        }
         let e = detect(b"hello world").unwrap_err();
         assert!(e.to_string().contains("\"hello world\" is neither"), "{e}");
         assert!(matches!(
