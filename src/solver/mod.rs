@@ -69,6 +69,16 @@ impl Status {
         }
     }
 
+    /// The status of a search that ran to its end (or to the solution
+    /// limit) having found `solutions` solutions.
+    pub fn of_completed_search(solutions: u32) -> Status {
+        match solutions {
+            0 => Status::NoSolution,
+            1 => Status::Solved,
+            _ => Status::Multiple,
+        }
+    }
+
     pub fn parse(s: &str) -> Option<Status> {
         Status::ALL.into_iter().find(|st| st.as_str() == s)
     }

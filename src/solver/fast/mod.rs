@@ -961,12 +961,12 @@ impl Workspace {
             }
         }
 
-        let status = match solutions {
-            0 => Status::NoSolution,
-            1 => Status::Solved,
-            _ => Status::Multiple,
-        };
-        result(status, solutions, first, run.counters)
+        result(
+            Status::of_completed_search(solutions),
+            solutions,
+            first,
+            run.counters,
+        )
     }
 }
 
