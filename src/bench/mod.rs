@@ -1,48 +1,35 @@
-//! The batch benchmark: reader thread → bounded channel of batches → rayon
-//! pool → results in input order → aggregator and per-puzzle writer.
+//! The batch benchmark: datasets are read in bounded batches, solved by the
+//! rayon pool, verified, put back in input order, aggregated and written
+//! (the layouts are described in `pipeline`).
 //!
 //! One *unit* is a (dataset, strategy) pair; units run one after another so
-//! that every strategy has the machine to itself. Within a unit there is no
-//! barrier between batches: each batch is one job in the pool, split into
-//! chunks of `CHUNK` (32) puzzles that idle threads steal, so the threads stay
-//! busy from the first batch to the last. A token per batch (returned by the
-//! writer) bounds the batches held at once to `threads + 1`, plus
-//! [`IN_FLIGHT`] queued by the reader, whatever the dataset size.
+//! that every strategy has the machine to itself. Memory is bounded by the
+//! batches in flight (`threads + 1`, plus [`IN_FLIGHT`] queued), whatever
+//! the dataset size.
 //!
 //! Every answer is verified (rules and givens, and the dataset's solution)
-//! and its `puzzles.csv` row formatted off the timed region: on the writer
-//! thread when there are fewer solver threads than cores (it has a core to
-//! itself), otherwise on the solver threads, which then share that work
-//! instead of waiting for one writer. The writer restores input order by
-//! batch number, aggregates and writes.
+//! and its `puzzles.csv` row formatted off the timed region.
 //!
 //! Timing: each solve is timed alone with the monotonic clock
-//! ([`std::time::Instant`]). With `--repeat N` every chunk is solved N times
-//! (after `--warmup` discarded passes) and the per-puzzle time kept is the
-//! **minimum** over the measured passes; the spread of the per-pass totals
-//! is reported.
+//! ([`std::time::Instant`]). With `--repeat N` every chunk of 32 puzzles is
+//! solved N times (after `--warmup` discarded passes) and the per-puzzle
+//! time kept is the **minimum** over the measured passes; the spread of the
+//! per-pass totals is reported.
 
 pub mod metrics;
+mod pipeline;
 pub mod sysinfo;
 
 use crate::dataset::{self, DatasetError, Format, Record};
-use crate::solver::{Limits, SolveResult, Solver, Status, Strategy};
-use metrics::{PuzzleOutcome, Skipped, UnitStats};
-use rand::seq::SliceRandom;
-use rand::SeedableRng;
-use rayon::prelude::*;
-use std::cell::RefCell;
-use std::collections::BTreeMap;
+use crate::solver::{Limits, Status, Strategy};
+use metrics::{PuzzleOutcome, UnitStats};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
-use std::time::Instant;
 
-/// Batches queued between the reader and the pool, and between the pool and
-/// the writer.
+/// Batches queued between the reader thread and the pool.
 pub const IN_FLIGHT: usize = 2;
 /// Default number of puzzles per batch (also the shuffle window).
 pub const DEFAULT_BATCH: usize = 1024;
@@ -209,21 +196,6 @@ pub struct RunResults {
     pub stopped: Option<Stop>,
 }
 
-thread_local! {
-    static SOLVER: RefCell<Solver> = RefCell::new(Solver::new());
-}
-
-/// One batch: the records in solve order plus rows skipped while reading it.
-struct Batch {
-    records: Vec<Record>,
-    skipped: Vec<Skipped>,
-}
-
-enum ReaderMsg {
-    Batch(Batch),
-    Fatal(DatasetError),
-}
-
 /// Runs every (dataset, strategy) unit. `stop` is polled between batches.
 pub fn run_all(
     opts: &RunOptions,
@@ -243,7 +215,8 @@ pub fn run_all(
     'units: for (di, info) in infos.iter().enumerate() {
         for strategy in &opts.strategies {
             progress.unit_start(&info.name, strategy.name(), info.estimate);
-            let (stats, stopped) = run_unit(opts, info, strategy, pool, rows, progress, stop);
+            let (stats, stopped) =
+                pipeline::run_unit(opts, info, strategy, pool, rows, progress, stop);
             progress.unit_end();
             results.processed += stats.puzzles;
             results.skipped_per_dataset[di] = stats.skipped;
@@ -256,404 +229,6 @@ pub fn run_all(
         }
     }
     results
-}
-
-/// Puzzles a solver thread takes at a time inside a batch; an idle thread
-/// steals such chunks from a busy one's batch (so even a one-batch dataset
-/// uses every thread, and the last batches of a unit leave no thread idle
-/// for long).
-const CHUNK: usize = 32;
-
-/// What the pool sends the writer for batch number `seq`.
-struct Done {
-    seq: u64,
-    payload: Payload,
-    skipped: Vec<Skipped>,
-    /// This batch's share of each measured pass's total.
-    pass_ns: Vec<u64>,
-}
-
-enum Payload {
-    /// Solved but not yet verified or formatted: the writer does it (there is
-    /// a spare core for it).
-    Raw(Vec<Record>, Vec<Solved>),
-    /// Verified outcomes in input order, and their rows already formatted.
-    Finished(Vec<PuzzleOutcome>, Vec<u8>),
-}
-
-/// The per-unit constants every batch job needs.
-struct Job<'a> {
-    strategy: &'a Strategy,
-    limits: &'a Limits,
-    passes: u32,
-    warmup: u32,
-    shuffled: bool,
-    /// Verify and format on the solver threads (no spare core for the writer).
-    finish_in_pool: bool,
-    format: Option<&'a RowFormat>,
-}
-
-impl Job<'_> {
-    /// Solves one batch with the pool's threads (chunks are stolen by idle
-    /// threads) and, when `finish_in_pool`, verifies and formats it too.
-    fn run(&self, batch: Batch, seq: u64) -> Done {
-        let measured = self.passes - self.warmup;
-        let parts: Vec<(Vec<Solved>, Vec<u64>)> = batch
-            .records
-            .par_chunks(CHUNK)
-            .map(|chunk| solve_chunk(chunk, self))
-            .collect();
-        let mut pass_ns = vec![0u64; measured as usize];
-        let mut solved = Vec::with_capacity(batch.records.len());
-        for (s, p) in parts {
-            solved.extend(s);
-            for (t, x) in pass_ns.iter_mut().zip(p) {
-                *t += x;
-            }
-        }
-        let payload = if self.finish_in_pool {
-            let (outcomes, rows) = finish(&batch.records, &solved, self.shuffled, self.format);
-            Payload::Finished(outcomes, rows)
-        } else {
-            Payload::Raw(batch.records, solved)
-        };
-        Done {
-            seq,
-            payload,
-            skipped: batch.skipped,
-            pass_ns,
-        }
-    }
-}
-
-/// Solves a chunk `passes` times; keeps each puzzle's minimum time over the
-/// measured passes, and each measured pass's total.
-fn solve_chunk(records: &[Record], job: &Job) -> (Vec<Solved>, Vec<u64>) {
-    let mut solved: Vec<Solved> = Vec::with_capacity(records.len());
-    let mut pass_ns = vec![0u64; (job.passes - job.warmup) as usize];
-    SOLVER.with(|s| {
-        let mut solver = s.borrow_mut();
-        for pass in 0..job.passes {
-            // Warm-up times are not kept.
-            let measured = pass >= job.warmup;
-            let mut total = 0u64;
-            for (i, rec) in records.iter().enumerate() {
-                let t = Instant::now();
-                let result = solver.solve(&rec.puzzle, job.strategy, job.limits);
-                let ns = t.elapsed().as_nanos() as u64;
-                total += ns;
-                let kept = if measured { ns } else { u64::MAX };
-                if pass == 0 {
-                    solved.push(Solved {
-                        result,
-                        time_ns: kept,
-                    });
-                } else {
-                    let s = &mut solved[i];
-                    s.time_ns = s.time_ns.min(kept);
-                    debug_assert_eq!(s.result.counters, result.counters);
-                }
-            }
-            if measured {
-                pass_ns[(pass - job.warmup) as usize] = total;
-            }
-        }
-    });
-    (solved, pass_ns)
-}
-
-/// A raw result on its way to verification.
-struct Solved {
-    result: SolveResult,
-    time_ns: u64,
-}
-
-/// Verifies a batch's results in input order and formats their rows.
-fn finish(
-    records: &[Record],
-    solved: &[Solved],
-    shuffled: bool,
-    format: Option<&RowFormat>,
-) -> (Vec<PuzzleOutcome>, Vec<u8>) {
-    let mut order: Vec<usize> = (0..records.len()).collect();
-    if shuffled {
-        // Shuffled batches go back to input order.
-        order.sort_unstable_by_key(|&i| records[i].index);
-    }
-    let mut rows = Vec::new();
-    if format.is_some() {
-        rows.reserve(records.len() * 96);
-    }
-    let outcomes = order
-        .iter()
-        .map(|&i| {
-            let (rec, s) = (&records[i], &solved[i]);
-            let o = outcome(rec, &s.result, s.time_ns);
-            if let Some(f) = format {
-                f.push(&mut rows, rec, &o);
-            }
-            o
-        })
-        .collect();
-    (outcomes, rows)
-}
-
-fn run_unit(
-    opts: &RunOptions,
-    info: &DatasetInfo,
-    strategy: &Strategy,
-    pool: &rayon::ThreadPool,
-    rows: &mut dyn RowSink,
-    progress: &dyn Progress,
-    stop: &Arc<AtomicBool>,
-) -> (UnitStats, Option<Stop>) {
-    let start = Instant::now();
-    let mut stats = UnitStats::new(&info.name, strategy.name(), opts.repeat);
-    let repeat = opts.repeat.max(1);
-    stats.pass_ns = vec![0; repeat as usize];
-    stats.passes = opts.warmup + repeat;
-    let format = rows.unit(&info.name, strategy.name());
-    let threads = pool.current_num_threads();
-    let job = Job {
-        strategy,
-        limits: &opts.limits,
-        passes: opts.warmup + repeat,
-        warmup: opts.warmup,
-        shuffled: opts.shuffle,
-        // With a core to spare the writer verifies and formats there, off
-        // the solver threads; otherwise the solver threads share that work.
-        finish_in_pool: threads >= sysinfo::logical_cores(),
-        format: format.as_ref(),
-    };
-    let (btx, brx) = sync_channel::<ReaderMsg>(IN_FLIGHT);
-    let (dtx, drx) = std::sync::mpsc::channel::<Done>();
-    // Batches handed to the pool and not yet written: a token each, returned
-    // by the writer, so at most `threads + 1` are held at once.
-    let slots = threads + 1;
-    let (token_tx, token_rx) = sync_channel::<()>(slots);
-    for _ in 0..slots {
-        let _ = token_tx.send(());
-    }
-    let reader_stop = Arc::clone(stop);
-    let mut stopped: Option<Stop> = None;
-
-    std::thread::scope(|scope| {
-        let reader = scope.spawn(|| {
-            pin_helper_thread(opts.threads);
-            read_batches(opts, info, btx, reader_stop)
-        });
-        let writer_stats = &mut stats;
-        let writer_format = format.as_ref();
-        let writer = scope.spawn(move || {
-            pin_helper_thread(opts.threads);
-            write_batches(
-                drx,
-                token_tx,
-                writer_stats,
-                rows,
-                writer_format,
-                opts.shuffle,
-                progress,
-            )
-        });
-
-        pool.in_place_scope(|s| {
-            let job = &job;
-            for (seq, msg) in brx.iter().enumerate() {
-                let batch = match msg {
-                    ReaderMsg::Fatal(e) => {
-                        stopped = Some(Stop::Dataset(e));
-                        break;
-                    }
-                    ReaderMsg::Batch(b) => b,
-                };
-                if token_rx.recv().is_err() {
-                    break; // the writer failed; its error is collected below
-                }
-                let dtx = dtx.clone();
-                s.spawn(move |_| {
-                    // A send fails only when the writer has already failed.
-                    let _ = dtx.send(job.run(batch, seq as u64));
-                });
-                if stop.load(Ordering::Relaxed) {
-                    stopped = Some(Stop::Interrupted);
-                    break;
-                }
-            }
-        });
-        drop(brx); // unblocks the reader if it is waiting to send
-        drop(dtx);
-        let _ = reader.join();
-        match writer.join() {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => {
-                if stopped.is_none() {
-                    stopped = Some(Stop::Output(e));
-                }
-            }
-            Err(_) => {
-                if stopped.is_none() {
-                    stopped = Some(Stop::Output(std::io::Error::other(
-                        "writer thread panicked",
-                    )));
-                }
-            }
-        }
-    });
-    if stopped.is_none() && stop.load(Ordering::Relaxed) {
-        stopped = Some(Stop::Interrupted);
-    }
-    stats.wall_ns = start.elapsed().as_nanos() as u64;
-    stats.complete = stopped.is_none();
-    (stats, stopped)
-}
-
-fn read_batches(
-    opts: &RunOptions,
-    info: &DatasetInfo,
-    tx: SyncSender<ReaderMsg>,
-    stop: Arc<AtomicBool>,
-) {
-    let mut reader = match dataset::open(&info.path, opts.format) {
-        Ok(r) => r,
-        Err(e) => {
-            let _ = tx.send(ReaderMsg::Fatal(e));
-            return;
-        }
-    };
-    let batch_size = opts.batch_size.max(1);
-    let mut taken = 0u64;
-    let mut batch_no = 0u64;
-    let mut batch = Batch {
-        records: Vec::with_capacity(batch_size),
-        skipped: Vec::new(),
-    };
-    let flush = |mut b: Batch, batch_no: u64| -> bool {
-        if opts.shuffle {
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(opts.seed);
-            rng.set_stream(batch_no);
-            b.records.shuffle(&mut rng);
-        }
-        tx.send(ReaderMsg::Batch(b)).is_ok()
-    };
-    loop {
-        if stop.load(Ordering::Relaxed) {
-            return;
-        }
-        if opts.limit.is_some_and(|l| taken >= l) {
-            break;
-        }
-        let Some(item) = reader.next() else { break };
-        match item {
-            Ok(rec) => {
-                taken += 1;
-                if opts.shard.is_some_and(|sh| !sh.owns(rec.index)) {
-                    continue;
-                }
-                batch.records.push(rec);
-                if batch.records.len() == batch_size {
-                    let full = std::mem::replace(
-                        &mut batch,
-                        Batch {
-                            records: Vec::with_capacity(batch_size),
-                            skipped: Vec::new(),
-                        },
-                    );
-                    if !flush(full, batch_no) {
-                        return;
-                    }
-                    batch_no += 1;
-                }
-            }
-            Err(e)
-                if e.is_row()
-                    && opts.skip_invalid
-                    && opts
-                        .shard
-                        .is_some_and(|sh| e.index().is_some_and(|i| !sh.owns(i))) => {}
-            Err(e) if e.is_row() && opts.skip_invalid => batch.skipped.push(Skipped {
-                line: e.line(),
-                index: e.index(),
-                error: e.to_string(),
-            }),
-            Err(e) => {
-                let _ = tx.send(ReaderMsg::Fatal(e));
-                return;
-            }
-        }
-    }
-    if !batch.records.is_empty() || !batch.skipped.is_empty() {
-        flush(batch, batch_no);
-    }
-}
-
-/// Verifies a result and turns it into the aggregator's record.
-fn outcome(rec: &Record, r: &SolveResult, time_ns: u64) -> PuzzleOutcome {
-    let wrong = match r.solution() {
-        Some(g) if !g.is_solution_of(&rec.puzzle) => Some(
-            g.check_solution_of(&rec.puzzle)
-                .err()
-                .map_or_else(|| "invalid grid".to_string(), |e| e.to_string()),
-        ),
-        _ => None,
-    };
-    let matches_solution = match (&rec.solution, r.status) {
-        (Some(expected), Status::Solved | Status::Multiple) => Some(r.grid == *expected),
-        (Some(_), Status::NoSolution | Status::Invalid) => Some(false),
-        _ => None,
-    };
-    PuzzleOutcome {
-        index: rec.index,
-        line: rec.line,
-        status: r.status,
-        solutions: r.solutions,
-        time_ns,
-        counters: r.counters,
-        givens: rec.puzzle.givens() as u8,
-        matches_solution,
-        wrong,
-    }
-}
-
-/// Writes finished batches in input order: aggregates every outcome, writes
-/// the rows, and hands the batch's token back to the dispatcher.
-fn write_batches(
-    rx: Receiver<Done>,
-    tokens: SyncSender<()>,
-    stats: &mut UnitStats,
-    sink: &mut dyn RowSink,
-    format: Option<&RowFormat>,
-    shuffled: bool,
-    progress: &dyn Progress,
-) -> std::io::Result<()> {
-    let mut pending: BTreeMap<u64, Done> = BTreeMap::new();
-    let mut next = 0u64;
-    for done in rx.iter() {
-        pending.insert(done.seq, done);
-        while let Some(d) = pending.remove(&next) {
-            next += 1;
-            for s in d.skipped {
-                stats.skip(s);
-            }
-            for (t, x) in stats.pass_ns.iter_mut().zip(&d.pass_ns) {
-                *t += x;
-            }
-            let (outcomes, rows) = match d.payload {
-                Payload::Raw(records, solved) => finish(&records, &solved, shuffled, format),
-                Payload::Finished(outcomes, rows) => (outcomes, rows),
-            };
-            for o in &outcomes {
-                stats.record(o);
-            }
-            if !rows.is_empty() {
-                sink.write(&rows)?;
-            }
-            progress.advance(outcomes.len() as u64);
-            // Never blocks: there are only as many tokens as the channel holds.
-            let _ = tokens.send(());
-        }
-    }
-    Ok(())
 }
 
 /// `puzzles.csv`: one row per puzzle × strategy, written while the run goes.

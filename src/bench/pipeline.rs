@@ -1,0 +1,1000 @@
+//! How one (dataset, strategy) unit runs: batches are read, solved in chunks
+//! of [`CHUNK`] puzzles by the pool's threads, verified, put back in input
+//! order, aggregated and written.
+//!
+//! Two layouts, chosen by whether a core is left over for the pipeline:
+//!
+//! - **Helper threads** (fewer solver threads than cores): a reader thread
+//!   and a writer thread run on the spare cores. The reader sends batches
+//!   over a bounded channel; each batch is one job in the pool, whose chunks
+//!   idle threads steal, with no barrier between batches; the writer
+//!   verifies every answer, restores input order, aggregates and writes. The
+//!   solver threads do nothing but solve.
+//! - **Workers only** (as many solver threads as cores, or more): there is
+//!   no spare core, so handing records to other threads would only add work
+//!   and context switches on the solvers' cores. Every pool thread runs one
+//!   loop ([`rayon::ThreadPool::broadcast`]): it takes the next chunk from a
+//!   shared queue, solves and verifies it there, and when the queue runs
+//!   low it reads the next batch itself. Whoever finishes a batch's last
+//!   chunk formats its rows and hands it to the ordered writer; whoever holds
+//!   the writer writes every batch that is next in order. Records are read,
+//!   solved, verified and formatted on one core in the common case.
+//!
+//! In both layouts at most `threads + 1` batches are held by the solvers
+//! and the writer (plus [`IN_FLIGHT`] queued by the reader in the first), so
+//! memory is bounded by the batch size whatever the dataset size.
+
+use super::metrics::{PuzzleOutcome, Skipped, UnitStats};
+use super::{sysinfo, DatasetInfo, Progress, RowFormat, RowSink, RunOptions, Stop, IN_FLIGHT};
+use crate::dataset::{self, DatasetError, Record};
+use crate::solver::{Limits, SolveResult, Solver, Status, Strategy};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rayon::prelude::*;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Instant;
+
+/// Puzzles a solver thread takes at a time; idle threads take (or steal)
+/// the next chunk, so even a one-batch dataset uses every thread and the
+/// end of a unit leaves no thread idle for long.
+const CHUNK: usize = 32;
+
+thread_local! {
+    static SOLVER: RefCell<Solver> = RefCell::new(Solver::new());
+}
+
+/// One batch: the records in solve order plus rows skipped while reading it.
+struct Batch {
+    records: Vec<Record>,
+    skipped: Vec<Skipped>,
+}
+
+/// Where reading, verification and writing run (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Layout {
+    /// A reader and a writer thread beside the solver threads.
+    Helpers,
+    /// The solver threads do everything.
+    WorkersOnly,
+}
+
+impl Layout {
+    /// Helper threads when they have a core of their own.
+    pub(super) fn for_threads(threads: usize) -> Layout {
+        if threads >= sysinfo::logical_cores() {
+            Layout::WorkersOnly
+        } else {
+            Layout::Helpers
+        }
+    }
+}
+
+/// Runs one unit with the layout that suits the pool (see the module docs).
+pub(super) fn run_unit(
+    opts: &RunOptions,
+    info: &DatasetInfo,
+    strategy: &Strategy,
+    pool: &rayon::ThreadPool,
+    rows: &mut dyn RowSink,
+    progress: &dyn Progress,
+    stop: &Arc<AtomicBool>,
+) -> (UnitStats, Option<Stop>) {
+    let layout = Layout::for_threads(pool.current_num_threads());
+    run_unit_as(layout, opts, info, strategy, pool, rows, progress, stop)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_unit_as(
+    layout: Layout,
+    opts: &RunOptions,
+    info: &DatasetInfo,
+    strategy: &Strategy,
+    pool: &rayon::ThreadPool,
+    rows: &mut dyn RowSink,
+    progress: &dyn Progress,
+    stop: &Arc<AtomicBool>,
+) -> (UnitStats, Option<Stop>) {
+    let start = Instant::now();
+    let repeat = opts.repeat.max(1);
+    let mut stats = UnitStats::new(&info.name, strategy.name(), repeat);
+    stats.passes = opts.warmup + repeat;
+    let format = rows.unit(&info.name, strategy.name());
+    let job = Job {
+        strategy,
+        limits: &opts.limits,
+        passes: opts.warmup + repeat,
+        warmup: opts.warmup,
+    };
+    let out = Ordered {
+        pending: BTreeMap::new(),
+        next: 0,
+        stats: &mut stats,
+        sink: rows,
+        progress,
+        error: None,
+    };
+    let mut stopped = match layout {
+        Layout::WorkersOnly => workers_only(opts, info, &job, format.as_ref(), pool, out, stop),
+        Layout::Helpers => with_helpers(opts, info, &job, format.as_ref(), pool, out, stop),
+    };
+    if stopped.is_none() && stop.load(Ordering::Relaxed) {
+        stopped = Some(Stop::Interrupted);
+    }
+    stats.wall_ns = start.elapsed().as_nanos() as u64;
+    stats.complete = stopped.is_none();
+    (stats, stopped)
+}
+
+/// The per-unit constants every chunk needs.
+struct Job<'a> {
+    strategy: &'a Strategy,
+    limits: &'a Limits,
+    passes: u32,
+    warmup: u32,
+}
+
+/// A raw result on its way to verification.
+struct Solved {
+    result: SolveResult,
+    time_ns: u64,
+}
+
+/// Solves a chunk `passes` times; keeps each puzzle's minimum time over the
+/// measured passes, and each measured pass's total. Each solve is timed
+/// alone with the monotonic clock; nothing else happens between the two
+/// clock reads.
+fn solve_chunk(records: &[Record], job: &Job) -> (Vec<Solved>, Vec<u64>) {
+    let mut solved: Vec<Solved> = Vec::with_capacity(records.len());
+    let mut pass_ns = vec![0u64; (job.passes - job.warmup) as usize];
+    SOLVER.with(|s| {
+        let mut solver = s.borrow_mut();
+        for pass in 0..job.passes {
+            // Warm-up times are not kept.
+            let measured = pass >= job.warmup;
+            let mut total = 0u64;
+            for (i, rec) in records.iter().enumerate() {
+                let t = Instant::now();
+                let result = solver.solve(&rec.puzzle, job.strategy, job.limits);
+                let ns = t.elapsed().as_nanos() as u64;
+                total += ns;
+                let kept = if measured { ns } else { u64::MAX };
+                if pass == 0 {
+                    solved.push(Solved {
+                        result,
+                        time_ns: kept,
+                    });
+                } else {
+                    let s = &mut solved[i];
+                    s.time_ns = s.time_ns.min(kept);
+                    debug_assert_eq!(s.result.counters, result.counters);
+                }
+            }
+            if measured {
+                pass_ns[(pass - job.warmup) as usize] = total;
+            }
+        }
+    });
+    (solved, pass_ns)
+}
+
+/// Verifies every answer of a chunk (in solve order).
+fn verify(records: &[Record], solved: &[Solved]) -> Vec<PuzzleOutcome> {
+    records
+        .iter()
+        .zip(solved)
+        .map(|(rec, s)| outcome(rec, &s.result, s.time_ns))
+        .collect()
+}
+
+/// Verifies a result and turns it into the aggregator's record.
+fn outcome(rec: &Record, r: &SolveResult, time_ns: u64) -> PuzzleOutcome {
+    let wrong = match r.solution() {
+        Some(g) if !g.is_solution_of(&rec.puzzle) => Some(
+            g.check_solution_of(&rec.puzzle)
+                .err()
+                .map_or_else(|| "invalid grid".to_string(), |e| e.to_string()),
+        ),
+        _ => None,
+    };
+    let matches_solution = match (&rec.solution, r.status) {
+        (Some(expected), Status::Solved | Status::Multiple) => Some(r.grid == *expected),
+        (Some(_), Status::NoSolution | Status::Invalid) => Some(false),
+        _ => None,
+    };
+    PuzzleOutcome {
+        index: rec.index,
+        line: rec.line,
+        status: r.status,
+        solutions: r.solutions,
+        time_ns,
+        counters: r.counters,
+        givens: rec.puzzle.givens() as u8,
+        matches_solution,
+        wrong,
+    }
+}
+
+/// Puts a batch's outcomes (in solve order, matching `records`) back in
+/// input order and formats their rows.
+fn in_input_order(
+    records: &[Record],
+    outcomes: Vec<PuzzleOutcome>,
+    shuffled: bool,
+    format: Option<&RowFormat>,
+) -> (Vec<PuzzleOutcome>, Vec<u8>) {
+    debug_assert_eq!(records.len(), outcomes.len());
+    let outcomes = if shuffled {
+        let mut pairs: Vec<(&Record, PuzzleOutcome)> = records.iter().zip(outcomes).collect();
+        pairs.sort_unstable_by_key(|(r, _)| r.index);
+        let mut rows = Vec::new();
+        if let Some(f) = format {
+            rows.reserve(pairs.len() * 96);
+            for (rec, o) in &pairs {
+                f.push(&mut rows, rec, o);
+            }
+        }
+        return (pairs.into_iter().map(|(_, o)| o).collect(), rows);
+    } else {
+        outcomes
+    };
+    let mut rows = Vec::new();
+    if let Some(f) = format {
+        rows.reserve(records.len() * 96);
+        for (rec, o) in records.iter().zip(&outcomes) {
+            f.push(&mut rows, rec, o);
+        }
+    }
+    (outcomes, rows)
+}
+
+/// A finished batch on its way to the writer.
+struct Done {
+    seq: u64,
+    /// Verified outcomes in input order.
+    outcomes: Vec<PuzzleOutcome>,
+    /// Their `puzzles.csv` rows (empty without a per-puzzle CSV).
+    rows: Vec<u8>,
+    skipped: Vec<Skipped>,
+    /// This batch's share of each measured pass's total.
+    pass_ns: Vec<u64>,
+}
+
+/// The writer's side: restores batch order, aggregates and writes rows.
+struct Ordered<'a> {
+    pending: BTreeMap<u64, Done>,
+    next: u64,
+    stats: &'a mut UnitStats,
+    sink: &'a mut dyn RowSink,
+    progress: &'a dyn Progress,
+    /// The first write error; nothing is written after it.
+    error: Option<std::io::Error>,
+}
+
+impl Ordered<'_> {
+    /// Takes a finished batch and writes every batch now next in order.
+    /// Returns how many batches were written (each frees a batch slot).
+    fn accept(&mut self, done: Done) -> usize {
+        if self.error.is_some() {
+            return 0;
+        }
+        self.pending.insert(done.seq, done);
+        let mut written = 0;
+        while let Some(d) = self.pending.remove(&self.next) {
+            self.next += 1;
+            written += 1;
+            for s in d.skipped {
+                self.stats.skip(s);
+            }
+            for (t, x) in self.stats.pass_ns.iter_mut().zip(&d.pass_ns) {
+                *t += x;
+            }
+            for o in &d.outcomes {
+                self.stats.record(o);
+            }
+            if !d.rows.is_empty() {
+                if let Err(e) = self.sink.write(&d.rows) {
+                    self.error = Some(e);
+                    self.pending.clear();
+                    break;
+                }
+            }
+            self.progress.advance(d.outcomes.len() as u64);
+        }
+        written
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Helper threads: reader → channel → pool jobs → writer.
+
+enum ReaderMsg {
+    Batch(Batch),
+    Fatal(DatasetError),
+}
+
+/// A solved batch sent to the writer thread, which verifies it.
+struct Raw {
+    seq: u64,
+    batch: Batch,
+    solved: Vec<Solved>,
+    pass_ns: Vec<u64>,
+}
+
+fn with_helpers(
+    opts: &RunOptions,
+    info: &DatasetInfo,
+    job: &Job,
+    format: Option<&RowFormat>,
+    pool: &rayon::ThreadPool,
+    mut out: Ordered,
+    stop: &Arc<AtomicBool>,
+) -> Option<Stop> {
+    let threads = pool.current_num_threads();
+    let (btx, brx) = sync_channel::<ReaderMsg>(IN_FLIGHT);
+    let (dtx, drx) = std::sync::mpsc::channel::<Raw>();
+    // Batches handed to the pool and not yet written: a token each, returned
+    // by the writer, so at most `threads + 1` are held at once.
+    let slots = threads + 1;
+    let (token_tx, token_rx) = sync_channel::<()>(slots);
+    for _ in 0..slots {
+        let _ = token_tx.send(());
+    }
+    let reader_stop = Arc::clone(stop);
+    let mut stopped: Option<Stop> = None;
+
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(|| {
+            super::pin_helper_thread(opts.threads);
+            read_batches(opts, info, btx, reader_stop)
+        });
+        let out = &mut out;
+        let writer = scope.spawn(move || {
+            super::pin_helper_thread(opts.threads);
+            write_batches(drx, token_tx, out, format, opts.shuffle)
+        });
+
+        pool.in_place_scope(|s| {
+            for (seq, msg) in brx.iter().enumerate() {
+                let batch = match msg {
+                    ReaderMsg::Fatal(e) => {
+                        stopped = Some(Stop::Dataset(e));
+                        break;
+                    }
+                    ReaderMsg::Batch(b) => b,
+                };
+                if token_rx.recv().is_err() {
+                    break; // the writer failed; its error is collected below
+                }
+                let dtx = dtx.clone();
+                s.spawn(move |_| {
+                    // A send fails only when the writer has already failed.
+                    let _ = dtx.send(solve_batch(job, batch, seq as u64));
+                });
+                if stop.load(Ordering::Relaxed) {
+                    stopped = Some(Stop::Interrupted);
+                    break;
+                }
+            }
+        });
+        drop(brx); // unblocks the reader if it is waiting to send
+        drop(dtx);
+        let _ = reader.join();
+        if writer.join().is_err() && stopped.is_none() {
+            stopped = Some(Stop::Output(std::io::Error::other(
+                "writer thread panicked",
+            )));
+        }
+    });
+    match out.error.take() {
+        Some(e) if stopped.is_none() => Some(Stop::Output(e)),
+        _ => stopped,
+    }
+}
+
+/// Solves one batch with the pool's threads; chunks are stolen by idle
+/// threads.
+fn solve_batch(job: &Job, batch: Batch, seq: u64) -> Raw {
+    let parts: Vec<(Vec<Solved>, Vec<u64>)> = batch
+        .records
+        .par_chunks(CHUNK)
+        .map(|chunk| solve_chunk(chunk, job))
+        .collect();
+    let mut pass_ns = vec![0u64; (job.passes - job.warmup) as usize];
+    let mut solved = Vec::with_capacity(batch.records.len());
+    for (s, p) in parts {
+        solved.extend(s);
+        for (t, x) in pass_ns.iter_mut().zip(p) {
+            *t += x;
+        }
+    }
+    Raw {
+        seq,
+        batch,
+        solved,
+        pass_ns,
+    }
+}
+
+fn read_batches(
+    opts: &RunOptions,
+    info: &DatasetInfo,
+    tx: SyncSender<ReaderMsg>,
+    stop: Arc<AtomicBool>,
+) {
+    let mut reader = match BatchReader::open(opts, info) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = tx.send(ReaderMsg::Fatal(e));
+            return;
+        }
+    };
+    while !stop.load(Ordering::Relaxed) {
+        let msg = match reader.next_batch() {
+            None => return,
+            Some(Ok(b)) => ReaderMsg::Batch(b),
+            Some(Err(e)) => ReaderMsg::Fatal(e),
+        };
+        let fatal = matches!(msg, ReaderMsg::Fatal(_));
+        if tx.send(msg).is_err() || fatal {
+            return;
+        }
+    }
+}
+
+/// The writer thread: verifies each solved batch, formats its rows and
+/// writes batches in input order, handing each batch's token back to the
+/// dispatcher once it is written.
+fn write_batches(
+    rx: Receiver<Raw>,
+    tokens: SyncSender<()>,
+    out: &mut Ordered,
+    format: Option<&RowFormat>,
+    shuffled: bool,
+) {
+    for raw in rx.iter() {
+        let outcomes = verify(&raw.batch.records, &raw.solved);
+        let (outcomes, rows) = in_input_order(&raw.batch.records, outcomes, shuffled, format);
+        let written = out.accept(Done {
+            seq: raw.seq,
+            outcomes,
+            rows,
+            skipped: raw.batch.skipped,
+            pass_ns: raw.pass_ns,
+        });
+        if out.error.is_some() {
+            return; // dropping the token sender stops the dispatcher
+        }
+        for _ in 0..written {
+            // Never blocks: there are only as many tokens as the channel holds.
+            let _ = tokens.send(());
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Workers only: every pool thread reads, solves, verifies and writes.
+
+/// A batch being solved chunk by chunk.
+struct Window {
+    seq: u64,
+    /// In solve order.
+    records: Vec<Record>,
+    state: Mutex<WindowState>,
+}
+
+struct WindowState {
+    /// Each chunk's verified outcomes and pass totals, once solved.
+    parts: Vec<Option<(Vec<PuzzleOutcome>, Vec<u64>)>>,
+    remaining: usize,
+    skipped: Vec<Skipped>,
+}
+
+/// What the workers share about the chunks to do.
+struct Queue {
+    chunks: VecDeque<(Arc<Window>, usize)>,
+    /// A worker is reading the next batch.
+    reading: bool,
+    /// No more batches: end of input, an error, the stop flag or a failed
+    /// write.
+    ended: bool,
+    /// Batches read and not yet written.
+    open: usize,
+    /// The next batch's number.
+    seq: u64,
+    fatal: Option<DatasetError>,
+}
+
+struct Workers<'o, 'a> {
+    queue: Mutex<Queue>,
+    wake: Condvar,
+    /// Used by one worker at a time (the one with `reading` set).
+    reader: Mutex<BatchReader<'a>>,
+    out: Mutex<Ordered<'o>>,
+    job: &'a Job<'a>,
+    format: Option<&'a RowFormat>,
+    shuffled: bool,
+    /// Batches read and not yet written, at most.
+    max_open: usize,
+    /// Read the next batch when fewer chunks than this are queued.
+    low_water: usize,
+    stop: &'a AtomicBool,
+}
+
+fn workers_only(
+    opts: &RunOptions,
+    info: &DatasetInfo,
+    job: &Job,
+    format: Option<&RowFormat>,
+    pool: &rayon::ThreadPool,
+    out: Ordered,
+    stop: &Arc<AtomicBool>,
+) -> Option<Stop> {
+    let reader = match BatchReader::open(opts, info) {
+        Ok(r) => r,
+        Err(e) => return Some(Stop::Dataset(e)),
+    };
+    let threads = pool.current_num_threads();
+    let w = Workers {
+        queue: Mutex::new(Queue {
+            chunks: VecDeque::new(),
+            reading: false,
+            ended: false,
+            open: 0,
+            seq: 0,
+            fatal: None,
+        }),
+        wake: Condvar::new(),
+        reader: Mutex::new(reader),
+        out: Mutex::new(out),
+        job,
+        format,
+        shuffled: opts.shuffle,
+        max_open: threads + 1,
+        // Enough queued work for the other threads to cover one read.
+        low_water: 2 * threads,
+        stop,
+    };
+    pool.broadcast(|_| w.work());
+    let fatal = w
+        .queue
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .fatal;
+    let write_error = w
+        .out
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .error
+        .take();
+    match (fatal, write_error) {
+        (Some(e), _) => Some(Stop::Dataset(e)),
+        (None, Some(e)) => Some(Stop::Output(e)),
+        (None, None) => None,
+    }
+}
+
+impl Workers<'_, '_> {
+    /// One pool thread's loop; returns when no chunk is left to do.
+    fn work(&self) {
+        loop {
+            let (task, read) = {
+                let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+                loop {
+                    let can_read = !q.reading && !q.ended && q.open < self.max_open;
+                    let read = can_read && q.chunks.len() < self.low_water;
+                    if read {
+                        q.reading = true;
+                    }
+                    let task = q.chunks.pop_front();
+                    if task.is_some() || read {
+                        break (task, read);
+                    }
+                    if q.ended && !q.reading {
+                        return;
+                    }
+                    q = self.wake.wait(q).unwrap_or_else(|e| e.into_inner());
+                }
+            };
+            // Read first: the other threads may be about to run dry.
+            if read {
+                self.read_batch();
+            }
+            if let Some((window, k)) = task {
+                self.solve(&window, k);
+            }
+        }
+    }
+
+    /// Reads the next batch and queues its chunks.
+    fn read_batch(&self) {
+        let next = if self.stop.load(Ordering::Relaxed) {
+            None
+        } else {
+            self.reader
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .next_batch()
+        };
+        let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        q.reading = false;
+        match next {
+            None => q.ended = true,
+            Some(Err(e)) => {
+                q.fatal = Some(e);
+                q.ended = true;
+            }
+            Some(Ok(batch)) => {
+                let seq = q.seq;
+                q.seq += 1;
+                q.open += 1;
+                let n = batch.records.len().div_ceil(CHUNK);
+                let window = Arc::new(Window {
+                    seq,
+                    records: batch.records,
+                    state: Mutex::new(WindowState {
+                        parts: (0..n).map(|_| None).collect(),
+                        remaining: n,
+                        skipped: batch.skipped,
+                    }),
+                });
+                if n == 0 {
+                    // Only skipped rows: nothing to solve.
+                    drop(q);
+                    self.finish(&window);
+                    return self.wake.notify_all();
+                }
+                q.chunks.extend((0..n).map(|k| (Arc::clone(&window), k)));
+            }
+        }
+        drop(q);
+        self.wake.notify_all();
+    }
+
+    /// Solves and verifies one chunk; the thread that completes a batch
+    /// finishes it.
+    fn solve(&self, window: &Window, k: usize) {
+        let records = &window.records[k * CHUNK..((k + 1) * CHUNK).min(window.records.len())];
+        let (solved, pass_ns) = solve_chunk(records, self.job);
+        let outcomes = verify(records, &solved);
+        let last = {
+            let mut st = window.state.lock().unwrap_or_else(|e| e.into_inner());
+            st.parts[k] = Some((outcomes, pass_ns));
+            st.remaining -= 1;
+            st.remaining == 0
+        };
+        if last {
+            self.finish(window);
+        }
+    }
+
+    /// Formats a solved batch's rows in input order and hands it to the
+    /// writer, which writes every batch now next in order.
+    fn finish(&self, window: &Window) {
+        let (parts, skipped) = {
+            let mut st = window.state.lock().unwrap_or_else(|e| e.into_inner());
+            (
+                std::mem::take(&mut st.parts),
+                std::mem::take(&mut st.skipped),
+            )
+        };
+        let mut outcomes = Vec::with_capacity(window.records.len());
+        let mut pass_ns = vec![0u64; (self.job.passes - self.job.warmup) as usize];
+        for (o, p) in parts.into_iter().flatten() {
+            outcomes.extend(o);
+            for (t, x) in pass_ns.iter_mut().zip(p) {
+                *t += x;
+            }
+        }
+        let (outcomes, rows) =
+            in_input_order(&window.records, outcomes, self.shuffled, self.format);
+        let done = Done {
+            seq: window.seq,
+            outcomes,
+            rows,
+            skipped,
+            pass_ns,
+        };
+        let (written, failed) = {
+            let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+            let written = out.accept(done);
+            (written, out.error.is_some())
+        };
+        let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        q.open -= written;
+        if failed {
+            // Nothing more can be written: drop the work left.
+            q.ended = true;
+            q.chunks.clear();
+        }
+        drop(q);
+        self.wake.notify_all();
+    }
+}
+
+/// Cuts a dataset into batches of `--batch-size` puzzles (shuffled with
+/// `--shuffle`), applying `--limit`, `--shard` and `--skip-invalid`.
+struct BatchReader<'a> {
+    opts: &'a RunOptions,
+    reader: dataset::Reader,
+    /// Puzzle rows taken so far (for `--limit`).
+    taken: u64,
+    batch_no: u64,
+    done: bool,
+}
+
+impl<'a> BatchReader<'a> {
+    fn open(opts: &'a RunOptions, info: &DatasetInfo) -> Result<Self, DatasetError> {
+        Ok(BatchReader {
+            opts,
+            reader: dataset::open(&info.path, opts.format)?,
+            taken: 0,
+            batch_no: 0,
+            done: false,
+        })
+    }
+
+    /// The next batch (a batch may hold only skipped rows); `None` at the
+    /// end, and after an error.
+    fn next_batch(&mut self) -> Option<Result<Batch, DatasetError>> {
+        if self.done {
+            return None;
+        }
+        let opts = self.opts;
+        let batch_size = opts.batch_size.max(1);
+        let mut batch = Batch {
+            records: Vec::with_capacity(batch_size),
+            skipped: Vec::new(),
+        };
+        while batch.records.len() < batch_size {
+            if opts.limit.is_some_and(|l| self.taken >= l) {
+                self.done = true;
+                break;
+            }
+            let Some(item) = self.reader.next() else {
+                self.done = true;
+                break;
+            };
+            match item {
+                Ok(rec) => {
+                    self.taken += 1;
+                    if !opts.shard.is_some_and(|sh| !sh.owns(rec.index)) {
+                        batch.records.push(rec);
+                    }
+                }
+                Err(e)
+                    if e.is_row()
+                        && opts.skip_invalid
+                        && opts
+                            .shard
+                            .is_some_and(|sh| e.index().is_some_and(|i| !sh.owns(i))) => {}
+                Err(e) if e.is_row() && opts.skip_invalid => batch.skipped.push(Skipped {
+                    line: e.line(),
+                    index: e.index(),
+                    error: e.to_string(),
+                }),
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+        if batch.records.is_empty() && batch.skipped.is_empty() {
+            return None;
+        }
+        if opts.shuffle {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(opts.seed);
+            rng.set_stream(self.batch_no);
+            batch.records.shuffle(&mut rng);
+        }
+        self.batch_no += 1;
+        Some(Ok(batch))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::{inspect, Shard, Silent};
+    use crate::dataset::Format;
+    use std::io::Write;
+    use std::path::PathBuf;
+
+    /// Collects rows in memory; fails every write after `fail_after` bytes.
+    struct Sink {
+        rows: Vec<u8>,
+        fail_after: Option<usize>,
+    }
+
+    impl RowSink for Sink {
+        fn unit(&mut self, dataset: &str, strategy: &str) -> Option<RowFormat> {
+            Some(RowFormat::new(dataset, strategy))
+        }
+        fn write(&mut self, rows: &[u8]) -> std::io::Result<()> {
+            if self
+                .fail_after
+                .is_some_and(|n| self.rows.len() + rows.len() > n)
+            {
+                return Err(std::io::Error::other("disk full"));
+            }
+            self.rows.extend_from_slice(rows);
+            Ok(())
+        }
+    }
+
+    /// A lines dataset of the shipped hard puzzles with a bad row every
+    /// `bad_every` lines (0: none) and a comment at the top.
+    fn dataset(name: &str, n: usize, bad_every: usize) -> PathBuf {
+        let hard = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/hard.csv"),
+        )
+        .unwrap();
+        let dir =
+            std::env::temp_dir().join(format!("bench-sudoku-pipeline-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        let mut f = std::fs::File::create(&path).unwrap();
+        writeln!(f, "# generated by a unit test").unwrap();
+        for (i, line) in hard.lines().skip(1).take(n).enumerate() {
+            if bad_every > 0 && i % bad_every == bad_every - 1 {
+                writeln!(f, "12345").unwrap();
+            } else {
+                writeln!(f, "{}", line.split(',').next().unwrap()).unwrap();
+            }
+        }
+        path
+    }
+
+    fn options(path: PathBuf) -> RunOptions {
+        RunOptions {
+            datasets: vec![path],
+            strategies: vec![Strategy::named("fast").unwrap()],
+            threads: 2,
+            repeat: 1,
+            warmup: 0,
+            limit: None,
+            shuffle: false,
+            seed: 1,
+            limits: Limits::first(),
+            format: Format::Auto,
+            batch_size: 50,
+            skip_invalid: false,
+            shard: None,
+        }
+    }
+
+    /// Runs one unit; returns its stats, how it stopped and its rows with
+    /// the time column blanked (times differ between runs).
+    fn run(
+        layout: Layout,
+        opts: &RunOptions,
+        fail_after: Option<usize>,
+        stop: bool,
+    ) -> (UnitStats, Option<Stop>, Vec<String>) {
+        let infos = inspect(opts).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(opts.threads)
+            .build()
+            .unwrap();
+        let mut sink = Sink {
+            rows: Vec::new(),
+            fail_after,
+        };
+        let flag = Arc::new(AtomicBool::new(stop));
+        let (stats, stopped) = run_unit_as(
+            layout,
+            opts,
+            &infos[0],
+            &opts.strategies[0],
+            &pool,
+            &mut sink,
+            &Silent,
+            &flag,
+        );
+        let rows = String::from_utf8(sink.rows)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let mut f: Vec<&str> = l.split(',').collect();
+                f[7] = "";
+                f.join(",")
+            })
+            .collect();
+        (stats, stopped, rows)
+    }
+
+    /// What must not depend on the layout.
+    fn summary(s: &UnitStats) -> (u64, u64, u64, u64, u64, Vec<Option<u64>>) {
+        (
+            s.puzzles,
+            s.guesses_total,
+            s.backtracks_total,
+            s.max_depth_max,
+            s.skipped,
+            s.skipped_list.iter().map(|k| k.line).collect(),
+        )
+    }
+
+    #[test]
+    fn both_layouts_give_the_same_rows_in_input_order() {
+        let path = dataset("layouts.txt", 700, 97);
+        let mut variants = Vec::new();
+        for (threads, shuffle, batch, shard, limit) in [
+            (2, false, 50, None, None),
+            (2, true, 64, None, None),
+            (3, false, 1, None, None),
+            (2, false, 33, Some(Shard { k: 2, n: 3 }), Some(500)),
+            (1, true, 1000, None, None),
+        ] {
+            let mut o = options(path.clone());
+            o.threads = threads;
+            o.shuffle = shuffle;
+            o.batch_size = batch;
+            o.shard = shard;
+            o.limit = limit;
+            o.skip_invalid = true;
+            variants.push(o);
+        }
+        for o in &variants {
+            let (a, sa, ra) = run(Layout::Helpers, o, None, false);
+            let (b, sb, rb) = run(Layout::WorkersOnly, o, None, false);
+            assert!(sa.is_none() && sb.is_none(), "{o:?}");
+            assert!(a.complete && b.complete);
+            assert_eq!(summary(&a), summary(&b), "{o:?}");
+            assert_eq!(ra, rb, "{o:?}");
+            assert_eq!(ra.len() as u64, a.puzzles);
+            let index: Vec<u64> = ra
+                .iter()
+                .map(|r| r.split(',').nth(1).unwrap().parse().unwrap())
+                .collect();
+            assert!(index.windows(2).all(|w| w[0] < w[1]), "input order");
+            if o.shard.is_none() && o.limit.is_none() {
+                // Every 97th of 700 rows is bad: 7 skipped, the rest solved.
+                assert_eq!((a.skipped, a.puzzles), (7, 693), "{o:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_bad_row_stops_either_layout_after_the_rows_before_it() {
+        let path = dataset("bad.txt", 400, 300);
+        for layout in [Layout::Helpers, Layout::WorkersOnly] {
+            let (stats, stopped, rows) = run(layout, &options(path.clone()), None, false);
+            let Some(Stop::Dataset(e)) = stopped else {
+                panic!("{layout:?}: {stopped:?}")
+            };
+            // The bad row is the 300th puzzle row, on line 301.
+            assert_eq!(e.line(), Some(301), "{layout:?}");
+            assert!(!stats.complete);
+            // Whole batches of 50 before the bad one are written, in order.
+            assert_eq!(rows.len() as u64, stats.puzzles);
+            assert_eq!(stats.puzzles, 250, "{layout:?}");
+        }
+    }
+
+    #[test]
+    fn a_failed_write_stops_either_layout() {
+        let path = dataset("fail.txt", 600, 0);
+        for layout in [Layout::Helpers, Layout::WorkersOnly] {
+            let (stats, stopped, rows) = run(layout, &options(path.clone()), Some(3000), false);
+            assert!(matches!(stopped, Some(Stop::Output(_))), "{layout:?}");
+            assert!(!stats.complete);
+            assert!(rows.len() < 600);
+        }
+    }
+
+    #[test]
+    fn a_raised_stop_flag_ends_either_layout_early() {
+        let path = dataset("stop.txt", 600, 0);
+        for layout in [Layout::Helpers, Layout::WorkersOnly] {
+            let (stats, stopped, rows) = run(layout, &options(path.clone()), None, true);
+            assert!(matches!(stopped, Some(Stop::Interrupted)), "{layout:?}");
+            assert!(!stats.complete);
+            assert!(stats.puzzles < 600, "{layout:?}");
+            assert_eq!(rows.len() as u64, stats.puzzles);
+        }
+    }
+}
