@@ -122,23 +122,31 @@ impl Grid {
         Self::parse_bytes(line.as_bytes())
     }
 
+    /// Exactly 81 cell characters (`1`-`9`, `0` or `.`), nothing else; `None`
+    /// for any other byte (so never for bytes holding a newline or blank).
+    #[inline]
+    pub fn parse_exact(bytes: &[u8; CELLS]) -> Option<Grid> {
+        // Branch-free over a fixed-size array (vectorizes); any byte other
+        // than 0-9 or '.' sets `bad`.
+        let mut cells = [0u8; CELLS];
+        let mut bad = false;
+        for (cell, &b) in cells.iter_mut().zip(bytes) {
+            let d = b.wrapping_sub(b'0');
+            let dot = b == b'.';
+            bad |= (d > 9) & !dot;
+            *cell = if dot { 0 } else { d };
+        }
+        (!bad).then_some(Grid { cells })
+    }
+
     /// Like [`Grid::parse`], on raw bytes (no UTF-8 requirement up front).
     pub fn parse_bytes(line: &[u8]) -> Result<Self, ParseError> {
         let line = line.trim_ascii();
-        let mut cells = [0u8; CELLS];
-        if let Ok(bytes) = <&[u8; CELLS]>::try_from(line) {
-            // Fast path: branch-free over a fixed-size array (vectorizes);
-            // any byte other than 0-9 or '.' sets `bad`.
-            let mut bad = false;
-            for (cell, &b) in cells.iter_mut().zip(bytes) {
-                let d = b.wrapping_sub(b'0');
-                let dot = b == b'.';
-                bad |= (d > 9) & !dot;
-                *cell = if dot { 0 } else { d };
-            }
-            if !bad {
-                return Ok(Grid { cells });
-            }
+        if let Some(grid) = <&[u8; CELLS]>::try_from(line)
+            .ok()
+            .and_then(Grid::parse_exact)
+        {
+            return Ok(grid);
         }
         // Slow path: say exactly what is wrong.
         let mut n = 0usize;

@@ -6,31 +6,107 @@
 //! `too_long`. Line numbers are 1-based and count `\n`; a UTF-8 byte-order
 //! mark at the start of the file is dropped.
 
-use std::io::{self, BufRead};
+use std::io::{self, Read};
 
+/// Bytes asked of the source per read.
+const BLOCK: usize = 64 * 1024;
+/// Bytes of an over-long line kept, so callers can still tell a comment.
+const LONG_PREFIX: usize = 64;
+
+/// The first `\n` in `bytes`. Puzzle lines are short, where a word-wide
+/// scan beats a call into `memchr` (whose set-up dominates below ~100
+/// bytes); longer lines go to `memchr`.
+#[inline]
+fn find_newline(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    const NEWLINES: u64 = u64::from_ne_bytes([b'\n'; 8]);
+    let short = bytes.len().min(128);
+    let mut i = 0;
+    while i + 8 <= short {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[i..i + 8]);
+        let x = u64::from_le_bytes(word) ^ NEWLINES;
+        // Nonzero exactly when some byte of `x` is zero (a newline); its
+        // lowest set high bit marks the first one.
+        let zero = x.wrapping_sub(ONES) & !x & HIGHS;
+        if zero != 0 {
+            return Some(i + zero.trailing_zeros() as usize / 8);
+        }
+        i += 8;
+    }
+    memchr::memchr(b'\n', &bytes[i..]).map(|k| i + k)
+}
+
+/// Lines are handed out as slices of the reader's own buffer (no copy per
+/// line); the buffer holds up to `cap` bytes of an unfinished line plus one
+/// block.
 pub(crate) struct LineReader<R> {
     inner: R,
-    /// The current line without its `\n` (a trailing `\r` is kept; callers trim).
-    line: Vec<u8>,
+    buf: Vec<u8>,
+    /// `buf[pos..end]` is read and not yet handed out.
+    pos: usize,
+    end: usize,
+    /// The current line (without `\n`) is `buf[start..stop]`, or
+    /// `long_prefix` when it is too long.
+    start: usize,
+    stop: usize,
+    long_prefix: Vec<u8>,
     /// 1-based number of the current line; 0 before the first.
     number: u64,
     too_long: bool,
     cap: usize,
     pushed_back: bool,
+    eof: bool,
     /// Bytes read from the source so far (after decompression).
-    bytes: u64,
+    read: u64,
 }
 
-impl<R: BufRead> LineReader<R> {
+impl<R: Read> LineReader<R> {
     pub(crate) fn new(inner: R, cap: usize) -> Self {
         LineReader {
             inner,
-            line: Vec::new(),
+            buf: vec![0; cap + BLOCK],
+            pos: 0,
+            end: 0,
+            start: 0,
+            stop: 0,
+            long_prefix: Vec::new(),
             number: 0,
             too_long: false,
             cap,
             pushed_back: false,
-            bytes: 0,
+            eof: false,
+            read: 0,
+        }
+    }
+
+    /// Reads more into `buf[end..]`, first moving the unread bytes to the
+    /// front. `Ok(false)` at end of input.
+    fn refill(&mut self) -> io::Result<bool> {
+        if self.eof {
+            return Ok(false);
+        }
+        if self.pos > 0 {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
+            self.pos = 0;
+        }
+        let room = (self.buf.len() - self.end).min(BLOCK);
+        loop {
+            match self.inner.read(&mut self.buf[self.end..self.end + room]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(false);
+                }
+                Ok(n) => {
+                    self.end += n;
+                    self.read += n as u64;
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
         }
     }
 
@@ -40,47 +116,108 @@ impl<R: BufRead> LineReader<R> {
             self.pushed_back = false;
             return Ok(true);
         }
-        self.line.clear();
         self.too_long = false;
-        let mut any = false;
+        // Bytes of the unfinished line already searched for a newline.
+        let mut searched = 0;
         loop {
-            let avail = match self.inner.fill_buf() {
-                Ok(b) => b,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if avail.is_empty() {
-                if !any {
-                    return Ok(false);
+            let rest = &self.buf[self.pos + searched..self.end];
+            if let Some(i) = find_newline(rest) {
+                let len = searched + i;
+                if len > self.cap {
+                    self.too_long = true;
+                    self.long_prefix.clear();
+                    self.extend_prefix(len);
+                } else {
+                    (self.start, self.stop) = (self.pos, self.pos + len);
                 }
+                self.pos += len + 1;
                 break;
             }
-            any = true;
-            let (chunk, used, done) = match memchr::memchr(b'\n', avail) {
-                Some(i) => (&avail[..i], i + 1, true),
-                None => (avail, avail.len(), false),
-            };
-            if !self.too_long {
-                if self.line.len() + chunk.len() > self.cap {
-                    self.too_long = true;
-                    // Keep a short prefix so callers can still tell a comment.
-                    let room = 64usize.saturating_sub(self.line.len()).min(chunk.len());
-                    self.line.extend_from_slice(&chunk[..room]);
-                } else {
-                    self.line.extend_from_slice(chunk);
-                }
+            searched = self.end - self.pos;
+            if searched > self.cap {
+                self.too_long = true;
+                self.long_prefix.clear();
+                self.skip_rest_of_line()?;
+                break;
             }
-            self.inner.consume(used);
-            self.bytes += used as u64;
-            if done {
+            if !self.refill()? {
+                if self.pos == self.end {
+                    return Ok(false);
+                }
+                // The last line has no newline.
+                (self.start, self.stop) = (self.pos, self.end);
+                self.pos = self.end;
                 break;
             }
         }
         self.number += 1;
-        if self.number == 1 && self.line.starts_with(b"\xEF\xBB\xBF") {
-            self.line.drain(..3);
+        if self.number == 1 {
+            if self.too_long {
+                if self.long_prefix.starts_with(b"\xEF\xBB\xBF") {
+                    self.long_prefix.drain(..3);
+                }
+            } else if self.buf[self.start..self.stop].starts_with(b"\xEF\xBB\xBF") {
+                self.start += 3;
+            }
         }
         Ok(true)
+    }
+
+    /// Keeps up to [`LONG_PREFIX`] bytes of an over-long line, from the
+    /// `len` bytes of it at `pos`.
+    fn extend_prefix(&mut self, len: usize) {
+        let n = LONG_PREFIX.saturating_sub(self.long_prefix.len()).min(len);
+        self.long_prefix
+            .extend_from_slice(&self.buf[self.pos..self.pos + n]);
+    }
+
+    /// Discards an over-long line up to and including its newline (or to
+    /// the end of input), keeping its prefix.
+    fn skip_rest_of_line(&mut self) -> io::Result<()> {
+        loop {
+            if let Some(i) = memchr::memchr(b'\n', &self.buf[self.pos..self.end]) {
+                self.extend_prefix(i);
+                self.pos += i + 1;
+                return Ok(());
+            }
+            self.extend_prefix(self.end - self.pos);
+            self.pos = self.end;
+            if !self.refill()? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// A fast [`advance`](Self::advance) for lines of exactly `N` bytes:
+    /// when the unread input starts with `N` bytes and then `\n` or `\r\n`,
+    /// offers those bytes to `parse`, and when it accepts them (`Some`) they
+    /// become the current line. Otherwise nothing is consumed (and the
+    /// caller falls back to `advance`). `parse` must refuse bytes holding a
+    /// `\n`, or line numbers would be wrong; it is not offered the first
+    /// line (which may start with a byte-order mark).
+    #[inline]
+    pub(crate) fn advance_fixed<const N: usize, T>(
+        &mut self,
+        parse: impl FnOnce(&[u8; N]) -> Option<T>,
+    ) -> Option<T> {
+        if self.pushed_back || self.number == 0 {
+            return None;
+        }
+        let rest = &self.buf[self.pos..self.end];
+        let term = match rest.get(N) {
+            Some(b'\n') => 1,
+            Some(b'\r') if rest.get(N + 1) == Some(&b'\n') => 2,
+            _ => return None,
+        };
+        let bytes: &[u8; N] = rest[..N].try_into().ok()?;
+        let value = parse(bytes)?;
+        debug_assert!(!bytes.contains(&b'\n'));
+        self.too_long = false;
+        // The line keeps its `\r` (as `advance` does); `line()` strips it.
+        (self.start, self.stop) = (self.pos, self.pos + N + term - 1);
+        self.pos += N + term;
+        self.number += 1;
+        Some(value)
     }
 
     /// Makes the next [`advance`](Self::advance) return the current line again.
@@ -88,10 +225,20 @@ impl<R: BufRead> LineReader<R> {
         self.pushed_back = true;
     }
 
+    /// The current line as read, without `\n`.
+    fn raw(&self) -> &[u8] {
+        if self.too_long {
+            &self.long_prefix
+        } else {
+            &self.buf[self.start..self.stop]
+        }
+    }
+
     /// The current line, without `\n` or a trailing `\r`. When
     /// [`too_long`](Self::too_long) it holds only a short prefix.
     pub(crate) fn line(&self) -> &[u8] {
-        self.line.strip_suffix(b"\r").unwrap_or(&self.line)
+        let line = self.raw();
+        line.strip_suffix(b"\r").unwrap_or(line)
     }
 
     pub(crate) fn number(&self) -> u64 {
@@ -102,14 +249,16 @@ impl<R: BufRead> LineReader<R> {
         self.too_long
     }
 
+    /// Bytes consumed from the source so far (after decompression): up to
+    /// the end of the current line.
     pub(crate) fn bytes_read(&self) -> u64 {
-        self.bytes
+        self.read - (self.end - self.pos) as u64
     }
 
     /// True when the current line is blank or a `#` comment (judged on its
     /// first non-whitespace byte, so also for an over-long line).
     pub(crate) fn is_skippable(&self) -> bool {
-        match self.line.trim_ascii_start().first() {
+        match self.raw().trim_ascii_start().first() {
             None => !self.too_long,
             Some(&b) => b == b'#',
         }
@@ -177,5 +326,114 @@ mod tests {
         assert!(r.advance().unwrap());
         assert_eq!((r.number(), r.line()), (2, &b"b"[..]));
         assert!(!r.advance().unwrap());
+    }
+
+    #[test]
+    fn find_newline_matches_a_plain_search() {
+        for len in 0..300 {
+            for at in (0..len).step_by(7).chain([len]) {
+                let mut v: Vec<u8> = (0..len).map(|j| (j * 37 % 251) as u8 | 0x80).collect();
+                // Bytes that differ from b'\n' by one bit, before the newline.
+                for (j, b) in v.iter_mut().enumerate().take(at) {
+                    *b = [b'\n' ^ 1, b'\n' ^ 0x80, 0x0b, 0x09, 0][j % 5];
+                }
+                if at < len {
+                    v[at] = b'\n';
+                }
+                let expect = v.iter().position(|&b| b == b'\n');
+                assert_eq!(find_newline(&v), expect, "len {len} at {at}");
+            }
+        }
+    }
+
+    /// Hands out at most `step` bytes per read, varying.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+        k: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            self.k += 1;
+            let n = (1 + self.k * 7 % self.step)
+                .min(out.len())
+                .min(self.data.len());
+            out[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn agrees_with_a_plain_split_for_any_read_sizes() {
+        // Lines of many lengths around the cap, CR, blank lines, with and
+        // without a final newline.
+        let cap = 40;
+        let mut rng = 12345u64;
+        let mut next = |m: u64| {
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (rng >> 33) % m
+        };
+        for case in 0..200 {
+            let mut input = Vec::new();
+            for _ in 0..next(30) {
+                let len = match next(5) {
+                    0 => next(3),
+                    1 => 3 + next(2),
+                    2 => cap as u64 - 1 + next(3),
+                    3 => next(cap as u64),
+                    _ => next(5 * cap as u64),
+                };
+                input.extend((0..len).map(|j| b"ab#c d\r"[(j % 7) as usize]));
+                input.push(b'\n');
+            }
+            if case % 3 == 0 {
+                input.extend_from_slice(b"tail");
+            }
+            let step = 1 + next(200) as usize;
+            let mut r = LineReader::new(
+                Trickle {
+                    data: &input,
+                    step,
+                    k: 0,
+                },
+                cap,
+            );
+            let mut consumed = 0u64;
+            let pieces: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
+            let last = pieces.len() - 1;
+            for (n, piece) in pieces.iter().enumerate() {
+                if n == last && piece.is_empty() {
+                    break;
+                }
+                // The fixed-length fast path, when it takes the line, must
+                // agree with `advance` in everything.
+                let fixed = if n % 2 == 1 {
+                    r.advance_fixed::<3, _>(|b| (!b.contains(&b'\n')).then_some(*b))
+                } else {
+                    None
+                };
+                match fixed {
+                    Some(b) => assert!(piece == &b || piece == &[b[0], b[1], b[2], b'\r']),
+                    None => assert!(r.advance().unwrap(), "case {case}"),
+                }
+                consumed += piece.len() as u64 + u64::from(n < last);
+                assert_eq!(r.number(), n as u64 + 1);
+                assert_eq!(r.bytes_read(), consumed, "case {case} line {n}");
+                let long = piece.len() > cap;
+                assert_eq!(r.too_long(), long, "case {case} line {n}");
+                let expect: &[u8] = if long {
+                    &piece[..LONG_PREFIX.min(piece.len())]
+                } else {
+                    piece
+                };
+                assert_eq!(r.line(), expect.strip_suffix(b"\r").unwrap_or(expect));
+            }
+            assert!(!r.advance().unwrap(), "case {case}");
+            assert_eq!(r.bytes_read(), input.len() as u64);
+        }
     }
 }

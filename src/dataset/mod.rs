@@ -347,6 +347,21 @@ impl Reader {
 
     /// The next row, `Ok(None)` at the end.
     fn read_row(&mut self) -> Result<Option<Record>, DatasetError> {
+        if self.layout.is_none() {
+            // Fast path: a line of exactly 81 cell characters.
+            if let Some(puzzle) = self.src.advance_fixed(Grid::parse_exact) {
+                let index = self.stats.rows;
+                self.stats.rows += 1;
+                return Ok(Some(Record {
+                    index,
+                    line: self.src.number(),
+                    id: None,
+                    puzzle,
+                    solution: None,
+                    rating: None,
+                }));
+            }
+        }
         if !self.next_content_line()? {
             return Ok(None);
         }
