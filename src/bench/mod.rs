@@ -404,14 +404,17 @@ fn push_text(buf: &mut Vec<u8>, field: &[u8]) {
 
 /// Builds the rayon pool (0 threads: one per logical core).
 ///
-/// When there are fewer solver threads than cores, solver thread `i` is
-/// pinned to core `i` and the reader and writer threads to the remaining
-/// cores ([`pin_helper_thread`]), so that the scheduler never parks the
-/// pipeline's own threads on a solver's core. With as many threads as cores
-/// nothing is pinned.
+/// With at most as many solver threads as cores, solver thread `i` is
+/// pinned to core `i`, and the reader and writer threads (when there are
+/// fewer solver threads than cores) to the remaining cores
+/// ([`pin_helper_thread`]). The scheduler then never parks the pipeline's
+/// own threads on a solver's core, nor wakes two solvers on one core: on
+/// this project's 2-core VM, an unpinned pool at `-j 2` often started its
+/// second thread 2–5 ms late, since both were woken on one core until the
+/// load balancer moved one. With more threads than cores nothing is pinned.
 pub fn pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
     let cores = core_affinity::get_core_ids().unwrap_or_default();
-    let pin = threads > 0 && threads < cores.len();
+    let pin = threads > 0 && threads <= cores.len();
     Ok(rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("solver-{i}"))

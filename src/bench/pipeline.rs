@@ -33,10 +33,13 @@ use rand::SeedableRng;
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
+
+/// How long an idle worker spins before it sleeps.
+const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
 
 /// Puzzles a solver thread takes at a time; idle threads take (or steal)
 /// the next chunk, so even a one-batch dataset uses every thread and the
@@ -98,6 +101,10 @@ fn run_unit_as(
     progress: &dyn Progress,
     stop: &Arc<AtomicBool>,
 ) -> (UnitStats, Option<Stop>) {
+    // Wake every pool thread before the clock starts: an idle thread can
+    // take milliseconds to be scheduled again (seen on this project's
+    // virtual machines), which is not the harness's cost.
+    pool.broadcast(|_| ());
     let start = Instant::now();
     let repeat = opts.repeat.max(1);
     let mut stats = UnitStats::new(&info.name, strategy.name(), repeat);
@@ -511,6 +518,8 @@ struct Queue {
 struct Workers<'o, 'a> {
     queue: Mutex<Queue>,
     wake: Condvar,
+    /// Bumped whenever the queue changes (what spinning threads watch).
+    generation: AtomicU64,
     /// Used by one worker at a time (the one with `reading` set).
     reader: Mutex<BatchReader<'a>>,
     out: Mutex<Ordered<'o>>,
@@ -548,14 +557,15 @@ fn workers_only(
             fatal: None,
         }),
         wake: Condvar::new(),
+        generation: AtomicU64::new(0),
         reader: Mutex::new(reader),
         out: Mutex::new(out),
         job,
         format,
         shuffled: opts.shuffle,
         max_open: threads + 1,
-        // Enough queued work for the other threads to cover one read.
-        low_water: 2 * threads,
+        // Read a batch ahead, so that no thread runs dry while one reads.
+        low_water: opts.batch_size.div_ceil(CHUNK).max(2 * threads),
         stop,
     };
     pool.broadcast(|_| w.work());
@@ -583,6 +593,7 @@ impl Workers<'_, '_> {
         loop {
             let (task, read) = {
                 let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+                let mut spun = false;
                 loop {
                     let can_read = !q.reading && !q.ended && q.open < self.max_open;
                     let read = can_read && q.chunks.len() < self.low_water;
@@ -596,6 +607,18 @@ impl Workers<'_, '_> {
                     if q.ended && !q.reading {
                         return;
                     }
+                    // Nothing to do until a batch is read or written. Spin
+                    // briefly first: the wait is usually short, and a thread
+                    // that sleeps can take milliseconds to be woken again
+                    // (seen on virtual machines, whose idle CPUs halt).
+                    if !spun {
+                        spun = true;
+                        let seen = self.generation.load(Ordering::Acquire);
+                        drop(q);
+                        self.spin_while(seen);
+                        q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+                        continue;
+                    }
                     q = self.wake.wait(q).unwrap_or_else(|e| e.into_inner());
                 }
             };
@@ -607,6 +630,26 @@ impl Workers<'_, '_> {
                 self.solve(&window, k);
             }
         }
+    }
+
+    /// Spins until the queue changes (`generation` moves on from `seen`), for
+    /// at most [`SPIN`].
+    fn spin_while(&self, seen: u64) {
+        let start = Instant::now();
+        while self.generation.load(Ordering::Acquire) == seen {
+            for _ in 0..64 {
+                std::hint::spin_loop();
+            }
+            if start.elapsed() > SPIN {
+                return;
+            }
+        }
+    }
+
+    /// Wakes the threads waiting for the queue to change.
+    fn changed(&self) {
+        self.generation.fetch_add(1, Ordering::Release);
+        self.wake.notify_all();
     }
 
     /// Reads the next batch and queues its chunks.
@@ -645,13 +688,13 @@ impl Workers<'_, '_> {
                     // Only skipped rows: nothing to solve.
                     drop(q);
                     self.finish(&window);
-                    return self.wake.notify_all();
+                    return self.changed();
                 }
                 q.chunks.extend((0..n).map(|k| (Arc::clone(&window), k)));
             }
         }
         drop(q);
-        self.wake.notify_all();
+        self.changed();
     }
 
     /// Solves and verifies one chunk; the thread that completes a batch
@@ -711,7 +754,7 @@ impl Workers<'_, '_> {
             q.chunks.clear();
         }
         drop(q);
-        self.wake.notify_all();
+        self.changed();
     }
 }
 
