@@ -302,9 +302,38 @@ impl RowSink for PuzzleCsv {
 #[derive(Clone, Debug)]
 pub struct RowFormat {
     /// `dataset,` escaped.
-    dataset: Vec<u8>,
+    dataset: Piece,
     /// `,strategy,` escaped.
-    strategy: Vec<u8>,
+    strategy: Piece,
+}
+
+/// Constant text of every row, kept zero-padded so that a short one is
+/// appended with a fixed-size copy (and the excess cut off) instead of a
+/// call to `memcpy`.
+#[derive(Clone, Debug)]
+struct Piece {
+    padded: Vec<u8>,
+    len: usize,
+}
+
+impl Piece {
+    fn new(bytes: Vec<u8>) -> Self {
+        let len = bytes.len();
+        let mut padded = bytes;
+        padded.resize(len.max(32), 0);
+        Piece { padded, len }
+    }
+
+    #[inline(always)]
+    fn append(&self, row: &mut Vec<u8>) {
+        if let Ok(short) = <&[u8; 32]>::try_from(&self.padded[..]) {
+            let end = row.len() + self.len;
+            row.extend_from_slice(short);
+            row.truncate(end);
+        } else {
+            row.extend_from_slice(&self.padded[..self.len]);
+        }
+    }
 }
 
 impl RowFormat {
@@ -316,8 +345,8 @@ impl RowFormat {
         push_text(&mut s, strategy.as_bytes());
         s.push(b',');
         RowFormat {
-            dataset: d,
-            strategy: s,
+            dataset: Piece::new(d),
+            strategy: Piece::new(s),
         }
     }
 
@@ -326,7 +355,7 @@ impl RowFormat {
         let c = &o.counters;
         let mut n = itoa::Buffer::new();
         row.reserve(256);
-        row.extend_from_slice(&self.dataset);
+        self.dataset.append(row);
         push_u64(row, &mut n, o.index);
         row.push(b',');
         if let Some(id) = &rec.id {
@@ -336,7 +365,7 @@ impl RowFormat {
         if let Some(rating) = &rec.rating {
             push_text(row, rating.as_bytes());
         }
-        row.extend_from_slice(&self.strategy);
+        self.strategy.append(row);
         // Constant-length pieces are stored inline, without a copy call.
         match o.status {
             Status::Solved => row.extend_from_slice(b"solved"),
@@ -368,18 +397,36 @@ impl RowFormat {
     }
 }
 
-/// Appends `v` in decimal; one- and two-digit values (most counters) without
-/// a call.
+/// Appends `v` in decimal; values below 10,000 (most counters, and the solve
+/// times of easy puzzles) with fixed-size stores, larger ones with itoa.
 #[inline(always)]
 fn push_u64(row: &mut Vec<u8>, n: &mut itoa::Buffer, v: u64) {
     if v < 10 {
         row.push(b'0' + v as u8);
     } else if v < 100 {
-        row.extend_from_slice(&[b'0' + (v / 10) as u8, b'0' + (v % 10) as u8]);
+        row.extend_from_slice(&DIGIT_PAIRS[v as usize]);
+    } else if v < 1000 {
+        let [b, c] = DIGIT_PAIRS[(v % 100) as usize];
+        row.extend_from_slice(&[b'0' + (v / 100) as u8, b, c]);
+    } else if v < 10_000 {
+        let [a, b] = DIGIT_PAIRS[(v / 100) as usize];
+        let [c, d] = DIGIT_PAIRS[(v % 100) as usize];
+        row.extend_from_slice(&[a, b, c, d]);
     } else {
         row.extend_from_slice(n.format(v).as_bytes());
     }
 }
+
+/// "00" to "99".
+static DIGIT_PAIRS: [[u8; 2]; 100] = {
+    let mut t = [[0u8; 2]; 100];
+    let mut i = 0;
+    while i < 100 {
+        t[i] = [b'0' + (i / 10) as u8, b'0' + (i % 10) as u8];
+        i += 1;
+    }
+    t
+};
 
 /// Appends `field` to `buf` as one CSV field (quoted when needed).
 fn push_text(buf: &mut Vec<u8>, field: &[u8]) {
@@ -542,6 +589,58 @@ mod tests {
             let fields: Vec<&str> = text.trim_end().split(',').collect();
             assert_eq!(fields[5], status.as_str());
             assert_eq!((fields[1], fields[7], fields[14]), ("123", "9", "99"));
+        }
+    }
+
+    #[test]
+    fn numbers_and_long_names_are_formatted_exactly() {
+        let long = "d".repeat(40);
+        for (dataset, strategy) in [("d", "s"), (long.as_str(), long.as_str())] {
+            let f = RowFormat::new(dataset, strategy);
+            for v in [
+                0u64,
+                9,
+                10,
+                99,
+                100,
+                101,
+                999,
+                1000,
+                1009,
+                9999,
+                10_000,
+                123_456_789,
+                u64::MAX,
+            ] {
+                let mut row = vec![b'x'];
+                push_u64(&mut row, &mut itoa::Buffer::new(), v);
+                assert_eq!(row, format!("x{v}").into_bytes());
+                let rec = Record {
+                    index: v,
+                    line: 1,
+                    id: None,
+                    rating: None,
+                    puzzle: crate::Grid::empty(),
+                    solution: None,
+                };
+                let o = PuzzleOutcome {
+                    index: v,
+                    line: 1,
+                    status: Status::Solved,
+                    solutions: 1,
+                    time_ns: v,
+                    counters: Counters::default(),
+                    givens: 0,
+                    matches_solution: Some(true),
+                    wrong: None,
+                };
+                let mut row = Vec::new();
+                f.push(&mut row, &rec, &o);
+                assert_eq!(
+                    String::from_utf8(row).unwrap(),
+                    format!("{dataset},{v},,,{strategy},solved,1,{v},0,0,0,0,0,0,0,true\n")
+                );
+            }
         }
     }
 
