@@ -93,6 +93,40 @@ fn histogram() -> Histogram<u64> {
     h
 }
 
+/// Guess and depth values below 64 counted by [`UnitStats::record_counting`]
+/// and not yet added to the unit's histograms.
+#[derive(Clone, Debug)]
+pub struct SmallCounts {
+    guesses: [u64; 64],
+    depth: [u64; 64],
+}
+
+impl Default for SmallCounts {
+    fn default() -> Self {
+        SmallCounts {
+            guesses: [0; 64],
+            depth: [0; 64],
+        }
+    }
+}
+
+impl SmallCounts {
+    /// Adds the counts to `u`'s histograms and clears them.
+    pub fn flush(&mut self, u: &mut UnitStats) {
+        for (h, counts) in [
+            (&mut u.guesses, &mut self.guesses),
+            (&mut u.depth, &mut self.depth),
+        ] {
+            for (v, n) in counts.iter_mut().enumerate() {
+                if *n > 0 && h.record_n(v as u64, *n).is_err() {
+                    h.saturating_record_n(v as u64, *n);
+                }
+                *n = 0;
+            }
+        }
+    }
+}
+
 /// Records `v`, growing the histogram's range when needed (values are
 /// clamped to [`HIST_MAX`] by the caller, so growing cannot fail; if it did,
 /// the value would be saturated rather than lost).
@@ -138,14 +172,38 @@ impl UnitStats {
 
     /// Adds one puzzle's outcome.
     pub fn record(&mut self, o: &PuzzleOutcome) {
+        self.record_most(o);
+        grow_record(&mut self.guesses, o.counters.guesses.min(HIST_MAX));
+        grow_record(&mut self.depth, o.counters.max_depth as u64);
+    }
+
+    /// Like [`record`](Self::record), but small guess and depth values are
+    /// only counted in `small`, which must be [flushed](SmallCounts::flush)
+    /// into `self` before the histograms are read (a plain array increment
+    /// instead of two histogram updates: most puzzles have few guesses).
+    pub fn record_counting(&mut self, o: &PuzzleOutcome, small: &mut SmallCounts) {
+        self.record_most(o);
+        let (g, d) = (o.counters.guesses, o.counters.max_depth as u64);
+        match small.guesses.get_mut(g as usize) {
+            Some(n) => *n += 1,
+            None => grow_record(&mut self.guesses, g.min(HIST_MAX)),
+        }
+        match small.depth.get_mut(d as usize) {
+            Some(n) => *n += 1,
+            None => grow_record(&mut self.depth, d),
+        }
+    }
+
+    /// Everything of [`record`](Self::record) but the guess and depth
+    /// histograms.
+    #[inline(always)]
+    fn record_most(&mut self, o: &PuzzleOutcome) {
         let c = &o.counters;
         self.puzzles += 1;
         self.status[o.status as usize] += 1;
         self.solve_ns_total += o.time_ns;
         grow_record(&mut self.time, o.time_ns.clamp(1, HIST_MAX));
         self.time_max = self.time_max.max(o.time_ns);
-        grow_record(&mut self.guesses, c.guesses.min(HIST_MAX));
-        grow_record(&mut self.depth, c.max_depth as u64);
         self.guesses_total += c.guesses;
         self.guesses_max = self.guesses_max.max(c.guesses);
         self.backtracks_total += c.backtracks;
@@ -510,6 +568,28 @@ mod tests {
         assert!(close(u.time.value_at_quantile(0.75), 5_000_000_000));
         assert!(close(u.time.max(), HIST_MAX));
         assert!(close(u.guesses.max(), 1_000_000));
+    }
+
+    #[test]
+    fn counting_small_values_then_flushing_equals_recording() {
+        let mut direct = UnitStats::new("d", "s", 1);
+        let mut counted = UnitStats::new("d", "s", 1);
+        let mut small = SmallCounts::default();
+        for i in 0..500u64 {
+            // Guesses and depths below, at and above the 64 of the fast path.
+            let mut o = outcome(1000 + i, (i * 7) % 150, Status::Solved);
+            o.counters.max_depth = (i % 100) as u32;
+            direct.record(&o);
+            counted.record_counting(&o, &mut small);
+            if i == 250 {
+                small.flush(&mut counted);
+            }
+        }
+        small.flush(&mut counted);
+        assert_eq!(direct.guesses, counted.guesses);
+        assert_eq!(direct.depth, counted.depth);
+        assert_eq!(direct.time, counted.time);
+        assert_eq!(direct.summary(1), counted.summary(1));
     }
 
     #[test]

@@ -24,7 +24,7 @@
 //! and the writer (plus [`IN_FLIGHT`] queued by the reader in the first), so
 //! memory is bounded by the batch size whatever the dataset size.
 
-use super::metrics::{PuzzleOutcome, Skipped, UnitStats};
+use super::metrics::{PuzzleOutcome, Skipped, SmallCounts, UnitStats};
 use super::{sysinfo, DatasetInfo, Progress, RowFormat, RowSink, RunOptions, Stop, IN_FLIGHT};
 use crate::dataset::{self, DatasetError, Record};
 use crate::solver::{Limits, SolveResult, Solver, Status, Strategy};
@@ -123,6 +123,7 @@ fn run_unit_as(
         sink: rows,
         progress,
         error: None,
+        small: SmallCounts::default(),
     };
     let mut stopped = match layout {
         Layout::WorkersOnly => workers_only(opts, info, &job, format.as_ref(), pool, out, stop),
@@ -279,6 +280,15 @@ struct Ordered<'a> {
     progress: &'a dyn Progress,
     /// The first write error; nothing is written after it.
     error: Option<std::io::Error>,
+    /// Small guess/depth values not yet in `stats`' histograms (flushed on
+    /// drop, before anyone can read `stats` again).
+    small: SmallCounts,
+}
+
+impl Drop for Ordered<'_> {
+    fn drop(&mut self) {
+        self.small.flush(self.stats);
+    }
 }
 
 impl Ordered<'_> {
@@ -300,7 +310,7 @@ impl Ordered<'_> {
                 *t += x;
             }
             for o in &d.outcomes {
-                self.stats.record(o);
+                self.stats.record_counting(o, &mut self.small);
             }
             if !d.rows.is_empty() {
                 if let Err(e) = self.sink.write(&d.rows) {
