@@ -807,15 +807,17 @@ impl<'a> BatchReader<'a> {
                 self.done = true;
                 break;
             }
-            let Some(item) = self.reader.next() else {
+            let Some(item) = self.reader.next_into(&mut batch.records) else {
                 self.done = true;
                 break;
             };
             match item {
-                Ok(rec) => {
+                Ok(()) => {
                     self.taken += 1;
-                    if !opts.shard.is_some_and(|sh| !sh.owns(rec.index)) {
-                        batch.records.push(rec);
+                    if let Some(sh) = opts.shard {
+                        if batch.records.last().is_some_and(|r| !sh.owns(r.index)) {
+                            batch.records.pop();
+                        }
                     }
                 }
                 Err(e)
