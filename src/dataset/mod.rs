@@ -557,6 +557,14 @@ mod tests {
         Reader::from_reader("mem.txt", io::Cursor::new(text.as_bytes().to_vec()), format)
     }
 
+    impl Reader {
+        /// Reads to the end with `next`; the final stats.
+        fn fold_stats(mut self) -> Stats {
+            for _ in self.by_ref() {}
+            self.stats()
+        }
+    }
+
     fn all(text: &str, format: Format) -> Vec<Result<Record, String>> {
         read(text, format)
             .unwrap()
@@ -611,6 +619,31 @@ mod tests {
         );
         let last = got[3].as_ref().unwrap();
         assert_eq!((last.index, last.line), (3, 4));
+    }
+
+    #[test]
+    fn next_into_reads_what_next_reads() {
+        let texts = [
+            format!(
+                "\u{feff}{P1}\r\n# c\n\n{P2}\n{}\n{P1}x\n {P2}\n{P1}",
+                &P1[..80]
+            ),
+            format!("puzzle,solution\n{P1},{S1}\n{P2},\nbad,\n"),
+        ];
+        for text in &texts {
+            let expected = all(text, Format::Auto);
+            let mut r = read(text, Format::Auto).unwrap();
+            let mut got = Vec::new();
+            let mut out = Vec::new();
+            while let Some(item) = r.next_into(&mut out) {
+                got.push(match item {
+                    Ok(()) => Ok(out.pop().unwrap()),
+                    Err(e) => Err(e.to_string()),
+                });
+            }
+            assert_eq!(got, expected);
+            assert_eq!(r.stats(), read(text, Format::Auto).unwrap().fold_stats());
+        }
     }
 
     #[test]
