@@ -540,6 +540,8 @@ struct Workers<'o, 'a> {
     max_open: usize,
     /// Read the next batch when fewer chunks than this are queued.
     low_water: usize,
+    /// Idle threads spin before sleeping (not when threads outnumber cores).
+    spin: bool,
     stop: &'a AtomicBool,
 }
 
@@ -574,6 +576,7 @@ fn workers_only(
         format,
         shuffled: opts.shuffle,
         max_open: threads + 1,
+        spin: threads <= sysinfo::logical_cores(),
         // Read a batch ahead, so that no thread runs dry while one reads.
         low_water: opts.batch_size.div_ceil(CHUNK).max(2 * threads),
         stop,
@@ -603,7 +606,9 @@ impl Workers<'_, '_> {
         loop {
             let (task, read) = {
                 let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
-                let mut spun = false;
+                // With more threads than cores a spinning thread would take
+                // a core from one with work: sleep at once.
+                let mut spun = !self.spin;
                 loop {
                     let can_read = !q.reading && !q.ended && q.open < self.max_open;
                     let read = can_read && q.chunks.len() < self.low_water;
