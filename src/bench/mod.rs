@@ -31,8 +31,11 @@ use std::sync::Arc;
 
 /// Batches queued between the reader thread and the pool.
 pub const IN_FLIGHT: usize = 2;
-/// Default number of puzzles per batch (also the shuffle window).
-pub const DEFAULT_BATCH: usize = 1024;
+/// Default number of puzzles per batch (also the shuffle window). 256 rather
+/// than 1024 since the third session: with the solver threads doing all the
+/// work (`-j` = cores), the harness's share of the wall time was about 1.8 %
+/// smaller (docs/PERFORMANCE.md §2), and `-j 1` was unchanged.
+pub const DEFAULT_BATCH: usize = 256;
 
 /// Everything a run needs.
 #[derive(Clone, Debug)]
