@@ -345,22 +345,30 @@ impl Reader {
         DatasetError::row(&self.path, line, index, kind)
     }
 
+    /// The fast path of plain lines: the next line, when it is exactly 81
+    /// cell characters, as a record (counted as a row, not yet as valid).
+    #[inline(always)]
+    fn fast_line(&mut self) -> Option<Record> {
+        if self.layout.is_some() {
+            return None;
+        }
+        let puzzle = self.src.advance_fixed(Grid::parse_exact)?;
+        let index = self.stats.rows;
+        self.stats.rows += 1;
+        Some(Record {
+            index,
+            line: self.src.number(),
+            id: None,
+            puzzle,
+            solution: None,
+            rating: None,
+        })
+    }
+
     /// The next row, `Ok(None)` at the end.
     fn read_row(&mut self) -> Result<Option<Record>, DatasetError> {
-        if self.layout.is_none() {
-            // Fast path: a line of exactly 81 cell characters.
-            if let Some(puzzle) = self.src.advance_fixed(Grid::parse_exact) {
-                let index = self.stats.rows;
-                self.stats.rows += 1;
-                return Ok(Some(Record {
-                    index,
-                    line: self.src.number(),
-                    id: None,
-                    puzzle,
-                    solution: None,
-                    rating: None,
-                }));
-            }
+        if let Some(rec) = self.fast_line() {
+            return Ok(Some(rec));
         }
         if !self.next_content_line()? {
             return Ok(None);
@@ -490,20 +498,10 @@ impl Reader {
     /// returned (`Some(Ok(()))`): a record is then built in place, which
     /// matters when reading is part of what a benchmark measures.
     pub fn next_into(&mut self, out: &mut Vec<Record>) -> Option<Result<(), DatasetError>> {
-        if !self.done && self.layout.is_none() {
-            // The fast path of `read_row`: a line of exactly 81 cell characters.
-            if let Some(puzzle) = self.src.advance_fixed(Grid::parse_exact) {
-                let index = self.stats.rows;
-                self.stats.rows += 1;
+        if !self.done {
+            if let Some(rec) = self.fast_line() {
                 self.stats.valid += 1;
-                out.push(Record {
-                    index,
-                    line: self.src.number(),
-                    id: None,
-                    puzzle,
-                    solution: None,
-                    rating: None,
-                });
+                out.push(rec);
                 return Some(Ok(()));
             }
         }
