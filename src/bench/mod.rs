@@ -218,8 +218,16 @@ pub fn run_all(
     'units: for (di, info) in infos.iter().enumerate() {
         for strategy in &opts.strategies {
             progress.unit_start(&info.name, strategy.name(), info.estimate);
-            let (stats, stopped) =
-                pipeline::run_unit(opts, info, strategy, pool, rows, progress, stop);
+            let (stats, stopped) = pipeline::run_unit(
+                pipeline::Layout::for_threads(pool.current_num_threads()),
+                opts,
+                info,
+                strategy,
+                pool,
+                rows,
+                progress,
+                stop,
+            );
             progress.unit_end();
             results.processed += stats.puzzles;
             results.skipped_per_dataset[di] = stats.skipped;

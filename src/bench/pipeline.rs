@@ -86,22 +86,10 @@ impl Layout {
     }
 }
 
-/// Runs one unit with the layout that suits the pool (see the module docs).
-pub(super) fn run_unit(
-    opts: &RunOptions,
-    info: &DatasetInfo,
-    strategy: &Strategy,
-    pool: &rayon::ThreadPool,
-    rows: &mut dyn RowSink,
-    progress: &dyn Progress,
-    stop: &Arc<AtomicBool>,
-) -> (UnitStats, Option<Stop>) {
-    let layout = Layout::for_threads(pool.current_num_threads());
-    run_unit_as(layout, opts, info, strategy, pool, rows, progress, stop)
-}
-
+/// Runs one unit with the given layout (see the module docs;
+/// [`Layout::for_threads`] picks the one that suits a pool).
 #[allow(clippy::too_many_arguments)]
-fn run_unit_as(
+pub(super) fn run_unit(
     layout: Layout,
     opts: &RunOptions,
     info: &DatasetInfo,
@@ -970,7 +958,7 @@ mod tests {
             fail_after,
         };
         let flag = Arc::new(AtomicBool::new(stop));
-        let (stats, stopped) = run_unit_as(
+        let (stats, stopped) = run_unit(
             layout,
             opts,
             &infos[0],
