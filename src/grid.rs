@@ -4,6 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+mod verify;
+
 /// Number of cells in a grid.
 pub const CELLS: usize = 81;
 
@@ -282,57 +284,19 @@ impl Grid {
 
     /// True when `self` is a valid solution of `puzzle`: every row, column
     /// and box holds the nine digits, and every given is kept. Cheap enough
-    /// to verify every answer of a benchmark run (about 250 instructions).
+    /// to verify every answer of a benchmark run (`grid/verify.rs`).
+    #[inline]
     pub fn is_solution_of(&self, puzzle: &Grid) -> bool {
-        // Every given kept, every cell 1..=9 (both vectorize).
-        let mut kept = true;
-        let mut max = 0u8;
-        for (&v, &g) in self.cells.iter().zip(&puzzle.cells) {
-            kept &= g == 0 || g == v;
-            max = max.max(v);
-        }
-        if !kept || max > 9 {
-            return false;
-        }
-        // For each value, the rows, columns and boxes it occurs in (27
-        // bits). All 27 for each of 1..=9 means each digit occurs at least
-        // 9 times; with 81 cells that is exactly 9 times, so once in every
-        // row, column and box: a valid grid. A blank (0) covers nothing.
-        let mut seen = [0u32; 16];
-        let cells = &self.cells;
-        // Unrolled so that each cell's unit bits are an immediate operand:
-        // three instructions per cell.
-        macro_rules! cover {
-            ($($i:literal)*) => {
-                $( seen[cells[$i] as usize & 15] |= CELL_UNITS[$i]; )*
-            };
-        }
-        cover!(
-             0  1  2  3  4  5  6  7  8  9 10 11 12 13 14 15 16 17 18 19
-            20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39
-            40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59
-            60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79
-            80
-        );
-        seen[1..=9].iter().all(|&m| m == ALL_UNITS)
+        verify::is_solution(&self.cells, &puzzle.cells)
+    }
+
+    /// [`is_solution_of`](Self::is_solution_of) without CPU-specific code:
+    /// always the same answer, usually slower (for comparisons;
+    /// `examples/answer_check.rs` times both).
+    pub fn is_solution_of_portable(&self, puzzle: &Grid) -> bool {
+        verify::is_solution_portable(&self.cells, &puzzle.cells)
     }
 }
-
-/// Bits of the row (0–8), column (9–17) and box (18–26) of each cell, for
-/// [`Grid::is_solution_of`].
-const CELL_UNITS: [u32; CELLS] = {
-    let mut t = [0u32; CELLS];
-    let mut i = 0;
-    while i < CELLS {
-        let (r, c) = (i / 9, i % 9);
-        t[i] = 1 << r | 1 << (9 + c) | 1 << (18 + r / 3 * 3 + c / 3);
-        i += 1;
-    }
-    t
-};
-
-/// All 27 unit bits.
-const ALL_UNITS: u32 = (1 << 27) - 1;
 
 /// Cell value of each byte: `1`-`9` → 1..9, `0`/`.` → 0, anything else 0x80.
 static CELL_VALUE: [u8; 256] = {
