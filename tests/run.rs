@@ -476,3 +476,67 @@ fn explosive_strategies_give_up_instead_of_hanging() {
     assert_eq!(by_name("logic")["stalled"], 1);
     assert_eq!(by_name("locked")["solved"], 2);
 }
+
+/// Runs the binary with its stdout already closed by the reader (as in
+/// `bench-sudoku run … | head -0`); returns the exit status and stderr.
+fn with_closed_stdout(args: &[&str]) -> (Option<i32>, String) {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
+        .args(args)
+        .stdout(writer)
+        .output()
+        .expect("binary runs");
+    (o.status.code(), text(&o.stderr))
+}
+
+#[test]
+fn a_closed_stdout_neither_panics_nor_hides_the_outcome() {
+    let dir = scratch("closed-stdout");
+    let data = dir.join("p.txt");
+    std::fs::write(&data, format!("{EASY}\n{FAMOUS_HARD}\n")).unwrap();
+    let out = dir.join("out");
+    let (code, stderr) = with_closed_stdout(&[
+        "run",
+        data.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(json(&out.join("summary.json"))["meta"]["complete"], true);
+    // A mismatch still exits 1 when the table cannot be printed.
+    let bad = dir.join("bad.csv");
+    // The empty grid with a valid solution that is not the engine's first
+    // (as in the mismatch test above).
+    let other = solutions()[0].1.clone();
+    std::fs::write(
+        &bad,
+        format!("puzzle,solution\n{},{other}\n", "0".repeat(81)),
+    )
+    .unwrap();
+    let out = dir.join("out-bad");
+    let (code, stderr) = with_closed_stdout(&[
+        "run",
+        bad.to_str().unwrap(),
+        "-s",
+        "hidden",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // Other commands that print to stdout.
+    for args in [
+        vec!["strategies"],
+        vec!["report", out.to_str().unwrap()],
+        vec!["compare", out.to_str().unwrap(), out.to_str().unwrap()],
+        vec!["solve", EASY],
+    ] {
+        let (code, stderr) = with_closed_stdout(&args);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(matches!(code, Some(0 | 1)), "{args:?}: {code:?} {stderr}");
+    }
+}

@@ -80,10 +80,10 @@ pub fn run(args: &CompareArgs) -> CmdResult {
         },
     )?;
     let fail_on_counters = args.fail_on == Some(FailOn::Counters);
-    if args.markdown {
-        print!("{}", cmp.markdown(fail_on_counters));
+    super::print_out(&if args.markdown {
+        cmp.markdown(fail_on_counters)
     } else {
-        print!("{}", cmp.terminal(fail_on_counters));
-    }
+        cmp.terminal(fail_on_counters)
+    })?;
     Ok(cmp.exit_code(fail_on_counters))
 }

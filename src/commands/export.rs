@@ -45,7 +45,7 @@ pub fn run(args: &ExportArgs) -> CmdResult {
             .export(&report, &dir.path)
             .with_context(|| format!("writing the {} export", e.name()))?
         {
-            println!("wrote {}", path.display());
+            super::print_out(&format!("wrote {}\n", path.display()))?;
         }
     }
     Ok(0)

@@ -425,17 +425,17 @@ pub fn run(args: &MergeArgs) -> CmdResult {
             .with_context(|| format!("writing {} in {}", exporter.name(), args.out.display()))?;
     }
     report::json::write_meta(&meta, &args.out)?;
-    print!("{}", terminal::table(&report.results));
+    super::print_out(&terminal::table(&report.results))?;
     if !meta.complete {
         eprintln!(
             "merged results are incomplete ({})",
             meta.stopped.as_deref().unwrap_or("an input is incomplete")
         );
     }
-    println!(
-        "merged {} shards of {n} into {}",
+    super::print_out(&format!(
+        "merged {} shards of {n} into {}\n",
         inputs.len(),
         args.out.display()
-    );
+    ))?;
     Ok(0)
 }

@@ -11,9 +11,22 @@ pub mod solve;
 pub mod strategies;
 
 use crate::solver::Strategy;
+use std::io::Write;
 
 /// What a command returns: its exit status, or an error (printed, status 2).
 pub type CmdResult = anyhow::Result<i32>;
+
+/// Writes `text` to stdout. A closed stdout (`bench-sudoku run … | head`)
+/// is not an error: what was cut off was only a summary of files already
+/// written, and the command's exit status still says how it went (where
+/// `print!` would panic). Other write errors are returned.
+pub fn print_out(text: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r,
+    }
+}
 
 /// Prints an error (if any) and maps the result to an exit status.
 /// A closed stdout (`| head`) is not an error.

@@ -21,7 +21,7 @@ pub fn run(args: &ReportArgs) -> CmdResult {
             .export(&report, dir)
             .with_context(|| format!("writing {} in {}", exporter.name(), dir.display()))?;
     }
-    println!("{}", dir.join("report.html").display());
+    super::print_out(&format!("{}\n", dir.join("report.html").display()))?;
     Ok(0)
 }
 

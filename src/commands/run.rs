@@ -170,7 +170,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
     }
     report::json::write_meta(&meta, &out)?;
 
-    print!("{}", terminal::table(&report.results));
+    super::print_out(&terminal::table(&report.results))?;
     let bad: u64 = report
         .results
         .iter()
@@ -181,7 +181,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
         eprintln!("{skipped} invalid rows skipped (listed in summary.json)");
     }
     match &results.stopped {
-        None => println!("results in {}", out.display()),
+        None => super::print_out(&format!("results in {}\n", out.display()))?,
         Some(Stop::Dataset(e)) => eprintln!("bench-sudoku: error: {e}"),
         Some(Stop::Output(e)) => eprintln!("bench-sudoku: error: writing puzzles.csv: {e}"),
         Some(Stop::Interrupted) => {}
