@@ -477,16 +477,19 @@ fn explosive_strategies_give_up_instead_of_hanging() {
     assert_eq!(by_name("locked")["solved"], 2);
 }
 
-/// Runs the binary with its stdout already closed by the reader (as in
-/// `bench-sudoku run … | head -0`); returns the exit status and stderr.
+/// Runs the binary with the read end of its stdout pipe closed at once (as
+/// in `bench-sudoku run … | head -0`); returns the exit status and stderr.
+/// (Every command here starts a thread pool or reads files before it prints,
+/// so the pipe is closed before the first write.)
 fn with_closed_stdout(args: &[&str]) -> (Option<i32>, String) {
-    let (reader, writer) = std::io::pipe().unwrap();
-    drop(reader);
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
         .args(args)
-        .stdout(writer)
-        .output()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .expect("binary runs");
+    drop(child.stdout.take());
+    let o = child.wait_with_output().expect("binary finishes");
     (o.status.code(), text(&o.stderr))
 }
 
