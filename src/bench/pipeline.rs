@@ -187,13 +187,15 @@ fn solve_chunk(records: &[Record], job: &Job) -> (Vec<Solved>, Vec<u64>) {
     (solved, pass_ns)
 }
 
-/// Verifies every answer of a chunk (in solve order).
-fn verify(records: &[Record], solved: &[Solved]) -> Vec<PuzzleOutcome> {
-    records
-        .iter()
-        .zip(solved)
-        .map(|(rec, s)| outcome(rec, &s.result, s.time_ns))
-        .collect()
+/// Verifies every answer of a chunk (in solve order), appending the
+/// outcomes to `out`.
+fn verify(records: &[Record], solved: &[Solved], out: &mut Vec<PuzzleOutcome>) {
+    out.extend(
+        records
+            .iter()
+            .zip(solved)
+            .map(|(rec, s)| outcome(rec, &s.result, s.time_ns)),
+    );
 }
 
 /// Verifies a result and turns it into the aggregator's record.
@@ -471,7 +473,8 @@ fn write_batches(
     shuffled: bool,
 ) {
     for raw in rx.iter() {
-        let outcomes = verify(&raw.batch.records, &raw.solved);
+        let mut outcomes = Vec::with_capacity(raw.solved.len());
+        verify(&raw.batch.records, &raw.solved, &mut outcomes);
         let (outcomes, rows) = in_input_order(&raw.batch.records, outcomes, shuffled, format);
         let written = out.accept(Done {
             seq: raw.seq,
@@ -756,7 +759,7 @@ impl Workers<'_, '_> {
         let mut outcomes = Vec::with_capacity(window.records.len());
         let mut pass_ns = vec![0u64; (self.job.passes - self.job.warmup) as usize];
         for (a, solved, p) in parts {
-            outcomes.extend(verify(&window.records[a..a + solved.len()], &solved));
+            verify(&window.records[a..a + solved.len()], &solved, &mut outcomes);
             for (t, x) in pass_ns.iter_mut().zip(p) {
                 *t += x;
             }

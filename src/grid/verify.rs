@@ -98,12 +98,12 @@ pub(super) fn is_solution_portable(sol: &[u8; CELLS], puzzle: &[u8; CELLS]) -> b
 #[target_feature(enable = "avx2")]
 unsafe fn is_solution_avx2(sol: &[u8; CELLS], puzzle: &[u8; CELLS]) -> bool {
     use core::arch::x86_64::{
-        __m128i, __m256i, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8,
-        _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_setzero_si256,
-        _mm_add_epi64, _mm_and_si128, _mm_cmpeq_epi32, _mm_cmpeq_epi8, _mm_loadu_si128,
-        _mm_movemask_epi8, _mm_or_si128, _mm_sad_epu8, _mm_set1_epi8, _mm_setr_epi32,
-        _mm_setr_epi8, _mm_setzero_si128, _mm_shuffle_epi32, _mm_shuffle_epi8, _mm_slli_epi64,
-        _mm_srli_si128,
+        __m128i, __m256i, _mm256_add_epi64, _mm256_and_si256, _mm256_cmpeq_epi32,
+        _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8,
+        _mm256_or_si256, _mm256_permute2x128_si256, _mm256_sad_epu8, _mm256_set1_epi8,
+        _mm256_set_m128i, _mm256_setr_epi32, _mm256_setr_epi8, _mm256_setzero_si256,
+        _mm256_shuffle_epi32, _mm256_shuffle_epi8, _mm256_slli_epi64, _mm256_srli_si256,
+        _mm_loadu_si128, _mm_srli_si128,
     };
     let (s, p) = (sol.as_ptr(), puzzle.as_ptr());
 
@@ -124,64 +124,104 @@ unsafe fn is_solution_avx2(sol: &[u8; CELLS], puzzle: &[u8; CELLS]) -> bool {
         return false;
     }
 
-    let zero = _mm_setzero_si128();
-    // 2^d split in two bytes, for d = 0..=15 (d > 9 cannot occur here).
-    let lo_bits = _mm_setr_epi8(0, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0);
-    let hi_bits = _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0);
-    // The nine lanes of a row.
-    let row_lanes = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0);
-    // A row's sum, 2^10 - 2, in the low dword of each 64-bit half.
-    let row_total = _mm_setr_epi32(1022, 0, 1022, 0);
-    let mut rows_ok = _mm_set1_epi8(-1);
-    // Per band: OR of its rows' bits, low and high bytes.
-    let mut band_lo = [zero; 3];
-    let mut band_hi = [zero; 3];
-    for r in 0..9 {
-        // Row r in lanes 0..9, zeros above. The last row is loaded from
-        // offset 65 and moved down 7 lanes, so no load passes cell 80.
-        // SAFETY: reads bytes `9r..9r + 16` (r < 8: at most 79 < 81) or
-        // `65..81`.
-        let row = if r < 8 {
-            _mm_and_si128(_mm_loadu_si128(s.add(9 * r) as *const __m128i), row_lanes)
-        } else {
-            _mm_srli_si128(_mm_loadu_si128(s.add(65) as *const __m128i), 7)
+    // Two rows per register, one in each 128-bit half: the byte lookups,
+    // sums and byte shifts below work on each half on its own. (Rows,
+    // bands and lanes are numbered from 0.) Rows r and r + 3 (r < 3) share
+    // a register, so OR-ing the three gives band 0 in the low half and
+    // band 1 in the high half; then rows 6 and 7; row 8 fills both halves
+    // of the last.
+    #[rustfmt::skip]
+    let lo_bits = _mm256_setr_epi8(
+        0, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0,
+    );
+    #[rustfmt::skip]
+    let hi_bits = _mm256_setr_epi8(
+        0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0,
+    );
+    // The nine lanes of a row in each half.
+    #[rustfmt::skip]
+    let row_lanes = _mm256_setr_epi8(
+        -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0,
+        -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0,
+    );
+    // A row's sum, 2^10 - 2, in the low dword of each 64-bit quarter.
+    let row_total = _mm256_setr_epi32(1022, 0, 1022, 0, 1022, 0, 1022, 0);
+    let mut rows_ok = _mm256_set1_epi8(-1);
+    // SAFETY (row loads): row `r < 8` reads bytes `9r..9r + 16`, at most
+    // 79 < 81; row 8 reads bytes `65..81`.
+    macro_rules! row {
+        ($r:expr) => {
+            _mm_loadu_si128(s.add(9 * $r) as *const __m128i)
         };
-        let lo = _mm_shuffle_epi8(lo_bits, row);
-        let hi = _mm_shuffle_epi8(hi_bits, row);
-        // Sums of lanes 0..8 and 8..16 in the two 64-bit halves; add the
-        // halves and compare.
-        let sum = _mm_add_epi64(
-            _mm_sad_epu8(lo, zero),
-            _mm_slli_epi64(_mm_sad_epu8(hi, zero), 8),
-        );
-        let total = _mm_add_epi64(sum, _mm_shuffle_epi32(sum, 0b01_00_11_10));
-        rows_ok = _mm_and_si128(rows_ok, _mm_cmpeq_epi32(total, row_total));
-        band_lo[r / 3] = _mm_or_si128(band_lo[r / 3], lo);
-        band_hi[r / 3] = _mm_or_si128(band_hi[r / 3], hi);
     }
-    let (all_lo, all_hi) = (_mm_set1_epi8(-2), _mm_set1_epi8(3));
-    let full = |lo: __m128i, hi: __m128i| {
-        _mm_and_si128(_mm_cmpeq_epi8(lo, all_lo), _mm_cmpeq_epi8(hi, all_hi))
-    };
-    let col_lo = _mm_or_si128(_mm_or_si128(band_lo[0], band_lo[1]), band_lo[2]);
-    let col_hi = _mm_or_si128(_mm_or_si128(band_hi[0], band_hi[1]), band_hi[2]);
-    let cols_ok = _mm_movemask_epi8(full(col_lo, col_hi)) & 0x1FF == 0x1FF;
-    // Lanes 0, 3 and 6 of a band OR-ed with its next two lanes: its boxes.
-    let mut boxes = _mm_set1_epi8(-1);
-    for b in 0..3 {
-        let (lo, hi) = (band_lo[b], band_hi[b]);
-        let lo = _mm_or_si128(
-            _mm_or_si128(lo, _mm_srli_si128(lo, 1)),
-            _mm_srli_si128(lo, 2),
-        );
-        let hi = _mm_or_si128(
-            _mm_or_si128(hi, _mm_srli_si128(hi, 1)),
-            _mm_srli_si128(hi, 2),
-        );
-        boxes = _mm_and_si128(boxes, full(lo, hi));
+    // Row 8 in lanes 0..9: loaded from offset 65 and moved down 7 lanes,
+    // so that no load passes cell 80.
+    let last = _mm_srli_si128(_mm_loadu_si128(s.add(65) as *const __m128i), 7);
+    // The bits of two rows (`hi` half, `lo` half); checks both rows' sums:
+    // the sums of lanes 0..8 and 8..16 land in the two 64-bit quarters of
+    // each half, which are added and compared.
+    macro_rules! bits_of_rows {
+        ($hi:expr, $lo:expr) => {{
+            let rows = _mm256_and_si256(_mm256_set_m128i($hi, $lo), row_lanes);
+            let lo = _mm256_shuffle_epi8(lo_bits, rows);
+            let hi = _mm256_shuffle_epi8(hi_bits, rows);
+            let sum = _mm256_add_epi64(
+                _mm256_sad_epu8(lo, zero),
+                _mm256_slli_epi64(_mm256_sad_epu8(hi, zero), 8),
+            );
+            let total = _mm256_add_epi64(sum, _mm256_shuffle_epi32(sum, 0b01_00_11_10));
+            rows_ok = _mm256_and_si256(rows_ok, _mm256_cmpeq_epi32(total, row_total));
+            (lo, hi)
+        }};
     }
-    let boxes_ok = _mm_movemask_epi8(boxes) & 0b1001001 == 0b1001001;
-    _mm_movemask_epi8(rows_ok) == 0xFFFF && cols_ok && boxes_ok
+    let (mut bands_lo, mut bands_hi) = (zero, zero);
+    for r in 0..3 {
+        let (lo, hi) = bits_of_rows!(row!(r + 3), row!(r));
+        bands_lo = _mm256_or_si256(bands_lo, lo);
+        bands_hi = _mm256_or_si256(bands_hi, hi);
+    }
+    let (lo67, hi67) = bits_of_rows!(row!(7), row!(6));
+    let (lo8, hi8) = bits_of_rows!(last, last);
+    // (Macros rather than closures: a closure would not be compiled with
+    // this function's target features on every supported compiler.)
+    macro_rules! swap_halves {
+        ($x:expr) => {
+            _mm256_permute2x128_si256($x, $x, 1)
+        };
+    }
+    // Band 2 in both halves: rows 6 | 7 | 8 and 7 | 6 | 8.
+    let band2_lo = _mm256_or_si256(_mm256_or_si256(lo67, swap_halves!(lo67)), lo8);
+    let band2_hi = _mm256_or_si256(_mm256_or_si256(hi67, swap_halves!(hi67)), hi8);
+    let (all_lo, all_hi) = (_mm256_set1_epi8(-2), _mm256_set1_epi8(3));
+    // The lanes holding all nine digits' bits, as a 32-bit mask.
+    macro_rules! full {
+        ($lo:expr, $hi:expr) => {
+            _mm256_movemask_epi8(_mm256_and_si256(
+                _mm256_cmpeq_epi8($lo, all_lo),
+                _mm256_cmpeq_epi8($hi, all_hi),
+            )) as u32
+        };
+    }
+    // Columns: bands 0 | 1 | 2, in both halves; lanes 0..9.
+    let cols_lo = _mm256_or_si256(_mm256_or_si256(bands_lo, swap_halves!(bands_lo)), band2_lo);
+    let cols_hi = _mm256_or_si256(_mm256_or_si256(bands_hi, swap_halves!(bands_hi)), band2_hi);
+    let cols_ok = full!(cols_lo, cols_hi) & 0x1FF == 0x1FF;
+    // Boxes: lanes 0, 3 and 6 of a band OR-ed with its next two lanes.
+    macro_rules! boxes {
+        ($x:expr) => {
+            _mm256_or_si256(
+                _mm256_or_si256($x, _mm256_srli_si256($x, 1)),
+                _mm256_srli_si256($x, 2),
+            )
+        };
+    }
+    const BOX_LANES: u32 = 0b1001001;
+    const BOX_LANES_2: u32 = BOX_LANES | BOX_LANES << 16;
+    let boxes_ok = full!(boxes!(bands_lo), boxes!(bands_hi)) & BOX_LANES_2 == BOX_LANES_2
+        && full!(boxes!(band2_lo), boxes!(band2_hi)) & BOX_LANES == BOX_LANES;
+    _mm256_movemask_epi8(rows_ok) == -1 && cols_ok && boxes_ok
 }
 
 #[cfg(test)]
