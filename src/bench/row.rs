@@ -4,46 +4,31 @@
 use super::metrics::PuzzleOutcome;
 use crate::dataset::Record;
 use crate::solver::Status;
+use std::mem::MaybeUninit;
 
 /// Formats `puzzles.csv` rows of one (dataset, strategy) unit. Text fields
 /// are escaped by the csv crate (the unit's dataset and strategy once, id
 /// and rating when they need it); numbers are formatted directly.
+///
+/// A row whose text fields are short (dataset and strategy of at most 32
+/// escaped bytes with their commas, no id or rating: the usual case) is
+/// written in place into the buffer's spare capacity with fixed-size
+/// stores, without a length update per field ([`Cursor`]); other rows field
+/// by field. Both give the same bytes (tested).
 #[derive(Clone, Debug)]
 pub struct RowFormat {
     /// `dataset,` escaped.
-    dataset: Piece,
+    dataset: Vec<u8>,
     /// `,strategy,` escaped.
-    strategy: Piece,
+    strategy: Vec<u8>,
+    /// Both pieces zero-padded to [`PIECE`] bytes, when they fit.
+    short: Option<[([u8; PIECE], usize); 2]>,
+    /// Each status's name, zero-padded, by `Status as usize`.
+    status: [([u8; 16], usize); Status::ALL.len()],
 }
 
-/// Constant text of every row, kept zero-padded so that a short one is
-/// appended with a fixed-size copy (and the excess cut off) instead of a
-/// call to `memcpy`.
-#[derive(Clone, Debug)]
-struct Piece {
-    padded: Vec<u8>,
-    len: usize,
-}
-
-impl Piece {
-    fn new(bytes: Vec<u8>) -> Self {
-        let len = bytes.len();
-        let mut padded = bytes;
-        padded.resize(len.max(32), 0);
-        Piece { padded, len }
-    }
-
-    #[inline(always)]
-    fn append(&self, row: &mut Vec<u8>) {
-        if let Ok(short) = <&[u8; 32]>::try_from(&self.padded[..]) {
-            let end = row.len() + self.len;
-            row.extend_from_slice(short);
-            row.truncate(end);
-        } else {
-            row.extend_from_slice(&self.padded[..self.len]);
-        }
-    }
-}
+/// The longest dataset or strategy piece of the in-place path.
+const PIECE: usize = 32;
 
 impl RowFormat {
     pub fn new(dataset: &str, strategy: &str) -> Self {
@@ -53,38 +38,42 @@ impl RowFormat {
         let mut s = vec![b','];
         push_text(&mut s, strategy.as_bytes());
         s.push(b',');
+        let padded = |v: &[u8]| {
+            let mut p = [0u8; PIECE];
+            p.get_mut(..v.len())?.copy_from_slice(v);
+            Some((p, v.len()))
+        };
+        let short = padded(&d).zip(padded(&s)).map(|(a, b)| [a, b]);
+        let mut status = [([0u8; 16], 0); Status::ALL.len()];
+        for st in Status::ALL {
+            let name = st.as_str().as_bytes();
+            status[st as usize].0[..name.len()].copy_from_slice(name);
+            status[st as usize].1 = name.len();
+        }
         RowFormat {
-            dataset: Piece::new(d),
-            strategy: Piece::new(s),
+            dataset: d,
+            strategy: s,
+            short,
+            status,
         }
     }
 
     /// Appends the row of `o` (the outcome of `rec`) to `row`.
+    #[inline]
     pub fn push(&self, row: &mut Vec<u8>, rec: &Record, o: &PuzzleOutcome) {
+        match &self.short {
+            Some(pieces) if rec.id.is_none() && rec.rating.is_none() => {
+                self.push_in_place(row, pieces, o)
+            }
+            _ => self.push_by_field(row, rec, o),
+        }
+    }
+
+    /// The counters after the status, in column order.
+    #[inline(always)]
+    fn numbers(o: &PuzzleOutcome) -> [u64; 9] {
         let c = &o.counters;
-        let mut n = itoa::Buffer::new();
-        row.reserve(256);
-        self.dataset.append(row);
-        push_u64(row, &mut n, o.index);
-        row.push(b',');
-        if let Some(id) = &rec.id {
-            push_text(row, id.as_bytes());
-        }
-        row.push(b',');
-        if let Some(rating) = &rec.rating {
-            push_text(row, rating.as_bytes());
-        }
-        self.strategy.append(row);
-        // Constant-length pieces are stored inline, without a copy call.
-        match o.status {
-            Status::Solved => row.extend_from_slice(b"solved"),
-            Status::NoSolution => row.extend_from_slice(b"no_solution"),
-            Status::Multiple => row.extend_from_slice(b"multiple"),
-            Status::Invalid => row.extend_from_slice(b"invalid"),
-            Status::Stalled => row.extend_from_slice(b"stalled"),
-            Status::GaveUp => row.extend_from_slice(b"gave_up"),
-        }
-        for v in [
+        [
             o.solutions as u64,
             o.time_ns,
             c.guesses,
@@ -94,16 +83,163 @@ impl RowFormat {
             c.naked_singles,
             c.hidden_singles,
             o.givens as u64,
-        ] {
+        ]
+    }
+
+    /// The end of a row: `matches_solution` and the newline.
+    #[inline(always)]
+    fn ending(o: &PuzzleOutcome) -> ([u8; 8], usize) {
+        match o.matches_solution {
+            Some(true) => (*b",true\n\0\0", 6),
+            Some(false) => (*b",false\n\0", 7),
+            None => (*b",\n\0\0\0\0\0\0", 2),
+        }
+    }
+
+    fn push_in_place(
+        &self,
+        row: &mut Vec<u8>,
+        pieces: &[([u8; PIECE], usize); 2],
+        o: &PuzzleOutcome,
+    ) {
+        let start = row.len();
+        row.reserve(Cursor::ROOM);
+        let mut w = Cursor::new(row.spare_capacity_mut());
+        let [(dataset, dataset_len), (strategy, strategy_len)] = pieces;
+        w.put(dataset, *dataset_len);
+        w.number(o.index);
+        // Empty id and rating.
+        w.put(b",,", 2);
+        w.put(strategy, *strategy_len);
+        let (name, name_len) = &self.status[o.status as usize];
+        w.put(name, *name_len);
+        for v in Self::numbers(o) {
+            w.put(b",", 1);
+            w.number(v);
+        }
+        let (end, end_len) = Self::ending(o);
+        w.put(&end, end_len);
+        let written = w.finish();
+        // SAFETY: `Cursor::finish` guarantees that the first `written`
+        // elements of the spare capacity it was given were initialised, and
+        // `written` is within that spare capacity.
+        unsafe { row.set_len(start + written) };
+    }
+
+    fn push_by_field(&self, row: &mut Vec<u8>, rec: &Record, o: &PuzzleOutcome) {
+        let mut n = itoa::Buffer::new();
+        row.extend_from_slice(&self.dataset);
+        push_u64(row, &mut n, o.index);
+        row.push(b',');
+        if let Some(id) = &rec.id {
+            push_text(row, id.as_bytes());
+        }
+        row.push(b',');
+        if let Some(rating) = &rec.rating {
+            push_text(row, rating.as_bytes());
+        }
+        row.extend_from_slice(&self.strategy);
+        row.extend_from_slice(o.status.as_str().as_bytes());
+        for v in Self::numbers(o) {
             row.push(b',');
             push_u64(row, &mut n, v);
         }
-        row.extend_from_slice(match o.matches_solution {
-            Some(true) => b",true\n",
-            Some(false) => b",false\n",
-            None => b",\n",
-        });
+        let (end, end_len) = Self::ending(o);
+        row.extend_from_slice(&end[..end_len]);
     }
+}
+
+/// Writes a row into the spare capacity of a buffer with fixed-size
+/// stores: each [`put`](Cursor::put) stores all `N` bytes of its array and
+/// keeps the first `len`, the next store overwriting the rest.
+struct Cursor<'a> {
+    buf: &'a mut [MaybeUninit<u8>; Cursor::ROOM],
+    len: usize,
+}
+
+impl<'a> Cursor<'a> {
+    /// Positions are taken modulo `WRAP` (a no-op for every row this
+    /// writes: at most 2 × 32 + 20 + 2 + 11 + 9 × 21 + 7 = 293 bytes), which
+    /// keeps every store provably inside `ROOM` without a bounds check.
+    const WRAP: usize = 512;
+    /// Spare capacity needed: `WRAP` plus the widest store.
+    const ROOM: usize = Self::WRAP + 32;
+
+    /// Takes the first `ROOM` elements of `spare` (reserved by the caller).
+    fn new(spare: &'a mut [MaybeUninit<u8>]) -> Self {
+        let buf = (&mut spare[..Self::ROOM])
+            .try_into()
+            .expect("a slice of ROOM elements");
+        Cursor { buf, len: 0 }
+    }
+
+    /// Stores `bytes` at the end and keeps the first `len` of them.
+    #[inline(always)]
+    fn put<const N: usize>(&mut self, bytes: &[u8; N], len: usize) {
+        debug_assert!(N <= Self::ROOM - Self::WRAP && len <= N);
+        let at = self.len % Self::WRAP;
+        for (d, &s) in self.buf[at..at + N].iter_mut().zip(bytes) {
+            d.write(s);
+        }
+        self.len = at + len;
+    }
+
+    /// Appends `v` in decimal.
+    #[inline(always)]
+    fn number(&mut self, v: u64) {
+        if v < 100 {
+            let [a, b] = DIGIT_PAIRS[v as usize];
+            if v < 10 {
+                self.put(&[b], 1);
+            } else {
+                self.put(&[a, b], 2);
+            }
+        } else if v < 100_000_000 {
+            let (digits, len) = digits8(v);
+            self.put(&digits, len);
+        } else {
+            let mut n = itoa::Buffer::new();
+            for &b in n.format(v).as_bytes() {
+                self.put(&[b], 1);
+            }
+        }
+    }
+
+    /// How many bytes were written. All of them are initialised: each `put`
+    /// initialises the bytes from its start `at` to beyond its new end, and
+    /// `at` is never past the previous end (it is that end, or less if it
+    /// wrapped), below which every byte was already initialised. A wrapped
+    /// position would garble the row, though never leave a byte
+    /// uninitialised: it cannot happen (see `WRAP`), and is refused.
+    fn finish(self) -> usize {
+        assert!(self.len <= Self::WRAP, "row longer than the in-place room");
+        self.len
+    }
+}
+
+/// The decimal digits of `v` (`0 < v < 10^8`) as ASCII, most significant
+/// first, in the first `len` bytes, `len` being the number of digits.
+///
+/// All eight digits are found at once in one 64-bit word: the two 4-digit
+/// halves go to 32-bit lanes, each lane is split into two 2-digit values
+/// (16-bit lanes), and each of those into tens and ones (bytes). Divisions
+/// by 100 and by 10 are multiplications by scaled reciprocals, exact for
+/// these ranges: `n / 100 = (n × 10486) >> 20` for `n < 10^4`, and
+/// `m / 10 = (m × 103) >> 10` for `m < 100` (both checked exhaustively in
+/// the tests). Every lane's product stays below the next lane.
+#[inline(always)]
+fn digits8(v: u64) -> ([u8; 8], usize) {
+    debug_assert!(v > 0 && v < 100_000_000);
+    // High half in the low lane: it is printed first (little-endian).
+    let x = (v / 10_000) | ((v % 10_000) << 32);
+    let hundreds = ((x * 10_486) >> 20) & 0x0000_007F_0000_007F;
+    let pairs = hundreds | ((x - hundreds * 100) << 16);
+    let tens = ((pairs * 103) >> 10) & 0x000F_000F_000F_000F;
+    let digits = tens | ((pairs - tens * 10) << 8);
+    // Leading zeros are the low zero bytes; v > 0 leaves at least one digit.
+    let zeros = digits.trailing_zeros() as usize / 8;
+    let ascii = (digits + 0x3030_3030_3030_3030) >> (8 * zeros);
+    (ascii.to_le_bytes(), 8 - zeros)
 }
 
 /// Appends `v` in decimal; values below 10,000 (most counters, and the solve
@@ -266,30 +402,42 @@ mod tests {
     #[test]
     fn numbers_and_long_names_are_formatted_exactly() {
         let long = "d".repeat(40);
-        for (dataset, strategy) in [("d", "s"), (long.as_str(), long.as_str())] {
+        let values = [
+            0u64,
+            9,
+            10,
+            99,
+            100,
+            101,
+            999,
+            1000,
+            1009,
+            9999,
+            10_000,
+            10_001,
+            123_456,
+            9_999_999,
+            10_000_000,
+            99_999_999,
+            100_000_000,
+            123_456_789,
+            u64::MAX,
+        ];
+        // Short names (in place), long names and an id (field by field).
+        for (dataset, strategy, id) in [
+            ("d", "s", None),
+            (long.as_str(), long.as_str(), None),
+            ("d", "s", Some("x")),
+        ] {
             let f = RowFormat::new(dataset, strategy);
-            for v in [
-                0u64,
-                9,
-                10,
-                99,
-                100,
-                101,
-                999,
-                1000,
-                1009,
-                9999,
-                10_000,
-                123_456_789,
-                u64::MAX,
-            ] {
+            for v in values {
                 let mut row = vec![b'x'];
                 push_u64(&mut row, &mut itoa::Buffer::new(), v);
                 assert_eq!(row, format!("x{v}").into_bytes());
                 let rec = Record {
                     index: v,
                     line: 1,
-                    id: None,
+                    id: id.map(String::from),
                     rating: None,
                     puzzle: crate::Grid::empty(),
                     solution: None,
@@ -300,18 +448,99 @@ mod tests {
                     status: Status::Solved,
                     solutions: 1,
                     time_ns: v,
-                    counters: Counters::default(),
-                    givens: 0,
+                    counters: Counters {
+                        guesses: v,
+                        backtracks: v / 3,
+                        max_depth: 7,
+                        nodes: v.saturating_add(1),
+                        naked_singles: 12,
+                        hidden_singles: v % 1000,
+                    },
+                    givens: 17,
                     matches_solution: Some(true),
                     wrong: None,
                 };
-                let mut row = Vec::new();
+                // Appended after earlier bytes, as in a batch.
+                let mut row = b"prev\n".to_vec();
                 f.push(&mut row, &rec, &o);
+                let c = &o.counters;
                 assert_eq!(
                     String::from_utf8(row).unwrap(),
-                    format!("{dataset},{v},,,{strategy},solved,1,{v},0,0,0,0,0,0,0,true\n")
+                    format!(
+                        "prev\n{dataset},{v},{},,{strategy},solved,1,{v},{v},{},7,{},12,{},17,true\n",
+                        id.unwrap_or(""),
+                        c.backtracks,
+                        c.nodes,
+                        c.hidden_singles
+                    )
                 );
             }
         }
+    }
+
+    #[test]
+    fn in_place_and_field_by_field_rows_are_the_same_bytes() {
+        let f = RowFormat::new("set", "fast");
+        let pieces = f.short.unwrap();
+        let rec = Record {
+            index: 0,
+            line: 1,
+            id: None,
+            rating: None,
+            puzzle: crate::Grid::empty(),
+            solution: None,
+        };
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |bits: u32| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x >> (64 - bits)
+        };
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for i in 0..20_000 {
+            let o = PuzzleOutcome {
+                index: i,
+                line: i + 1,
+                status: Status::ALL[i as usize % Status::ALL.len()],
+                solutions: next(2) as u32,
+                time_ns: next(1 + (i % 40) as u32),
+                counters: Counters {
+                    guesses: next(1 + (i % 30) as u32),
+                    backtracks: next(4),
+                    max_depth: next(7) as u32,
+                    nodes: next(64),
+                    naked_singles: next(7),
+                    hidden_singles: next(12),
+                },
+                givens: next(7) as u8,
+                matches_solution: [None, Some(true), Some(false)][i as usize % 3],
+                wrong: None,
+            };
+            f.push_in_place(&mut a, &pieces, &o);
+            f.push_by_field(&mut b, &rec, &o);
+        }
+        assert_eq!(a, b);
+        // And both are what `push` chose.
+        assert_eq!(String::from_utf8(a).unwrap().lines().count(), 20_000);
+    }
+
+    #[test]
+    fn reciprocal_divisions_and_digits8_are_exact() {
+        for n in 0..10_000u64 {
+            assert_eq!((n * 10_486) >> 20, n / 100, "{n}");
+        }
+        for m in 0..100u64 {
+            assert_eq!((m * 103) >> 10, m / 10, "{m}");
+        }
+        let check = |v: u64| {
+            let (d, len) = digits8(v);
+            assert_eq!(&d[..len], v.to_string().as_bytes(), "{v}");
+        };
+        (1..200_000).for_each(check);
+        (200_000..100_000_000).step_by(997).for_each(check);
+        [99_999_999, 10_000_000, 9_999_999, 1_000_000]
+            .into_iter()
+            .for_each(check);
     }
 }
