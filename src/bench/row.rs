@@ -300,6 +300,18 @@ mod tests {
     use crate::bench::{PuzzleCsv, RowSink};
     use crate::solver::Counters;
 
+    /// A record of the empty grid with an optional id and rating.
+    fn record(index: u64, id: Option<&str>, rating: Option<&str>) -> Record {
+        Record {
+            index,
+            line: index.saturating_add(1),
+            id: id.map(String::from),
+            rating: rating.map(String::from),
+            puzzle: crate::Grid::empty(),
+            solution: None,
+        }
+    }
+
     #[test]
     fn puzzle_rows_are_valid_csv_with_escaped_text() {
         let dir = std::env::temp_dir().join(format!("bench-sudoku-rows-{}", std::process::id()));
@@ -309,14 +321,7 @@ mod tests {
         let format = w
             .unit("set, \"one\"", "prop=hidden,branch=max,order=asc")
             .unwrap();
-        let rec = Record {
-            index: 7,
-            line: 9,
-            id: Some("a,b".into()),
-            rating: Some(" 3 ".into()),
-            puzzle: crate::Grid::empty(),
-            solution: None,
-        };
+        let rec = record(7, Some("a,b"), Some(" 3 "));
         let o = PuzzleOutcome {
             index: 7,
             line: 9,
@@ -370,14 +375,7 @@ mod tests {
     #[test]
     fn rows_name_every_status_as_the_reports_do() {
         let f = RowFormat::new("d", "s");
-        let rec = Record {
-            index: 0,
-            line: 1,
-            id: None,
-            rating: None,
-            puzzle: crate::Grid::empty(),
-            solution: None,
-        };
+        let rec = record(0, None, None);
         for status in Status::ALL {
             let o = PuzzleOutcome {
                 index: 123,
@@ -434,14 +432,7 @@ mod tests {
                 let mut row = vec![b'x'];
                 push_u64(&mut row, &mut itoa::Buffer::new(), v);
                 assert_eq!(row, format!("x{v}").into_bytes());
-                let rec = Record {
-                    index: v,
-                    line: 1,
-                    id: id.map(String::from),
-                    rating: None,
-                    puzzle: crate::Grid::empty(),
-                    solution: None,
-                };
+                let rec = record(v, id, None);
                 let o = PuzzleOutcome {
                     index: v,
                     line: 1,
@@ -482,14 +473,7 @@ mod tests {
     fn in_place_and_field_by_field_rows_are_the_same_bytes() {
         let f = RowFormat::new("set", "fast");
         let pieces = f.short.unwrap();
-        let rec = Record {
-            index: 0,
-            line: 1,
-            id: None,
-            rating: None,
-            puzzle: crate::Grid::empty(),
-            solution: None,
-        };
+        let rec = record(0, None, None);
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
         let mut next = |bits: u32| {
             x ^= x << 13;
