@@ -93,12 +93,15 @@ fn histogram() -> Histogram<u64> {
     h
 }
 
-/// Guess and depth values below 64 counted by [`UnitStats::record_counting`]
-/// and not yet added to the unit's histograms.
+/// Values counted by [`UnitStats::record_counting`] and not yet added to
+/// the unit's histograms: guess and depth values below 64, and solve times
+/// below [`TIME_COUNTED`] per histogram class ([`time_class`]).
 #[derive(Clone, Debug)]
 pub struct SmallCounts {
     guesses: [u64; 64],
     depth: [u64; 64],
+    /// By class index; grows to the highest class seen.
+    time: Vec<u64>,
 }
 
 impl Default for SmallCounts {
@@ -106,6 +109,7 @@ impl Default for SmallCounts {
         SmallCounts {
             guesses: [0; 64],
             depth: [0; 64],
+            time: Vec::new(),
         }
     }
 }
@@ -113,18 +117,67 @@ impl Default for SmallCounts {
 impl SmallCounts {
     /// Adds the counts to `u`'s histograms and clears them.
     pub fn flush(&mut self, u: &mut UnitStats) {
+        let record = |h: &mut Histogram<u64>, v: u64, n: u64| {
+            if n > 0 && h.record_n(v, n).is_err() {
+                h.saturating_record_n(v, n);
+            }
+        };
         for (h, counts) in [
             (&mut u.guesses, &mut self.guesses),
             (&mut u.depth, &mut self.depth),
         ] {
             for (v, n) in counts.iter_mut().enumerate() {
-                if *n > 0 && h.record_n(v as u64, *n).is_err() {
-                    h.saturating_record_n(v as u64, *n);
-                }
-                *n = 0;
+                record(h, v as u64, std::mem::take(n));
+            }
+        }
+        for (i, n) in self.time.iter_mut().enumerate() {
+            record(&mut u.time, class_lowest(i), std::mem::take(n));
+        }
+    }
+
+    /// Counts a solve time (already clamped to `1..=HIST_MAX`) in its class,
+    /// or records it in `h` when it is not below [`TIME_COUNTED`].
+    #[inline(always)]
+    fn count_time(&mut self, h: &mut Histogram<u64>, v: u64) {
+        if v >= TIME_COUNTED {
+            return grow_record(h, v);
+        }
+        let (i, _) = time_class(v);
+        match self.time.get_mut(i) {
+            Some(n) => *n += 1,
+            None => {
+                self.time.resize(i + 1, 0);
+                self.time[i] = 1;
             }
         }
     }
+}
+
+/// Solve times below this (about 1 ms) are counted per class before they
+/// reach the histogram: at most 11,264 classes.
+const TIME_COUNTED: u64 = 1 << 20;
+
+// `time_class` describes the classes of a histogram of 3 significant digits.
+const _: () = assert!(SIGFIG == 3);
+
+/// The class of `v` in a histogram of 3 significant digits (2048
+/// sub-buckets): values that the histogram cannot tell apart, recorded in
+/// one counter. Below 2048 every value is its own class; from `2^(10 + k)`
+/// to `2^(11 + k)` a class spans `2^k` values. Returns a dense class index
+/// and the class's lowest value. Recording that value `n` times is the same
+/// as recording the class's `n` values (tested against the histogram's own
+/// `lowest_equivalent`, and by comparing histograms built both ways).
+#[inline(always)]
+fn time_class(v: u64) -> (usize, u64) {
+    let k = 63 - (v | 2047).leading_zeros() - 10;
+    let sub = v >> k;
+    (1024 * k as usize + sub as usize, sub << k)
+}
+
+/// The lowest value of class `i` (the inverse of [`time_class`]).
+fn class_lowest(i: usize) -> u64 {
+    let k = (i / 1024).saturating_sub(1);
+    ((i - 1024 * k) as u64) << k
 }
 
 /// Records `v`, growing the histogram's range when needed (values are
@@ -173,16 +226,18 @@ impl UnitStats {
     /// Adds one puzzle's outcome.
     pub fn record(&mut self, o: &PuzzleOutcome) {
         self.record_most(o);
+        grow_record(&mut self.time, o.time_ns.clamp(1, HIST_MAX));
         grow_record(&mut self.guesses, o.counters.guesses.min(HIST_MAX));
         grow_record(&mut self.depth, o.counters.max_depth as u64);
     }
 
-    /// Like [`record`](Self::record), but small guess and depth values are
-    /// only counted in `small`, which must be [flushed](SmallCounts::flush)
-    /// into `self` before the histograms are read (a plain array increment
-    /// instead of two histogram updates: most puzzles have few guesses).
+    /// Like [`record`](Self::record), but small guess and depth values and
+    /// solve times below about 1 ms are only counted in `small`, which must
+    /// be [flushed](SmallCounts::flush) into `self` before the histograms
+    /// are read (array increments instead of three histogram updates).
     pub fn record_counting(&mut self, o: &PuzzleOutcome, small: &mut SmallCounts) {
         self.record_most(o);
+        small.count_time(&mut self.time, o.time_ns.clamp(1, HIST_MAX));
         let (g, d) = (o.counters.guesses, o.counters.max_depth as u64);
         match small.guesses.get_mut(g as usize) {
             Some(n) => *n += 1,
@@ -194,15 +249,13 @@ impl UnitStats {
         }
     }
 
-    /// Everything of [`record`](Self::record) but the guess and depth
-    /// histograms.
+    /// Everything of [`record`](Self::record) but the histograms.
     #[inline(always)]
     fn record_most(&mut self, o: &PuzzleOutcome) {
         let c = &o.counters;
         self.puzzles += 1;
         self.status[o.status as usize] += 1;
         self.solve_ns_total += o.time_ns;
-        grow_record(&mut self.time, o.time_ns.clamp(1, HIST_MAX));
         self.time_max = self.time_max.max(o.time_ns);
         self.guesses_total += c.guesses;
         self.guesses_max = self.guesses_max.max(c.guesses);
@@ -571,10 +624,57 @@ mod tests {
     }
 
     #[test]
+    fn time_classes_are_the_histograms_own() {
+        let h = histogram();
+        let mut values: Vec<u64> = (1..5000).collect();
+        for k in 11..20 {
+            for d in [0u64, 1, 2, 3] {
+                values.extend([(1 << k) - d, (1 << k) + d, (3 << (k - 1)) + d]);
+            }
+        }
+        values.extend((0..20_000u64).map(|i| 1 + i * i % TIME_COUNTED));
+        let mut last = (0, 0);
+        for v in values.into_iter().filter(|&v| v < TIME_COUNTED) {
+            let (i, low) = time_class(v);
+            assert_eq!(low, h.lowest_equivalent(v), "{v}");
+            assert_eq!(class_lowest(i), low, "{v}");
+            // Dense: classes of increasing values have increasing indices.
+            if v > last.0 {
+                assert!(i >= last.1, "{v}");
+            }
+            last = (v, i);
+        }
+        assert!(time_class(TIME_COUNTED - 1).0 < 11_264);
+    }
+
+    #[test]
     fn counting_small_values_then_flushing_equals_recording() {
         let mut direct = UnitStats::new("d", "s", 1);
         let mut counted = UnitStats::new("d", "s", 1);
         let mut small = SmallCounts::default();
+        // Times from 1 ns to 4 ms, spread over every class size (below and
+        // above the counted 1 ms).
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for i in 0..20_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let t = 1 + (x >> (42 + i % 22));
+            let mut o = outcome(t, (i * 7) % 150, Status::Solved);
+            o.counters.max_depth = (i % 100) as u32;
+            direct.record(&o);
+            counted.record_counting(&o, &mut small);
+            if i == 7_000 {
+                small.flush(&mut counted);
+            }
+        }
+        small.flush(&mut counted);
+        assert_eq!(direct.time, counted.time);
+        assert_eq!(direct.time.max(), counted.time.max());
+        assert_eq!(direct.time.min_nz(), counted.time.min_nz());
+        assert_eq!(direct.time.mean(), counted.time.mean());
+        assert_eq!(v2_bytes(&direct.time), v2_bytes(&counted.time));
+        assert_eq!(direct.summary(1), counted.summary(1));
         for i in 0..500u64 {
             // Guesses and depths below, at and above the 64 of the fast path.
             let mut o = outcome(1000 + i, (i * 7) % 150, Status::Solved);
