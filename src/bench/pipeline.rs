@@ -34,7 +34,7 @@ use rand::SeedableRng;
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
@@ -533,6 +533,8 @@ struct Workers<'o, 'a> {
     wake: Condvar,
     /// Bumped whenever the queue changes (what spinning threads watch).
     generation: AtomicU64,
+    /// Threads waiting on `wake` (counted under the queue lock).
+    sleepers: AtomicUsize,
     /// Used by one worker at a time (the one with `reading` set).
     reader: Mutex<BatchReader<'a>>,
     out: Mutex<Ordered<'o>>,
@@ -574,6 +576,7 @@ fn workers_only(
         }),
         wake: Condvar::new(),
         generation: AtomicU64::new(0),
+        sleepers: AtomicUsize::new(0),
         reader: Mutex::new(reader),
         out: Mutex::new(out),
         job,
@@ -647,7 +650,9 @@ impl Workers<'_, '_> {
                         q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
                         continue;
                     }
+                    self.sleepers.fetch_add(1, Ordering::SeqCst);
                     q = self.wake.wait(q).unwrap_or_else(|e| e.into_inner());
+                    self.sleepers.fetch_sub(1, Ordering::SeqCst);
                 }
             };
             // Read first: the other threads may be about to run dry.
@@ -674,10 +679,17 @@ impl Workers<'_, '_> {
         }
     }
 
-    /// Wakes the threads waiting for the queue to change.
+    /// Wakes the threads waiting for the queue to change. Called after the
+    /// change, made under the queue lock. Waking is a system call, so it is
+    /// skipped when no thread sleeps (the usual case, as idle threads spin
+    /// first): a thread that went to sleep before the change registered in
+    /// `sleepers` while it held the queue lock, before the changer took the
+    /// lock, so the changer sees it here.
     fn changed(&self) {
         self.generation.fetch_add(1, Ordering::Release);
-        self.wake.notify_all();
+        if self.sleepers.load(Ordering::SeqCst) > 0 {
+            self.wake.notify_all();
+        }
     }
 
     /// Reads the next batch and queues its chunks.
