@@ -3,10 +3,12 @@
 
 use crate::commands;
 use crate::dataset::Format;
-use crate::solver::strategy::SPEC_HELP;
-use crate::solver::DEFAULT_MAX_GUESSES;
+use crate::solver::external;
+use crate::solver::strategy::spec_help;
+use crate::solver::{Strategy, DEFAULT_MAX_GUESSES};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Benchmark Sudoku solver strategies: exact search-effort counters, latency
 /// percentiles, every answer verified.
@@ -32,7 +34,14 @@ pub enum Command {
   bench-sudoku solve -s 'prop=naked,branch=max' --trace 0000...   (81 characters)
   bench-sudoku solve --count 10 ................................................................................. (empty grid: stops at 10)
 
-Exit status: 0 when every line was read (whatever the outcomes), 2 on a malformed puzzle or bad option.")]
+  bench-sudoku solve -s 'lib=./libmysolver.so' 800000000070090200003600000050007000000045700000100030001000068008500010090000400
+
+Every answer is checked against the rules and the givens; an external solver's count of
+solutions is also checked against bench-sudoku's own engine.
+
+Exit status: 0 when every line was read and every answer checked out, 1 when an answer was
+wrong or an external solver failed on a puzzle, 2 on a malformed puzzle, a bad option or a
+solver that cannot be loaded or started.")]
     Solve(SolveArgs),
     /// Classify every puzzle of a file as unique / multiple / no_solution /
     /// invalid and print the counts.
@@ -45,7 +54,8 @@ Examples:
   bench-sudoku check puzzles.txt
   bench-sudoku check --list --strict puzzles.txt   (print every non-unique puzzle; exit 1 if any)
 
-Exit status: 0 when the file was read, 1 with --strict when a puzzle is not unique, 2 on a malformed line or unreadable file."
+Exit status: 0 when the file was read, 1 with --strict when a puzzle is not unique or when an
+external solver's answer was wrong (or it failed on a puzzle), 2 on a malformed line or unreadable file."
     )]
     Check(CheckArgs),
     /// Benchmark strategies on datasets: every puzzle timed and verified on
@@ -55,7 +65,7 @@ Exit status: 0 when the file was read, 1 with --strict when a puzzle is not uniq
     /// Generate unique-solution puzzles selected by search effort (CSV).
     Generate(crate::generate::cli::GenerateArgs),
     /// List the strategies with their axes and a one-line description.
-    #[command(after_help = SPEC_HELP)]
+    #[command(after_help = spec_help())]
     Strategies(StrategiesArgs),
     /// Compare two results directories: exact counter changes and a
     /// bootstrap verdict on solve times; exit 1 on a regression (CI gate).
@@ -67,6 +77,11 @@ Exit status: 0 when the file was read, 1 with --strict when a puzzle is not uniq
     /// Write benchmark-tracker files (Bencher BMF, github-action-benchmark)
     /// from an existing results directory.
     Export(commands::export::ExportArgs),
+    /// Speak the solver protocol (docs/SOLVER-PROTOCOL.md) on stdin/stdout
+    /// for any strategy: the reference implementation of the protocol, and
+    /// how `isolate=yes` runs a library in child processes.
+    #[command(after_help = commands::serve::SERVE_HELP)]
+    Serve(commands::serve::ServeArgs),
     /// Regenerate report.html and charts/*.svg of an existing results
     /// directory (from summary.json, histograms/*.hdr and puzzles.csv).
     #[command(after_help = "Examples:
@@ -84,6 +99,9 @@ const RUN_HELP: &str = "Examples:
   bench-sudoku run big.csv.gz --limit 100000 --shuffle --seed 7 --no-puzzle-csv --out results/big
   bench-sudoku run datasets/hard.csv --shard 2/3 --out r2          (then: merge r1 r2 r3 --out DIR)
   bench-sudoku run datasets/hard.csv --export bmf bmf.json --export github-benchmark gab.json
+  bench-sudoku run datasets/hard.csv -s fast -s 'lib=./libmysolver.so'     (tdoku's C signature, symbol 'solve')
+  bench-sudoku run datasets/hard.csv -s fast -s 'cmd=python3 examples/solvers/python/solver.py'
+  bench-sudoku run datasets/hard.csv --solvers solvers.toml -s fast -s tdoku -s mine
 
 Datasets: CSV with a header (puzzle column quizzes|puzzle|quiz|question|sudoku; optional
 solution column solutions|solution|answer, id, and a rating/difficulty column) or plain
@@ -97,9 +115,17 @@ histograms/<dataset>-<strategy>{,.guesses,.depth}.{hgrm,hdr},
 charts/<dataset>-{latency,guesses,scatter}.svg and report.html (the page to open;
 'bench-sudoku report DIR' regenerates it).
 
-Exit status: 0 success; 1 when an answer disagrees with the dataset's solution or the
-rules; 2 on bad input (file:line: what is wrong) or unusable output directory;
-130 when interrupted (partial results written, meta.json \"complete\": false).";
+External solvers (docs/SOLVERS.md): -s 'lib=PATH[,symbol=NAME|,solver=NAME]…' loads a
+shared library, -s 'cmd=COMMAND' runs a program speaking docs/SOLVER-PROTOCOL.md, and
+--solvers FILE names them. Their answers are verified like every strategy's, and their
+counts checked against bench-sudoku's own engine; a crash, a timeout (--timeout) or a
+protocol error is an outcome of its puzzle, and the run goes on.
+
+Exit status: 0 success; 1 when an answer disagrees with the dataset's solution, the
+rules or bench-sudoku's count of solutions, or an external solver failed on a puzzle
+(crashed, timeout, protocol_error, error); 2 on bad input (file:line: what is wrong),
+a solver that cannot be loaded or started, or an unusable output directory; 130 when
+interrupted (partial results written, meta.json \"complete\": false).";
 
 /// Options shared by the commands that solve.
 #[derive(Debug, Args, Clone)]
@@ -107,6 +133,58 @@ pub struct EngineArgs {
     /// Per-puzzle guess budget; past it a puzzle is reported `gave_up`.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_GUESSES)]
     pub max_guesses: u64,
+    #[command(flatten)]
+    pub solvers: SolverArgs,
+}
+
+/// Options of external solvers, shared by the commands that take `-s`.
+#[derive(Debug, Args, Clone)]
+pub struct SolverArgs {
+    /// A TOML file naming external solvers ([solvers.LABEL] tables with
+    /// lib/symbol/solver/config/reentrant/isolate, cmd, or spec; see
+    /// docs/SOLVERS.md); each LABEL is then a strategy name. Repeatable.
+    #[arg(long = "solvers", value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Per-puzzle time limit of external solvers (e.g. 500ms, 10s, 2m). A
+    /// solver process that does not answer in time is killed and restarted
+    /// (outcome `timeout`); a library in this process (no isolate=yes)
+    /// cannot be stopped, so the run then ends with an error.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "60s",
+        value_parser = parse_timeout
+    )]
+    pub timeout: Duration,
+}
+
+fn parse_timeout(s: &str) -> Result<Duration, String> {
+    let d = humantime::parse_duration(s).map_err(|e| format!("{e} (e.g. 500ms, 10s, 2m)"))?;
+    if d.is_zero() {
+        return Err("a timeout must be above zero".into());
+    }
+    Ok(d)
+}
+
+impl SolverArgs {
+    /// The context strategies are parsed in: the options of external
+    /// solvers and the labels of the `--solvers` files.
+    pub fn context(&self, max_guesses: u64) -> anyhow::Result<external::Context> {
+        let mut ctx = external::Context::new(external::Options {
+            timeout: self.timeout,
+            max_guesses,
+            exe: None,
+        });
+        for f in &self.files {
+            ctx.load_solvers_file(f)?;
+        }
+        Ok(ctx)
+    }
+
+    /// Parses one strategy spec in this context.
+    pub fn strategy(&self, spec: &str, max_guesses: u64) -> anyhow::Result<Strategy> {
+        Ok(Strategy::parse_in(spec, &self.context(max_guesses)?)?)
+    }
 }
 
 #[derive(Debug, Args)]
@@ -116,7 +194,7 @@ pub struct SolveArgs {
     #[arg(value_name = "PUZZLE|-")]
     pub puzzle: Option<String>,
     /// Strategy name or spec.
-    #[arg(short, long, default_value = "hidden", long_help = SPEC_HELP)]
+    #[arg(short, long, default_value = "hidden", long_help = spec_help())]
     pub strategy: String,
     /// Count solutions up to N (2 proves uniqueness; 1 stops at the first).
     #[arg(long, value_name = "N", default_value_t = 2)]
@@ -136,7 +214,7 @@ pub struct CheckArgs {
     /// File of 81-character puzzle lines.
     pub file: PathBuf,
     /// Strategy used to count solutions.
-    #[arg(short, long, default_value = "locked", long_help = SPEC_HELP)]
+    #[arg(short, long, default_value = "locked", long_help = spec_help())]
     pub strategy: String,
     /// Print each puzzle that is not unique, with its line number.
     #[arg(long)]
@@ -155,7 +233,7 @@ pub struct RunArgs {
     pub datasets: Vec<PathBuf>,
     /// Strategy to run (repeat the option for several; 'all' for every named
     /// strategy) [default: mrv, hidden, locked, fast].
-    #[arg(short = 's', long = "strategy", value_name = "STRATEGY", long_help = SPEC_HELP)]
+    #[arg(short = 's', long = "strategy", value_name = "STRATEGY", long_help = spec_help())]
     pub strategies: Vec<String>,
     /// Solver threads [default: all logical cores].
     #[arg(
@@ -194,7 +272,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub count: u32,
     #[command(flatten)]
-    pub engine: MaxGuesses,
+    pub engine: EngineArgs,
     /// Dataset format.
     #[arg(long, value_enum, default_value_t = Format::Auto)]
     pub format: Format,
@@ -222,13 +300,6 @@ pub struct RunArgs {
     pub export: Vec<String>,
 }
 
-#[derive(Debug, Args, Clone)]
-pub struct MaxGuesses {
-    /// Per-puzzle guess budget; past it a puzzle is reported `gave_up`.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_GUESSES)]
-    pub max_guesses: u64,
-}
-
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// A results directory written by `bench-sudoku run`.
@@ -241,6 +312,9 @@ pub struct StrategiesArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Also list (and check) the external solvers of these TOML files.
+    #[command(flatten)]
+    pub solvers: SolverArgs,
 }
 
 /// Parses the command line and runs the command; returns the exit status.
@@ -255,6 +329,7 @@ pub fn main() -> i32 {
         Command::Compare(a) => commands::compare::run(a),
         Command::Merge(a) => commands::merge::run(a),
         Command::Export(a) => commands::export::run(a),
+        Command::Serve(a) => commands::serve::run(a),
         Command::Report(a) => commands::report::run(a),
     };
     commands::exit_code(result)

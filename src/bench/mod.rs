@@ -22,7 +22,7 @@ mod row;
 pub mod sysinfo;
 
 use crate::dataset::{self, DatasetError, Format};
-use crate::solver::{Limits, Strategy};
+use crate::solver::{CounterSet, Limits, Strategy};
 use metrics::UnitStats;
 use row::push_text;
 pub use row::RowFormat;
@@ -102,7 +102,7 @@ pub trait RowSink: Send {
     /// Starts the rows of a (dataset, strategy) unit. Returns how to format
     /// them (the solver threads may format rows), or `None` when rows are
     /// discarded.
-    fn unit(&mut self, dataset: &str, strategy: &str) -> Option<RowFormat>;
+    fn unit(&mut self, dataset: &str, strategy: &str, counters: CounterSet) -> Option<RowFormat>;
     /// Appends rows made by the unit's [`RowFormat`], in input order.
     fn write(&mut self, rows: &[u8]) -> std::io::Result<()>;
 }
@@ -111,7 +111,7 @@ pub trait RowSink: Send {
 pub struct NoRows;
 
 impl RowSink for NoRows {
-    fn unit(&mut self, _: &str, _: &str) -> Option<RowFormat> {
+    fn unit(&mut self, _: &str, _: &str, _: CounterSet) -> Option<RowFormat> {
         None
     }
     fn write(&mut self, _: &[u8]) -> std::io::Result<()> {
@@ -301,8 +301,8 @@ impl PuzzleCsv {
 }
 
 impl RowSink for PuzzleCsv {
-    fn unit(&mut self, dataset: &str, strategy: &str) -> Option<RowFormat> {
-        Some(RowFormat::new(dataset, strategy))
+    fn unit(&mut self, dataset: &str, strategy: &str, counters: CounterSet) -> Option<RowFormat> {
+        Some(RowFormat::new(dataset, strategy, counters))
     }
 
     fn write(&mut self, rows: &[u8]) -> std::io::Result<()> {

@@ -28,7 +28,11 @@
 use super::metrics::{PuzzleOutcome, Skipped, SmallCounts, UnitStats};
 use super::{sysinfo, DatasetInfo, Progress, RowFormat, RowSink, RunOptions, Stop, IN_FLIGHT};
 use crate::dataset::{self, DatasetError, Record};
-use crate::solver::{Limits, SolveResult, Solver, Status, Strategy};
+use crate::grid::Grid;
+use crate::solver::{
+    Answer, Builtin, Engine, ExternalSolver, Limits, NoopObserver, SolveResult, Solver,
+    SolverInstance, Status, Strategy,
+};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rayon::prelude::*;
@@ -103,16 +107,23 @@ pub(super) fn run_unit(
     // take milliseconds to be scheduled again (seen on this project's
     // virtual machines), which is not the harness's cost.
     pool.broadcast(|_| ());
+    let caps = strategy.capabilities();
+    let instances = match strategy.engine() {
+        Engine::Builtin(_) => None,
+        Engine::External(e) => Some(Instances::new(e, pool.current_num_threads())),
+    };
     let start = Instant::now();
     let repeat = opts.repeat.max(1);
-    let mut stats = UnitStats::new(&info.name, strategy.name(), repeat);
+    let mut stats =
+        UnitStats::new(&info.name, strategy.name(), repeat).reporting(caps.counters, caps.clock);
     stats.passes = opts.warmup + repeat;
-    let format = rows.unit(&info.name, strategy.name());
+    let format = rows.unit(&info.name, strategy.name(), caps.counters);
     let job = Job {
         strategy,
         limits: &opts.limits,
         passes: opts.warmup + repeat,
         warmup: opts.warmup,
+        instances: instances.as_ref(),
     };
     let out = Ordered {
         pending: BTreeMap::new(),
@@ -131,6 +142,9 @@ pub(super) fn run_unit(
         stopped = Some(Stop::Interrupted);
     }
     stats.wall_ns = start.elapsed().as_nanos() as u64;
+    // Ends the unit's solver processes and frees the library states (after
+    // the wall time: shutting down is not the unit's work).
+    drop(instances);
     stats.complete = stopped.is_none();
     (stats, stopped)
 }
@@ -141,19 +155,80 @@ struct Job<'a> {
     limits: &'a Limits,
     passes: u32,
     warmup: u32,
+    /// The per-thread instances of an external strategy.
+    instances: Option<&'a Instances>,
+}
+
+/// One instance of an external solver per pool thread, made on the
+/// thread's first chunk and dropped when the unit ends (which stops solver
+/// processes and frees library states).
+struct Instances {
+    solver: std::sync::Arc<dyn ExternalSolver>,
+    slots: Vec<Mutex<Option<Box<dyn SolverInstance>>>>,
+}
+
+impl Instances {
+    fn new(solver: &std::sync::Arc<dyn ExternalSolver>, threads: usize) -> Self {
+        Instances {
+            solver: std::sync::Arc::clone(solver),
+            slots: (0..threads.max(1)).map(|_| Mutex::new(None)).collect(),
+        }
+    }
+
+    /// Solves `puzzles` with the calling pool thread's instance; when none
+    /// can be made, every puzzle is `crashed` with the reason (and the next
+    /// chunk tries again).
+    fn solve_batch(&self, puzzles: &[Grid], limits: &Limits, out: &mut Vec<Answer>) {
+        let i = rayon::current_thread_index().unwrap_or(0) % self.slots.len();
+        let mut slot = self.slots[i].lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_none() {
+            match self.solver.instance() {
+                Ok(instance) => *slot = Some(instance),
+                Err(e) => {
+                    let why = format!("{e:#}");
+                    out.extend(
+                        puzzles
+                            .iter()
+                            .map(|p| Answer::fault(p, Status::Crashed, why.clone())),
+                    );
+                    return;
+                }
+            }
+        }
+        if let Some(instance) = slot.as_mut() {
+            instance.solve_batch(puzzles, limits, out);
+        }
+    }
 }
 
 /// A raw result on its way to verification.
 struct Solved {
     result: SolveResult,
     time_ns: u64,
+    /// An external solver's fault, or why its solution is not a grid.
+    note: Option<Box<str>>,
+    /// The solver counted solutions without writing one (only the count
+    /// can be checked).
+    unwritten: bool,
 }
 
 /// Solves a chunk `passes` times; keeps each puzzle's minimum time over the
-/// measured passes, and each measured pass's total. Each solve is timed
-/// alone with the monotonic clock; nothing else happens between the two
-/// clock reads.
+/// measured passes, and each measured pass's total.
 fn solve_chunk(records: &[Record], job: &Job) -> (Vec<Solved>, Vec<u64>) {
+    match job.strategy.engine() {
+        Engine::Builtin(b) => solve_chunk_builtin(records, job, b),
+        Engine::External(_) => solve_chunk_external(records, job),
+    }
+}
+
+/// [`solve_chunk`] for a built-in engine, called directly (static
+/// dispatch). Each solve is timed alone with the monotonic clock; nothing
+/// else happens between the two clock reads.
+fn solve_chunk_builtin(
+    records: &[Record],
+    job: &Job,
+    builtin: &Builtin,
+) -> (Vec<Solved>, Vec<u64>) {
     let mut solved: Vec<Solved> = Vec::with_capacity(records.len());
     let mut pass_ns = vec![0u64; (job.passes - job.warmup) as usize];
     SOLVER.with(|s| {
@@ -164,7 +239,8 @@ fn solve_chunk(records: &[Record], job: &Job) -> (Vec<Solved>, Vec<u64>) {
             let mut total = 0u64;
             for (i, rec) in records.iter().enumerate() {
                 let t = Instant::now();
-                let result = solver.solve(&rec.puzzle, job.strategy, job.limits);
+                let result =
+                    solver.solve_builtin(&rec.puzzle, builtin, job.limits, &mut NoopObserver);
                 let ns = t.elapsed().as_nanos() as u64;
                 total += ns;
                 let kept = if measured { ns } else { u64::MAX };
@@ -172,6 +248,8 @@ fn solve_chunk(records: &[Record], job: &Job) -> (Vec<Solved>, Vec<u64>) {
                     solved.push(Solved {
                         result,
                         time_ns: kept,
+                        note: None,
+                        unwritten: false,
                     });
                 } else {
                     let s = &mut solved[i];
@@ -187,21 +265,98 @@ fn solve_chunk(records: &[Record], job: &Job) -> (Vec<Solved>, Vec<u64>) {
     (solved, pass_ns)
 }
 
+/// [`solve_chunk`] for an external solver: the chunk goes to the thread's
+/// instance as one batch per pass (a solver process gets its requests
+/// pipelined), and each answer carries its time. A puzzle that fails in any
+/// pass keeps its first fault.
+fn solve_chunk_external(records: &[Record], job: &Job) -> (Vec<Solved>, Vec<u64>) {
+    let instances = job.instances.expect("an external job has instances");
+    let puzzles: Vec<Grid> = records.iter().map(|r| r.puzzle).collect();
+    let mut solved: Vec<Solved> = Vec::with_capacity(records.len());
+    let mut pass_ns = vec![0u64; (job.passes - job.warmup) as usize];
+    let mut answers = Vec::with_capacity(records.len());
+    for pass in 0..job.passes {
+        let measured = pass >= job.warmup;
+        answers.clear();
+        instances.solve_batch(&puzzles, job.limits, &mut answers);
+        debug_assert_eq!(answers.len(), puzzles.len());
+        let mut total = 0u64;
+        for (i, a) in answers.drain(..).enumerate() {
+            let fault = a.result.status.is_fault();
+            let ns = if fault { 0 } else { a.time_ns.unwrap_or(0) };
+            total += ns;
+            let kept = if measured && !fault { ns } else { u64::MAX };
+            if pass == 0 {
+                solved.push(Solved {
+                    result: a.result,
+                    time_ns: kept,
+                    note: a.note,
+                    unwritten: a.unwritten,
+                });
+                continue;
+            }
+            let Some(s) = solved.get_mut(i) else { break };
+            if s.result.status.is_fault() {
+                continue;
+            }
+            if fault {
+                *s = Solved {
+                    result: a.result,
+                    time_ns: u64::MAX,
+                    note: a.note,
+                    unwritten: false,
+                };
+            } else {
+                s.time_ns = s.time_ns.min(kept);
+            }
+        }
+        if measured {
+            pass_ns[(pass - job.warmup) as usize] = total;
+        }
+    }
+    (solved, pass_ns)
+}
+
 /// Verifies every answer of a chunk (in solve order), appending the
-/// outcomes to `out`.
-fn verify(records: &[Record], solved: &[Solved], out: &mut Vec<PuzzleOutcome>) {
+/// outcomes to `out`. With `count_check` (external solvers), each count is
+/// also checked against the built-in `fast` engine's, outside the timed
+/// region.
+fn verify(
+    records: &[Record],
+    solved: &[Solved],
+    count_check: Option<&Limits>,
+    out: &mut Vec<PuzzleOutcome>,
+) {
     out.extend(
         records
             .iter()
             .zip(solved)
-            .map(|(rec, s)| outcome(rec, &s.result, s.time_ns)),
+            .map(|(rec, s)| outcome(rec, s, count_check)),
     );
 }
 
 /// Verifies a result and turns it into the aggregator's record.
-fn outcome(rec: &Record, r: &SolveResult, time_ns: u64) -> PuzzleOutcome {
-    let wrong = match r.solution() {
-        Some(g) if !g.is_solution_of(&rec.puzzle) => Some(
+fn outcome(rec: &Record, s: &Solved, count_check: Option<&Limits>) -> PuzzleOutcome {
+    let r = &s.result;
+    if r.status.is_fault() {
+        return PuzzleOutcome {
+            index: rec.index,
+            line: rec.line,
+            status: r.status,
+            solutions: 0,
+            time_ns: 0,
+            counters: r.counters,
+            givens: rec.puzzle.givens() as u8,
+            matches_solution: None,
+            wrong: None,
+            wrong_count: None,
+            fault: s.note.clone(),
+        };
+    }
+    let wrong = match (&s.note, r.solution()) {
+        (Some(note), _) => Some(note.to_string()),
+        (None, _) if s.unwritten => None,
+        (None, Some(g)) if !g.is_solution_of(&rec.puzzle) => Some(
             g.check_solution_of(&rec.puzzle)
                 .err()
                 .map_or_else(|| "invalid grid".to_string(), |e| e.to_string()),
@@ -209,20 +364,31 @@ fn outcome(rec: &Record, r: &SolveResult, time_ns: u64) -> PuzzleOutcome {
         _ => None,
     };
     let matches_solution = match (&rec.solution, r.status) {
+        _ if s.unwritten => None,
         (Some(expected), Status::Solved | Status::Multiple) => Some(r.grid == *expected),
         (Some(_), Status::NoSolution | Status::Invalid) => Some(false),
         _ => None,
     };
+    let wrong_count = count_check.and_then(|limits| {
+        let proven = wrong.is_none() && !s.unwritten;
+        SOLVER.with(|solver| {
+            solver
+                .borrow_mut()
+                .count_disagrees(&rec.puzzle, r, limits, proven)
+        })
+    });
     PuzzleOutcome {
         index: rec.index,
         line: rec.line,
         status: r.status,
         solutions: r.solutions,
-        time_ns,
+        time_ns: s.time_ns,
         counters: r.counters,
         givens: rec.puzzle.givens() as u8,
         matches_solution,
         wrong,
+        wrong_count,
+        fault: None,
     }
 }
 
@@ -369,9 +535,10 @@ fn with_helpers(
             read_batches(opts, info, btx, reader_stop)
         });
         let out = &mut out;
+        let check = job.instances.map(|_| job.limits);
         let writer = scope.spawn(move || {
             super::pin_helper_thread(opts.threads);
-            write_batches(drx, token_tx, out, format, opts.shuffle)
+            write_batches(drx, token_tx, out, format, opts.shuffle, check)
         });
 
         pool.in_place_scope(|s| {
@@ -471,10 +638,11 @@ fn write_batches(
     out: &mut Ordered,
     format: Option<&RowFormat>,
     shuffled: bool,
+    count_check: Option<&Limits>,
 ) {
     for raw in rx.iter() {
         let mut outcomes = Vec::with_capacity(raw.solved.len());
-        verify(&raw.batch.records, &raw.solved, &mut outcomes);
+        verify(&raw.batch.records, &raw.solved, count_check, &mut outcomes);
         let (outcomes, rows) = in_input_order(&raw.batch.records, outcomes, shuffled, format);
         let written = out.accept(Done {
             seq: raw.seq,
@@ -770,8 +938,14 @@ impl Workers<'_, '_> {
         parts.sort_unstable_by_key(|p| p.0);
         let mut outcomes = Vec::with_capacity(window.records.len());
         let mut pass_ns = vec![0u64; (self.job.passes - self.job.warmup) as usize];
+        let check = self.job.instances.map(|_| self.job.limits);
         for (a, solved, p) in parts {
-            verify(&window.records[a..a + solved.len()], &solved, &mut outcomes);
+            verify(
+                &window.records[a..a + solved.len()],
+                &solved,
+                check,
+                &mut outcomes,
+            );
             for (t, x) in pass_ns.iter_mut().zip(p) {
                 *t += x;
             }
@@ -889,6 +1063,7 @@ mod tests {
     use super::*;
     use crate::bench::{inspect, Shard, Silent};
     use crate::dataset::Format;
+    use crate::solver::CounterSet;
     use std::io::Write;
     use std::path::PathBuf;
 
@@ -899,8 +1074,13 @@ mod tests {
     }
 
     impl RowSink for Sink {
-        fn unit(&mut self, dataset: &str, strategy: &str) -> Option<RowFormat> {
-            Some(RowFormat::new(dataset, strategy))
+        fn unit(
+            &mut self,
+            dataset: &str,
+            strategy: &str,
+            counters: CounterSet,
+        ) -> Option<RowFormat> {
+            Some(RowFormat::new(dataset, strategy, counters))
         }
         fn write(&mut self, rows: &[u8]) -> std::io::Result<()> {
             if self

@@ -3,18 +3,22 @@
 
 use super::metrics::PuzzleOutcome;
 use crate::dataset::Record;
-use crate::solver::Status;
+use crate::solver::{Counter, CounterSet, Status};
 use std::mem::MaybeUninit;
 
 /// Formats `puzzles.csv` rows of one (dataset, strategy) unit. Text fields
 /// are escaped by the csv crate (the unit's dataset and strategy once, id
 /// and rating when they need it); numbers are formatted directly.
 ///
+/// A counter the unit's strategy does not report is an empty cell, as are
+/// the solutions, time and counters of a fault (crashed, timeout, …).
+///
 /// A row whose text fields are short (dataset and strategy of at most 32
-/// escaped bytes with their commas, no id or rating: the usual case) is
-/// written in place into the buffer's spare capacity with fixed-size
-/// stores, without a length update per field ([`Cursor`]); other rows field
-/// by field. Both give the same bytes (tested).
+/// escaped bytes with their commas, no id or rating: the usual case) and
+/// whose strategy reports every counter is written in place into the
+/// buffer's spare capacity with fixed-size stores, without a length update
+/// per field ([`Cursor`]); other rows field by field. Both give the same
+/// bytes (tested).
 #[derive(Clone, Debug)]
 pub struct RowFormat {
     /// `dataset,` escaped.
@@ -25,13 +29,15 @@ pub struct RowFormat {
     short: Option<[([u8; PIECE], usize); 2]>,
     /// Each status's name, zero-padded, by `Status as usize`.
     status: [([u8; 16], usize); Status::ALL.len()],
+    /// The counters the unit's strategy reports.
+    counters: CounterSet,
 }
 
 /// The longest dataset or strategy piece of the in-place path.
 const PIECE: usize = 32;
 
 impl RowFormat {
-    pub fn new(dataset: &str, strategy: &str) -> Self {
+    pub fn new(dataset: &str, strategy: &str, counters: CounterSet) -> Self {
         let mut d = Vec::new();
         push_text(&mut d, dataset.as_bytes());
         d.push(b',');
@@ -43,7 +49,10 @@ impl RowFormat {
             p.get_mut(..v.len())?.copy_from_slice(v);
             Some((p, v.len()))
         };
-        let short = padded(&d).zip(padded(&s)).map(|(a, b)| [a, b]);
+        let short = padded(&d)
+            .zip(padded(&s))
+            .map(|(a, b)| [a, b])
+            .filter(|_| counters == CounterSet::ALL);
         let mut status = [([0u8; 16], 0); Status::ALL.len()];
         for st in Status::ALL {
             let name = st.as_str().as_bytes();
@@ -55,6 +64,7 @@ impl RowFormat {
             strategy: s,
             short,
             status,
+            counters,
         }
     }
 
@@ -62,14 +72,15 @@ impl RowFormat {
     #[inline]
     pub fn push(&self, row: &mut Vec<u8>, rec: &Record, o: &PuzzleOutcome) {
         match &self.short {
-            Some(pieces) if rec.id.is_none() && rec.rating.is_none() => {
+            Some(pieces) if rec.id.is_none() && rec.rating.is_none() && !o.status.is_fault() => {
                 self.push_in_place(row, pieces, o)
             }
             _ => self.push_by_field(row, rec, o),
         }
     }
 
-    /// The counters after the status, in column order.
+    /// The counters after the status, in column order (the six counters
+    /// in [`Counter::ALL`]'s order).
     #[inline(always)]
     fn numbers(o: &PuzzleOutcome) -> [u64; 9] {
         let c = &o.counters;
@@ -140,9 +151,18 @@ impl RowFormat {
         }
         row.extend_from_slice(&self.strategy);
         row.extend_from_slice(o.status.as_str().as_bytes());
-        for v in Self::numbers(o) {
+        // Solutions, time, the six counters, givens: empty when absent.
+        let fault = o.status.is_fault();
+        let present = |i: usize| match i {
+            0 | 1 => !fault,
+            8 => true,
+            c => !fault && self.counters.has(Counter::ALL[c - 2]),
+        };
+        for (i, v) in Self::numbers(o).into_iter().enumerate() {
             row.push(b',');
-            push_u64(row, &mut n, v);
+            if present(i) {
+                push_u64(row, &mut n, v);
+            }
         }
         let (end, end_len) = Self::ending(o);
         row.extend_from_slice(&end[..end_len]);
@@ -319,7 +339,11 @@ mod tests {
         let path = dir.join("p.csv");
         let mut w = PuzzleCsv::create(&path).unwrap();
         let format = w
-            .unit("set, \"one\"", "prop=hidden,branch=max,order=asc")
+            .unit(
+                "set, \"one\"",
+                "prop=hidden,branch=max,order=asc",
+                CounterSet::ALL,
+            )
             .unwrap();
         let rec = record(7, Some("a,b"), Some(" 3 "));
         let o = PuzzleOutcome {
@@ -339,6 +363,8 @@ mod tests {
             givens: 0,
             matches_solution: Some(false),
             wrong: None,
+            wrong_count: None,
+            fault: None,
         };
         let mut row = Vec::new();
         format.push(&mut row, &rec, &o);
@@ -374,7 +400,7 @@ mod tests {
 
     #[test]
     fn rows_name_every_status_as_the_reports_do() {
-        let f = RowFormat::new("d", "s");
+        let f = RowFormat::new("d", "s", CounterSet::ALL);
         let rec = record(0, None, None);
         for status in Status::ALL {
             let o = PuzzleOutcome {
@@ -387,14 +413,51 @@ mod tests {
                 givens: 99,
                 matches_solution: None,
                 wrong: None,
+                wrong_count: None,
+                fault: None,
             };
             let mut row = Vec::new();
             f.push(&mut row, &rec, &o);
             let text = String::from_utf8(row).unwrap();
             let fields: Vec<&str> = text.trim_end().split(',').collect();
             assert_eq!(fields[5], status.as_str());
-            assert_eq!((fields[1], fields[7], fields[14]), ("123", "9", "99"));
+            // A fault has no time and no counters.
+            let time = if status.is_fault() { "" } else { "9" };
+            assert_eq!((fields[1], fields[7], fields[14]), ("123", time, "99"));
+            assert_eq!(fields[8] == "0", !status.is_fault(), "{status}");
         }
+    }
+
+    #[test]
+    fn counters_a_strategy_does_not_report_are_empty_cells() {
+        let guesses_only = CounterSet::of(&[Counter::Guesses]);
+        let f = RowFormat::new("d", "tdoku", guesses_only);
+        assert!(
+            f.short.is_none(),
+            "every such row is written field by field"
+        );
+        let o = PuzzleOutcome {
+            index: 4,
+            line: 5,
+            status: Status::Solved,
+            solutions: 1,
+            time_ns: 3100,
+            counters: Counters {
+                guesses: 7,
+                ..Counters::default()
+            },
+            givens: 17,
+            matches_solution: Some(true),
+            wrong: None,
+            wrong_count: None,
+            fault: None,
+        };
+        let mut row = Vec::new();
+        f.push(&mut row, &record(4, None, None), &o);
+        assert_eq!(
+            String::from_utf8(row).unwrap(),
+            "d,4,,,tdoku,solved,1,3100,7,,,,,,17,true\n"
+        );
     }
 
     #[test]
@@ -427,7 +490,7 @@ mod tests {
             (long.as_str(), long.as_str(), None),
             ("d", "s", Some("x")),
         ] {
-            let f = RowFormat::new(dataset, strategy);
+            let f = RowFormat::new(dataset, strategy, CounterSet::ALL);
             for v in values {
                 let mut row = vec![b'x'];
                 push_u64(&mut row, &mut itoa::Buffer::new(), v);
@@ -450,6 +513,8 @@ mod tests {
                     givens: 17,
                     matches_solution: Some(true),
                     wrong: None,
+                    wrong_count: None,
+                    fault: None,
                 };
                 // Appended after earlier bytes, as in a batch.
                 let mut row = b"prev\n".to_vec();
@@ -471,7 +536,7 @@ mod tests {
 
     #[test]
     fn in_place_and_field_by_field_rows_are_the_same_bytes() {
-        let f = RowFormat::new("set", "fast");
+        let f = RowFormat::new("set", "fast", CounterSet::ALL);
         let pieces = f.short.unwrap();
         let rec = record(0, None, None);
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
@@ -486,7 +551,8 @@ mod tests {
             let o = PuzzleOutcome {
                 index: i,
                 line: i + 1,
-                status: Status::ALL[i as usize % Status::ALL.len()],
+                // The in-place path takes every status but the faults.
+                status: Status::ALL[i as usize % 6],
                 solutions: next(2) as u32,
                 time_ns: next(1 + (i % 40) as u32),
                 counters: Counters {
@@ -500,6 +566,8 @@ mod tests {
                 givens: next(7) as u8,
                 matches_solution: [None, Some(true), Some(false)][i as usize % 3],
                 wrong: None,
+                wrong_count: None,
+                fault: None,
             };
             f.push_in_place(&mut a, &pieces, &o);
             f.push_by_field(&mut b, &rec, &o);

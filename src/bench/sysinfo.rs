@@ -62,6 +62,41 @@ pub struct RunOptionsMeta {
     /// `--shard K/N` when the run covered one part of every dataset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
+    /// How each strategy ran: built-in or external, its spec, what it
+    /// reports and which clock times it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub strategy_details: Vec<StrategyMeta>,
+    /// The per-puzzle time limit of external solvers (`--timeout`), when
+    /// the run has any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<String>,
+}
+
+/// One strategy of a run, as `meta.json` records it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct StrategyMeta {
+    pub name: String,
+    /// `builtin`, `lib` or `cmd`.
+    pub kind: String,
+    /// The axes of a built-in strategy; an external solver's canonical spec.
+    pub spec: String,
+    pub description: String,
+    pub counters: crate::solver::CounterSet,
+    pub clock: crate::solver::Clock,
+}
+
+impl StrategyMeta {
+    pub fn of(s: &crate::solver::Strategy) -> Self {
+        let caps = s.capabilities();
+        StrategyMeta {
+            name: s.name().to_string(),
+            kind: s.kind(),
+            spec: s.axes(),
+            description: s.description(),
+            counters: caps.counters,
+            clock: caps.clock,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -1,13 +1,16 @@
 //! `bench-sudoku check FILE`: classify every puzzle by its number of solutions.
 
-use super::{parse_strategy, CmdResult};
+use super::CmdResult;
 use crate::cli::CheckArgs;
 use crate::dataset::{self, Format};
 use crate::solver::{Limits, Solver, Status};
 use std::io::Write;
 
 pub fn run(args: &CheckArgs) -> CmdResult {
-    let strategy = parse_strategy(&args.strategy)?;
+    let strategy = args
+        .engine
+        .solvers
+        .strategy(&args.strategy, args.engine.max_guesses)?;
     let limits = Limits::uniqueness().with_max_guesses(args.engine.max_guesses);
     let name = args.file.display();
     // The dataset reader: plain lines (or CSV, gzip), bounded lines, and
@@ -17,18 +20,27 @@ pub fn run(args: &CheckArgs) -> CmdResult {
     let mut counts = [0u64; Status::ALL.len()];
     let mut out = std::io::stdout().lock();
     let mut total = 0u64;
+    let mut wrong = 0u64;
     for item in reader {
         let rec = item?;
         let line_no = rec.line;
         total += 1;
-        let r = solver.solve(&rec.puzzle, &strategy, &limits);
-        if let Some(s) = r.solution() {
-            s.check_solution_of(&rec.puzzle).map_err(|e| {
-                anyhow::anyhow!("{name}:{line_no}: engine returned an invalid solution: {e}")
-            })?;
+        let a = solver.answer(&rec.puzzle, &strategy, &limits);
+        let r = &a.result;
+        // A wrong answer is not a classification: it is listed whatever
+        // --list says, and the file's counts leave it out.
+        if let Some(w) =
+            super::solve::check_answer(&mut solver, &rec.puzzle, &strategy, &limits, &a)
+        {
+            wrong += 1;
+            writeln!(out, "{name}:{line_no}: WRONG ({w})")?;
+            continue;
         }
         counts[r.status as usize] += 1;
-        if args.list && r.status != Status::Solved {
+        if r.status.is_fault() {
+            let note = a.note.as_deref().unwrap_or("");
+            writeln!(out, "{name}:{line_no}: {} ({note})", r.status)?;
+        } else if args.list && r.status != Status::Solved {
             let label = label(r.status);
             match r.conflict {
                 Some(c) => writeln!(out, "{name}:{line_no}: {label} ({c})")?,
@@ -52,8 +64,18 @@ pub fn run(args: &CheckArgs) -> CmdResult {
             writeln!(out, "  {:12} {n:>9}", label(st))?;
         }
     }
+    if wrong > 0 {
+        writeln!(out, "  {:12} {wrong:>9}", "WRONG")?;
+    }
+    let faults: u64 = Status::FAULTS.iter().map(|&s| counts[s as usize]).sum();
     let not_unique = total - counts[Status::Solved as usize];
-    Ok(if args.strict && not_unique > 0 { 1 } else { 0 })
+    Ok(
+        if wrong > 0 || faults > 0 || (args.strict && not_unique > 0) {
+            1
+        } else {
+            0
+        },
+    )
 }
 
 /// `check` speaks of unique puzzles rather than solved ones.

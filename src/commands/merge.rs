@@ -9,6 +9,7 @@ use crate::bench::sysinfo::Meta;
 use crate::bench::{Shard, PUZZLE_CSV_HEADER};
 use crate::compare::load::ResultsDir;
 use crate::report::{self, terminal, Report};
+use crate::solver::Counter;
 use anyhow::{bail, Context};
 use clap::Args;
 use std::collections::HashMap;
@@ -170,8 +171,22 @@ fn prepare_out(args: &MergeArgs, inputs: &[ResultsDir]) -> anyhow::Result<()> {
 fn unit_of(d: &ResultsDir, i: usize) -> anyhow::Result<UnitStats> {
     let r = &d.results[i];
     let h = |suffix: &str| d.histogram(&r.dataset, &r.strategy, suffix);
+    // A counter the strategy does not report has no histogram file.
+    let h_if = |suffix: &str, c: Counter| {
+        if r.counters.has(c) {
+            h(suffix)
+        } else {
+            Ok(crate::bench::metrics::empty_histogram())
+        }
+    };
     let passes = d.meta.options.warmup + d.meta.options.repeat.max(1);
-    let mut u = UnitStats::from_parts(r, h("")?, h(".guesses")?, h(".depth")?, passes);
+    let mut u = UnitStats::from_parts(
+        r,
+        h("")?,
+        h_if(".guesses", Counter::Guesses)?,
+        h_if(".depth", Counter::MaxDepth)?,
+        passes,
+    );
     let same = |ds: &str, st: &str| ds == r.dataset && st == r.strategy;
     for l in d
         .mismatch_list
@@ -196,8 +211,16 @@ fn unit_of(d: &ResultsDir, i: usize) -> anyhow::Result<UnitStats> {
     {
         u.skipped_list.extend(l.rows.iter().cloned());
     }
+    for l in d
+        .fault_list
+        .iter()
+        .filter(|l| same(&l.dataset, &l.strategy))
+    {
+        u.fault_list.extend(l.rows.iter().cloned());
+    }
     u.mismatch_list.truncate(LIST_CAP);
     u.skipped_list.truncate(LIST_CAP);
+    u.fault_list.truncate(LIST_CAP);
     Ok(u)
 }
 

@@ -7,10 +7,10 @@ pub mod export;
 pub mod merge;
 pub mod report;
 pub mod run;
+pub mod serve;
 pub mod solve;
 pub mod strategies;
 
-use crate::solver::Strategy;
 use std::io::Write;
 
 /// What a command returns: its exit status, or an error (printed, status 2).
@@ -48,11 +48,6 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         c.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
-}
-
-/// Parses a strategy name or spec into a usable error.
-pub fn parse_strategy(spec: &str) -> anyhow::Result<Strategy> {
-    Ok(Strategy::parse(spec)?)
 }
 
 /// `bench-sudoku generate`.

@@ -2,11 +2,11 @@
 //! existing results directory from what it holds on disk.
 
 use super::CmdResult;
-use crate::bench::metrics::{Mismatch, ResultRecord, Skipped, UnitStats};
+use crate::bench::metrics::{Fault, ResultRecord, Skipped, UnitStats};
 use crate::bench::sysinfo::Meta;
 use crate::cli::ReportArgs;
+use crate::compare::load::{MismatchRow, UnitRows};
 use crate::report::{charts::Charts, file_safe, html::HtmlReport, Exporter, Report};
-use crate::solver::Status;
 use anyhow::{anyhow, bail, Context};
 use hdrhistogram::Histogram;
 use serde::Deserialize;
@@ -50,31 +50,11 @@ struct SummaryFile {
     meta: Meta,
     results: Vec<ResultRecord>,
     #[serde(default)]
-    mismatch_list: Vec<Listed<MismatchRow>>,
+    mismatch_list: Vec<UnitRows<MismatchRow>>,
     #[serde(default)]
-    skipped_rows: Vec<Listed<SkippedRow>>,
-}
-
-#[derive(Deserialize)]
-struct Listed<T> {
-    dataset: String,
-    strategy: String,
-    rows: Vec<T>,
-}
-
-#[derive(Deserialize)]
-struct MismatchRow {
-    index: u64,
-    line: u64,
-    status: String,
-    detail: String,
-}
-
-#[derive(Deserialize)]
-struct SkippedRow {
-    line: Option<u64>,
-    index: Option<u64>,
-    error: String,
+    skipped_rows: Vec<UnitRows<Skipped>>,
+    #[serde(default)]
+    fault_list: Vec<UnitRows<Fault>>,
 }
 
 /// Reads `summary.json` and `histograms/*.hdr` of a results directory.
@@ -98,7 +78,7 @@ pub fn load(dir: &Path) -> anyhow::Result<Loaded> {
     })?;
     let mut units = Vec::with_capacity(summary.results.len());
     for r in &summary.results {
-        let mut u = UnitStats::new(&r.dataset, &r.strategy, 1);
+        let mut u = UnitStats::new(&r.dataset, &r.strategy, 1).reporting(r.counters, r.clock);
         let base = format!("{}-{}", file_safe(&r.dataset), file_safe(&r.strategy));
         for (suffix, h) in [
             ("", &mut u.time),
@@ -112,34 +92,33 @@ pub fn load(dir: &Path) -> anyhow::Result<Loaded> {
         }
         u.puzzles = r.puzzles;
         u.complete = r.complete;
-        for l in &summary.mismatch_list {
-            if l.dataset == r.dataset && l.strategy == r.strategy {
-                for m in &l.rows {
-                    let status = Status::ALL
-                        .into_iter()
-                        .find(|s| s.as_str() == m.status)
-                        .ok_or_else(|| {
-                            anyhow!("{}: unknown status `{}`", path.display(), m.status)
-                        })?;
-                    u.mismatch_list.push(Mismatch {
-                        index: m.index,
-                        line: m.line,
-                        status,
-                        detail: m.detail.clone(),
-                    });
-                }
+        let ours = |d: &str, s: &str| d == r.dataset && s == r.strategy;
+        for l in summary
+            .mismatch_list
+            .iter()
+            .filter(|l| ours(&l.dataset, &l.strategy))
+        {
+            for m in &l.rows {
+                u.mismatch_list.push(
+                    m.to_mismatch().ok_or_else(|| {
+                        anyhow!("{}: unknown status `{}`", path.display(), m.status)
+                    })?,
+                );
             }
         }
-        for l in &summary.skipped_rows {
-            if l.dataset == r.dataset && l.strategy == r.strategy {
-                for s in &l.rows {
-                    u.skipped_list.push(Skipped {
-                        line: s.line,
-                        index: s.index,
-                        error: s.error.clone(),
-                    });
-                }
-            }
+        for l in summary
+            .skipped_rows
+            .iter()
+            .filter(|l| ours(&l.dataset, &l.strategy))
+        {
+            u.skipped_list.extend(l.rows.iter().cloned());
+        }
+        for l in summary
+            .fault_list
+            .iter()
+            .filter(|l| ours(&l.dataset, &l.strategy))
+        {
+            u.fault_list.extend(l.rows.iter().cloned());
         }
         units.push(u);
     }

@@ -2,11 +2,11 @@
 
 use super::CmdResult;
 use crate::bench::metrics::UnitStats;
-use crate::bench::sysinfo::{self, DatasetMeta, Meta, RunOptionsMeta};
+use crate::bench::sysinfo::{self, DatasetMeta, Meta, RunOptionsMeta, StrategyMeta};
 use crate::bench::{self, NoRows, Progress, PuzzleCsv, RowSink, RunOptions, Stop};
 use crate::cli::RunArgs;
 use crate::report::{self, terminal, Report};
-use crate::solver::{Limits, Strategy};
+use crate::solver::{external, Engine, Limits, Strategy};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -35,7 +35,13 @@ const OUTPUTS: &[&str] = &[
 pub const EXIT_INTERRUPTED: i32 = 130;
 
 pub fn run(args: &RunArgs) -> CmdResult {
-    let strategies = strategies(&args.strategies)?;
+    // External solvers are loaded or started here: one that cannot be stops
+    // the run before anything is created.
+    let ctx = args.engine.solvers.context(args.engine.max_guesses)?;
+    let strategies = strategies(&args.strategies, &ctx)?;
+    let external = strategies
+        .iter()
+        .any(|s| matches!(s.engine(), Engine::External(_)));
     let trackers = super::export::tracker_exporters(&args.export)?;
     let opts = RunOptions {
         datasets: args.datasets.clone(),
@@ -101,6 +107,9 @@ pub fn run(args: &RunArgs) -> CmdResult {
             skip_invalid: opts.skip_invalid,
             time_kept: "minimum over the measured repeats".into(),
             shard: opts.shard.map(|s| s.to_string()),
+            strategy_details: opts.strategies.iter().map(StrategyMeta::of).collect(),
+            timeout: external
+                .then(|| humantime::format_duration(args.engine.solvers.timeout).to_string()),
         },
         datasets: Vec::new(),
         processed: 0,
@@ -174,8 +183,9 @@ pub fn run(args: &RunArgs) -> CmdResult {
     let bad: u64 = report
         .results
         .iter()
-        .map(|r| r.mismatches + r.wrong_answers)
+        .map(|r| r.mismatches + r.wrong_answers + r.wrong_counts)
         .sum();
+    let faults: u64 = report.results.iter().map(|r| r.faults()).sum();
     let skipped: u64 = report.results.iter().map(|r| r.skipped).sum();
     if skipped > 0 {
         eprintln!("{skipped} invalid rows skipped (listed in summary.json)");
@@ -194,20 +204,27 @@ pub fn run(args: &RunArgs) -> CmdResult {
     }
     if bad > 0 {
         eprintln!(
-            "{bad} answers disagree with the dataset's solutions or the rules (see {}/summary.json)",
+            "{bad} answers disagree with the dataset's solutions, the rules or bench-sudoku's count of solutions (see mismatch_list in {}/summary.json)",
+            out.display()
+        );
+    }
+    if faults > 0 {
+        eprintln!(
+            "{faults} puzzles failed in external solvers (crashed, timeout, protocol_error, error; see fault_list in {}/summary.json)",
             out.display()
         );
     }
     Ok(match results.stopped {
         Some(Stop::Interrupted) => EXIT_INTERRUPTED,
         Some(Stop::Dataset(_) | Stop::Output(_)) => 2,
-        None if bad > 0 => 1,
+        None if bad + faults > 0 => 1,
         None => 0,
     })
 }
 
-/// `-s` values: names, specs, or `all`; none → the default set.
-pub fn strategies(specs: &[String]) -> anyhow::Result<Vec<Strategy>> {
+/// `-s` values: names, specs, labels of `--solvers` files, or `all`; none →
+/// the default set. Two strategies may not share a label.
+pub fn strategies(specs: &[String], ctx: &external::Context) -> anyhow::Result<Vec<Strategy>> {
     let mut out: Vec<Strategy> = Vec::new();
     let specs: Vec<String> = if specs.is_empty() {
         DEFAULT_STRATEGIES.iter().map(|s| s.to_string()).collect()
@@ -218,12 +235,21 @@ pub fn strategies(specs: &[String]) -> anyhow::Result<Vec<Strategy>> {
         let found = if spec == "all" {
             Strategy::all()
         } else {
-            vec![Strategy::parse(spec)?]
+            vec![Strategy::parse_in(spec, ctx)?]
         };
         for s in found {
-            if !out.contains(&s) {
-                out.push(s);
+            if out.contains(&s) {
+                continue;
             }
+            if let Some(other) = out.iter().find(|o| o.name() == s.name()) {
+                anyhow::bail!(
+                    "two strategies are labelled {:?} ({} and {}); give one of them name=LABEL",
+                    s.name(),
+                    other.axes(),
+                    s.axes()
+                );
+            }
+            out.push(s);
         }
     }
     Ok(out)

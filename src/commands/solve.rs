@@ -1,15 +1,19 @@
 //! `bench-sudoku solve`: one puzzle from the argument, or many from stdin.
 
-use super::{parse_strategy, CmdResult};
+use super::CmdResult;
 use crate::cli::SolveArgs;
 use crate::grid::Grid;
-use crate::solver::{Limits, SolveResult, Solver, Status, Strategy, TraceObserver};
+use crate::report::terminal::ABSENT;
+use crate::solver::{
+    Answer, Counter, CounterSet, Limits, SolveResult, Solver, Status, Strategy, TraceObserver,
+};
 use anyhow::Context;
 use serde::Serialize;
 use std::io::{BufRead, BufWriter, Write};
 use std::time::Instant;
 
-/// One puzzle's answer as printed by `solve --json`.
+/// One puzzle's answer as printed by `solve --json`. A counter the
+/// strategy does not report is null.
 #[derive(Debug, Serialize)]
 pub struct SolveRecord<'a> {
     pub index: u64,
@@ -23,32 +27,51 @@ pub struct SolveRecord<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grid: Option<String>,
     pub filled: u8,
-    pub guesses: u64,
-    pub backtracks: u64,
-    pub max_depth: u32,
-    pub nodes: u64,
-    pub naked_singles: u64,
-    pub hidden_singles: u64,
+    pub guesses: Option<u64>,
+    pub backtracks: Option<u64>,
+    pub max_depth: Option<u64>,
+    pub nodes: Option<u64>,
+    pub naked_singles: Option<u64>,
+    pub hidden_singles: Option<u64>,
     pub time_ns: u64,
+    /// Where `time_ns` comes from (`harness`, `solver`, `round_trip`).
+    pub clock: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conflict: Option<String>,
+    /// What is wrong with the answer (a grid that breaks a rule or a given,
+    /// a count that differs from bench-sudoku's own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wrong: Option<String>,
+    /// What went wrong when an external solver failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<Vec<String>>,
 }
 
 pub fn run(args: &SolveArgs) -> CmdResult {
-    let strategy = parse_strategy(&args.strategy)?;
+    let strategy = args
+        .engine
+        .solvers
+        .strategy(&args.strategy, args.engine.max_guesses)?;
+    if args.trace && !strategy.capabilities().trace {
+        anyhow::bail!(
+            "--trace: strategy {} cannot show its solving process (it is an external solver)",
+            strategy.name()
+        );
+    }
     let limits = Limits::uniqueness()
         .with_solutions(args.count)
         .with_max_guesses(args.engine.max_guesses);
     let mut solver = Solver::new();
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
+    let mut bad = 0u64;
 
     match args.puzzle.as_deref() {
         Some(p) if p != "-" => {
             let grid = Grid::parse(p).map_err(|e| anyhow::anyhow!("puzzle argument: {e}"))?;
-            one(&mut out, &mut solver, 1, &grid, &strategy, &limits, args)?;
+            bad += one(&mut out, &mut solver, 1, &grid, &strategy, &limits, args)? as u64;
         }
         _ => {
             let stdin = std::io::stdin();
@@ -61,7 +84,7 @@ pub fn run(args: &SolveArgs) -> CmdResult {
                 }
                 let grid = Grid::parse(t).map_err(|e| anyhow::anyhow!("stdin:{}: {e}", n + 1))?;
                 index += 1;
-                one(
+                bad += one(
                     &mut out,
                     &mut solver,
                     index,
@@ -69,7 +92,7 @@ pub fn run(args: &SolveArgs) -> CmdResult {
                     &strategy,
                     &limits,
                     args,
-                )?;
+                )? as u64;
             }
             if index == 0 && !args.json {
                 writeln!(out, "no puzzles on standard input")?;
@@ -77,9 +100,50 @@ pub fn run(args: &SolveArgs) -> CmdResult {
         }
     }
     out.flush()?;
-    Ok(0)
+    if bad > 0 && !args.json {
+        eprintln!("bench-sudoku: {bad} answer(s) wrong or failed");
+    }
+    Ok(if bad > 0 { 1 } else { 0 })
 }
 
+/// What is wrong with an answer, if anything: a grid that is not a solution
+/// of the puzzle, or (for external solvers) a count that differs from
+/// bench-sudoku's own.
+pub fn check_answer(
+    solver: &mut Solver,
+    puzzle: &Grid,
+    strategy: &Strategy,
+    limits: &Limits,
+    a: &Answer,
+) -> Option<String> {
+    let r = &a.result;
+    if r.status.is_fault() {
+        return None;
+    }
+    let wrong_grid = match (&a.note, r.solution()) {
+        (Some(note), _) => Some(note.to_string()),
+        (None, _) if a.unwritten => None,
+        (None, Some(g)) => g.check_solution_of(puzzle).err().map(|e| e.to_string()),
+        (None, None) => None,
+    };
+    if let Some(w) = wrong_grid {
+        return Some(format!("invalid answer: {w}"));
+    }
+    if strategy.builtin().is_some() {
+        return None;
+    }
+    solver
+        .count_disagrees(puzzle, r, limits, !a.unwritten)
+        .map(|n| {
+            format!(
+                "said {} solution(s), bench-sudoku's engine counts {n} (up to the same limit)",
+                r.solutions
+            )
+        })
+}
+
+/// Solves and prints one puzzle; returns whether its answer was wrong or
+/// the solver failed.
 fn one(
     out: &mut impl Write,
     solver: &mut Solver,
@@ -88,20 +152,19 @@ fn one(
     strategy: &Strategy,
     limits: &Limits,
     args: &SolveArgs,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<bool> {
     if index == 1 {
         // Warm-up: the first solve of a process pays for cold caches and
-        // page faults; the time shown is a warm one.
-        solver.solve(grid, strategy, limits);
+        // page faults (and an external solver's start); the time shown is a
+        // warm one.
+        solver.answer(grid, strategy, limits);
     }
     let t = Instant::now();
-    let r = solver.solve(grid, strategy, limits);
-    let time_ns = t.elapsed().as_nanos() as u64;
-    if let Some(s) = r.solution() {
-        // Every answer is verified before it is shown.
-        s.check_solution_of(grid)
-            .map_err(|e| anyhow::anyhow!("engine returned an invalid solution: {e}"))?;
-    }
+    let a = solver.answer(grid, strategy, limits);
+    let elapsed = t.elapsed().as_nanos() as u64;
+    let time_ns = a.time_ns.unwrap_or(elapsed);
+    let r = &a.result;
+    let wrong = check_answer(solver, grid, strategy, limits, &a);
     let trace = if args.trace {
         let mut obs = TraceObserver::default();
         let traced = solver.solve_observed(grid, strategy, limits, &mut obs);
@@ -110,12 +173,14 @@ fn one(
     } else {
         None
     };
+    let caps = strategy.capabilities();
+    let failed = wrong.is_some() || r.status.is_fault();
 
     if args.json {
-        let rec = record(index, grid, strategy, &r, time_ns, trace);
+        let rec = record(index, grid, strategy, &a, time_ns, wrong, trace);
         serde_json::to_writer(&mut *out, &rec)?;
         writeln!(out)?;
-        return Ok(());
+        return Ok(failed);
     }
 
     if index > 1 {
@@ -125,29 +190,44 @@ fn one(
     if let Some(t) = &trace {
         out.write_all(t.as_bytes())?;
     }
-    if r.solution().is_some() || r.status == Status::Stalled {
+    if (r.solution().is_some() && !a.unwritten) || r.status == Status::Stalled {
         write!(out, "{:#}", r.grid)?;
     }
-    writeln!(out, "status: {}", describe(&r, limits))?;
+    writeln!(out, "status: {}", describe(&a, limits))?;
+    if let Some(w) = &wrong {
+        writeln!(out, "WRONG: {w}")?;
+    }
     let c = &r.counters;
-    writeln!(
-        out,
-        "strategy {}  guesses {}  backtracks {}  max_depth {}  nodes {}  naked_singles {}  hidden_singles {}  time {}",
-        strategy.name(),
-        c.guesses,
-        c.backtracks,
-        c.max_depth,
-        c.nodes,
-        c.naked_singles,
-        c.hidden_singles,
-        crate::report::terminal::fmt_ns(time_ns as f64)
-    )?;
-    Ok(())
+    let shown = |counter: Counter| {
+        caps.counters
+            .value(counter, c)
+            .filter(|_| !r.status.is_fault())
+            .map_or(ABSENT.to_string(), |v| v.to_string())
+    };
+    let mut line = format!("strategy {}", strategy.name());
+    for counter in Counter::ALL {
+        line.push_str(&format!("  {} {}", counter.name(), shown(counter)));
+    }
+    if !r.status.is_fault() {
+        line.push_str(&format!(
+            "  time {}",
+            crate::report::terminal::fmt_ns(time_ns as f64)
+        ));
+        if caps.clock != crate::solver::Clock::Harness {
+            line.push_str(&format!(" ({})", caps.clock.as_str()));
+        }
+    }
+    writeln!(out, "{line}")?;
+    Ok(failed)
 }
 
 /// A one-line account of the outcome.
-pub fn describe(r: &SolveResult, limits: &Limits) -> String {
+pub fn describe(a: &Answer, limits: &Limits) -> String {
+    let r: &SolveResult = &a.result;
     match r.status {
+        Status::Solved if a.unwritten && limits.solutions >= 2 => {
+            "solved (unique solution; the solver wrote no grid)".into()
+        }
         Status::Solved if limits.solutions >= 2 => "solved (unique solution)".into(),
         Status::Solved => "solved (first solution; uniqueness not checked)".into(),
         Status::Multiple if r.solutions >= limits.solutions => format!(
@@ -169,6 +249,9 @@ pub fn describe(r: &SolveResult, limits: &Limits) -> String {
             "gave_up (guess budget of {} exhausted; {} solution(s) found before)",
             limits.max_guesses, r.solutions
         ),
+        Status::Crashed | Status::Timeout | Status::ProtocolError | Status::Error => {
+            format!("{}: {}", r.status, a.note.as_deref().unwrap_or("no detail"))
+        }
     }
 }
 
@@ -176,28 +259,43 @@ fn record<'a>(
     index: u64,
     grid: &Grid,
     strategy: &'a Strategy,
-    r: &SolveResult,
+    a: &Answer,
     time_ns: u64,
+    wrong: Option<String>,
     trace: Option<String>,
 ) -> SolveRecord<'a> {
+    let r = &a.result;
     let c = &r.counters;
+    let caps = strategy.capabilities();
+    let reported = if r.status.is_fault() {
+        CounterSet::NONE
+    } else {
+        caps.counters
+    };
+    let v = |counter: Counter| reported.value(counter, c);
     SolveRecord {
         index,
         puzzle: grid.to_line(),
         strategy: strategy.name(),
         status: r.status,
         solutions: r.solutions,
-        solution: r.solution().map(|g| g.to_line()),
+        solution: r.solution().filter(|_| !a.unwritten).map(|g| g.to_line()),
         grid: (r.status == Status::Stalled).then(|| r.grid.to_line()),
         filled: r.filled,
-        guesses: c.guesses,
-        backtracks: c.backtracks,
-        max_depth: c.max_depth,
-        nodes: c.nodes,
-        naked_singles: c.naked_singles,
-        hidden_singles: c.hidden_singles,
+        guesses: v(Counter::Guesses),
+        backtracks: v(Counter::Backtracks),
+        max_depth: v(Counter::MaxDepth),
+        nodes: v(Counter::Nodes),
+        naked_singles: v(Counter::NakedSingles),
+        hidden_singles: v(Counter::HiddenSingles),
         time_ns,
+        clock: caps.clock.as_str(),
         conflict: r.conflict.map(|c| c.to_string()),
+        wrong,
+        fault: r
+            .status
+            .is_fault()
+            .then(|| a.note.as_deref().unwrap_or("").to_string()),
         trace: trace.map(|t| t.lines().map(|l| l.trim_start().to_string()).collect()),
     }
 }

@@ -1,46 +1,64 @@
-//! `bench-sudoku strategies`: the catalogue with axes and descriptions.
+//! `bench-sudoku strategies`: the catalogue with axes and descriptions, and
+//! the external solvers of `--solvers` files (each loaded or started, so a
+//! broken entry shows here first).
 
 use super::CmdResult;
 use crate::cli::StrategiesArgs;
 use crate::solver::strategy::NAMED;
-use crate::solver::Strategy;
-use std::io::Write;
+use crate::solver::{Strategy, DEFAULT_MAX_GUESSES};
+use std::fmt::Write as _;
 
 pub fn run(args: &StrategiesArgs) -> CmdResult {
-    let mut out = std::io::stdout().lock();
+    let mut strategies: Vec<(Strategy, bool)> = NAMED
+        .iter()
+        .map(|n| {
+            (
+                Strategy::named(n.name).expect("catalogue name"),
+                n.explosive,
+            )
+        })
+        .collect();
+    let ctx = args.solvers.context(DEFAULT_MAX_GUESSES)?;
+    for label in ctx.solvers.keys() {
+        strategies.push((Strategy::parse_in(label, &ctx)?, false));
+    }
     if args.json {
-        let list: Vec<serde_json::Value> = NAMED
+        let list: Vec<serde_json::Value> = strategies
             .iter()
-            .map(|n| {
-                let s = Strategy::named(n.name).expect("catalogue name");
+            .map(|(s, explosive)| {
+                let caps = s.capabilities();
                 serde_json::json!({
-                    "name": n.name,
+                    "name": s.name(),
+                    "kind": s.kind(),
                     "axes": s.axes(),
-                    "explosive": n.explosive,
-                    "description": n.description,
+                    "explosive": explosive,
+                    "counters": caps.counters,
+                    "clock": caps.clock,
+                    "description": s.description(),
                 })
             })
             .collect();
-        serde_json::to_writer_pretty(&mut out, &list)?;
-        writeln!(out)?;
+        let mut text = serde_json::to_string_pretty(&list)?;
+        text.push('\n');
+        super::print_out(&text)?;
         return Ok(0);
     }
-    let rows: Vec<(String, String, &str)> = NAMED
+    let rows: Vec<(String, String, String)> = strategies
         .iter()
-        .map(|n| {
-            let s = Strategy::named(n.name).expect("catalogue name");
-            (n.name.to_string(), s.axes(), n.description)
-        })
+        .map(|(s, _)| (s.name().to_string(), s.axes(), s.description()))
         .collect();
     let w0 = rows.iter().map(|r| r.0.len()).max().unwrap_or(4).max(8);
     let w1 = rows.iter().map(|r| r.1.len()).max().unwrap_or(4);
-    writeln!(out, "{:w0$}  {:w1$}  description", "strategy", "axes")?;
+    let mut out = String::new();
+    let _ = writeln!(out, "{:w0$}  {:w1$}  description", "strategy", "axes");
     for (name, axes, desc) in &rows {
-        writeln!(out, "{name:w0$}  {axes:w1$}  {desc}")?;
+        let _ = writeln!(out, "{name:w0$}  {axes:w1$}  {desc}");
     }
-    writeln!(
+    let _ = writeln!(
         out,
-        "\nAny other combination: -s 'prop=…,branch=…,order=…' (see `bench-sudoku strategies --help`)."
-    )?;
+        "\nAny other combination: -s 'prop=…,branch=…,order=…'; an external solver: -s 'lib=PATH,…' or \
+         -s 'cmd=COMMAND' (see `bench-sudoku strategies --help`)."
+    );
+    super::print_out(&out)?;
     Ok(0)
 }

@@ -2,7 +2,7 @@
 //! the per-puzzle times of `puzzles.csv`, and the V2 `.hdr` histograms.
 //! Every error names the file it is about.
 
-use crate::bench::metrics::{Mismatch, ResultRecord, Skipped};
+use crate::bench::metrics::{Fault, Mismatch, MismatchKind, ResultRecord, Skipped};
 use crate::bench::sysinfo::Meta;
 use crate::report::file_safe;
 use crate::solver::Status;
@@ -26,15 +26,27 @@ pub struct MismatchRow {
     pub index: u64,
     pub line: u64,
     pub status: String,
+    /// Absent in results written before mismatches had kinds.
+    #[serde(default)]
+    pub kind: Option<MismatchKind>,
     pub detail: String,
 }
 
 impl MismatchRow {
+    /// The row as the aggregates hold it; `None` for an unknown status.
     pub fn to_mismatch(&self) -> Option<Mismatch> {
+        let kind = self
+            .kind
+            .unwrap_or(if self.detail.starts_with("invalid answer") {
+                MismatchKind::WrongGrid
+            } else {
+                MismatchKind::Differs
+            });
         Some(Mismatch {
             index: self.index,
             line: self.line,
             status: Status::parse(&self.status)?,
+            kind,
             detail: self.detail.clone(),
         })
     }
@@ -48,6 +60,8 @@ struct SummaryFile {
     mismatch_list: Vec<UnitRows<MismatchRow>>,
     #[serde(default)]
     skipped_rows: Vec<UnitRows<Skipped>>,
+    #[serde(default)]
+    fault_list: Vec<UnitRows<Fault>>,
 }
 
 /// A results directory as `compare`, `merge` and `export` see it.
@@ -58,6 +72,7 @@ pub struct ResultsDir {
     pub results: Vec<ResultRecord>,
     pub mismatch_list: Vec<UnitRows<MismatchRow>>,
     pub skipped_rows: Vec<UnitRows<Skipped>>,
+    pub fault_list: Vec<UnitRows<Fault>>,
 }
 
 /// Per-puzzle solve times of one unit, in index order: (index, time_ns).
@@ -89,6 +104,7 @@ impl ResultsDir {
             results: s.results,
             mismatch_list: s.mismatch_list,
             skipped_rows: s.skipped_rows,
+            fault_list: s.fault_list,
         })
     }
 
@@ -101,7 +117,8 @@ impl ResultsDir {
     }
 
     /// The per-puzzle times of every unit from `puzzles.csv`, each sorted by
-    /// index; `None` when the directory has no puzzles.csv.
+    /// index (puzzles without a time, the faults of external solvers, left
+    /// out); `None` when the directory has no puzzles.csv.
     pub fn samples(&self) -> anyhow::Result<Option<HashMap<(String, String), Samples>>> {
         let file = self.puzzles_csv();
         if !file.is_file() {
@@ -131,6 +148,10 @@ impl ResultsDir {
                     .and_then(|v| v.parse().ok())
                     .with_context(|| format!("{}:{line}: bad {what}", file.display()))
             };
+            // A fault of an external solver has no time: no sample.
+            if rec.get(ct) == Some("") {
+                continue;
+            }
             let (index, time) = (num(ci, "index")?, num(ct, "time_ns")?);
             let key = (
                 rec.get(cd).unwrap_or("").to_string(),

@@ -36,12 +36,13 @@ impl Verdict {
     }
 }
 
-/// An exact change of a deterministic counter (baseline → current).
+/// An exact change of a deterministic counter (baseline → current);
+/// `None` where a run's strategy does not report the counter.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CounterChange {
     pub name: &'static str,
-    pub base: u64,
-    pub current: u64,
+    pub base: Option<u64>,
+    pub current: Option<u64>,
 }
 
 /// How the time verdict was reached.
@@ -95,10 +96,12 @@ pub struct Comparison {
     pub notes: Vec<String>,
 }
 
-/// The counters compared exactly.
-fn counters(r: &ResultRecord) -> [(&'static str, u64); 4] {
+/// The counters compared exactly (`None`: not reported). `faults` counts
+/// the puzzles an external solver failed on (crashed, timeout, …).
+fn counters(r: &ResultRecord) -> [(&'static str, Option<u64>); 5] {
     [
-        ("puzzles", r.puzzles),
+        ("puzzles", Some(r.puzzles)),
+        ("faults", Some(r.faults())),
         ("guesses", r.guesses_total),
         ("backtracks", r.backtracks_total),
         ("max_depth", r.max_depth_max),
@@ -314,15 +317,14 @@ impl Comparison {
                     .counters
                     .iter()
                     .map(|x| {
-                        let rel = if x.base == 0 {
-                            String::new()
-                        } else {
-                            format!(
-                                " ({:+.2}%)",
-                                (x.current as f64 - x.base as f64) * 100.0 / x.base as f64
-                            )
+                        let show = |v: Option<u64>| v.map_or("—".to_string(), |v| v.to_string());
+                        let rel = match (x.base, x.current) {
+                            (Some(b), Some(c)) if b != 0 => {
+                                format!(" ({:+.2}%)", (c as f64 - b as f64) * 100.0 / b as f64)
+                            }
+                            _ => String::new(),
                         };
-                        format!("{} {} → {}{rel}", x.name, x.base, x.current)
+                        format!("{} {} → {}{rel}", x.name, show(x.base), show(x.current))
                     })
                     .collect::<Vec<_>>()
                     .join("; "),

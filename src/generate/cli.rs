@@ -1,7 +1,7 @@
 //! The `generate` command: options and entry point.
 
 use super::{generate, CsvWriter, GenConfig, Removal};
-use crate::solver::{strategy::SPEC_HELP, Limits, Strategy};
+use crate::solver::{strategy::spec_help, Limits, Strategy};
 use anyhow::Context;
 use clap::Args;
 use std::fs::File;
@@ -52,7 +52,7 @@ pub struct GenerateArgs {
     pub symmetric: bool,
 
     /// Strategy whose search effort is measured and selected on.
-    #[arg(short, long, value_name = "STRATEGY", default_value = "hidden", long_help = SPEC_HELP)]
+    #[arg(short, long, value_name = "STRATEGY", default_value = "hidden", long_help = spec_help())]
     pub strategy: String,
 
     /// Keep puzzles the strategy solves with at least N guesses (found and

@@ -6,7 +6,8 @@
 //!   p50, `upper_value` = p99 (the band clamped to contain the mean);
 //! - `throughput` (puzzles per second of wall time): `value` only;
 //! - `guesses` (guesses per puzzle, exact): `value` = mean, `lower_value` =
-//!   0 … `upper_value` = the largest per-puzzle count.
+//!   0 … `upper_value` = the largest per-puzzle count; left out for a
+//!   strategy that does not report guesses.
 
 use super::{write_atomic, Exporter, Report};
 use crate::bench::metrics::ResultRecord;
@@ -18,22 +19,22 @@ pub fn render(results: &[ResultRecord]) -> Value {
     let mut doc = Map::new();
     for r in results {
         let mean = r.mean_ns;
-        doc.insert(
-            format!("{}/{}", r.dataset, r.strategy),
-            json!({
-                "latency": {
-                    "value": mean,
-                    "lower_value": (r.p50_ns as f64).min(mean),
-                    "upper_value": (r.p99_ns as f64).max(mean),
-                },
-                "throughput": { "value": r.puzzles_per_sec },
-                "guesses": {
-                    "value": r.guesses_mean,
-                    "lower_value": 0.0,
-                    "upper_value": r.guesses_max as f64,
-                },
-            }),
-        );
+        let mut measures = json!({
+            "latency": {
+                "value": mean,
+                "lower_value": (r.p50_ns as f64).min(mean),
+                "upper_value": (r.p99_ns as f64).max(mean),
+            },
+            "throughput": { "value": r.puzzles_per_sec },
+        });
+        if let (Some(g), Some(max)) = (r.guesses_mean, r.guesses_max) {
+            measures["guesses"] = json!({
+                "value": g,
+                "lower_value": 0.0,
+                "upper_value": max as f64,
+            });
+        }
+        doc.insert(format!("{}/{}", r.dataset, r.strategy), measures);
     }
     Value::Object(doc)
 }

@@ -16,6 +16,7 @@
 
 use super::{file_safe, write_atomic, Exporter, Report};
 use crate::bench::metrics::UnitStats;
+use crate::solver::Counter;
 use anyhow::{anyhow, Context};
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::Shift;
@@ -516,7 +517,10 @@ fn guesses_svg(dataset: &str, units: &[(&UnitStats, RGBColor)]) -> anyhow::Resul
     let mut bars: Vec<(&str, RGBColor, Vec<f64>)> = Vec::new();
     let mut nbins = 1usize;
     let mut ymax = 1.0f64;
-    for (u, c) in units {
+    for (u, c) in units
+        .iter()
+        .filter(|(u, _)| u.counters.has(Counter::Guesses))
+    {
         let h = &u.guesses;
         let mut counts: Vec<u64> = Vec::new();
         for v in h.iter_recorded() {
@@ -726,7 +730,9 @@ impl Sample {
 type Samples = HashMap<(String, String), Sample>;
 
 /// `(guesses, time_ns)` samples per (dataset, strategy) from `puzzles.csv`;
-/// empty when the file does not exist.
+/// empty when the file does not exist. Rows without a time (faults of
+/// external solvers) or without guesses (a solver that does not report
+/// them) have no point.
 fn read_samples(path: &Path) -> anyhow::Result<Samples> {
     let mut out = Samples::new();
     if !path.is_file() {
@@ -752,12 +758,16 @@ fn read_samples(path: &Path) -> anyhow::Result<Samples> {
     while rdr.read_record(&mut rec).with_context(ctx)? {
         line += 1;
         let field = |i: usize| rec.get(i).unwrap_or("");
-        let num = |i: usize| {
-            field(i)
+        let num = |i: usize| match field(i) {
+            "" => Ok(None),
+            f => f
                 .parse::<u64>()
-                .map_err(|_| anyhow!("{}:{line}: bad number `{}`", path.display(), field(i)))
+                .map(Some)
+                .map_err(|_| anyhow!("{}:{line}: bad number `{f}`", path.display())),
         };
-        let (t, g) = (num(ct)?, num(cg)?);
+        let (Some(t), Some(g)) = (num(ct)?, num(cg)?) else {
+            continue;
+        };
         let key = (field(cd).to_string(), field(cs).to_string());
         match out.get_mut(&key) {
             Some(s) => s.offer((g, t)),

@@ -4,7 +4,8 @@
 //! Per (dataset, strategy) two entries: `<dataset>/<strategy> latency`
 //! (unit `ns`, value = mean solve time, `extra` = p50/p90/p99/max and the
 //! puzzle count) and `<dataset>/<strategy> guesses` (unit `guesses/puzzle`,
-//! exact mean). Throughput is bigger-is-better, so it is left out.
+//! exact mean; only for strategies that report guesses). Throughput is
+//! bigger-is-better, so it is left out.
 
 use super::terminal::fmt_ns;
 use super::{write_atomic, Exporter, Report};
@@ -43,14 +44,20 @@ pub fn render(results: &[ResultRecord]) -> Vec<Entry> {
                 fmt_ns(r.max_ns as f64)
             )),
         });
+        let (Some(mean), Some(total), Some(max)) = (r.guesses_mean, r.guesses_total, r.guesses_max)
+        else {
+            continue;
+        };
+        let show = |v: Option<u64>| v.map_or("—".to_string(), |v| v.to_string());
         out.push(Entry {
             name: format!("{base} guesses"),
             unit: "guesses/puzzle".into(),
-            value: r.guesses_mean,
+            value: mean,
             range: None,
             extra: Some(format!(
-                "exact; total {}, max {}, backtracks {}, max depth {}",
-                r.guesses_total, r.guesses_max, r.backtracks_total, r.max_depth_max
+                "exact; total {total}, max {max}, backtracks {}, max depth {}",
+                show(r.backtracks_total),
+                show(r.max_depth_max)
             )),
         });
     }

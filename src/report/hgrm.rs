@@ -2,9 +2,11 @@
 //! distributions (`.hgrm`, the text the HdrHistogram plotter reads) of solve
 //! time (in microseconds), guesses and maximum depth, each with its
 //! serialized V2 histogram (`.hdr`, values in ns / counts) for merging.
+//! A strategy that does not report guesses (or depth) has no such files.
 
 use super::{file_safe, write_atomic, Exporter, Report};
 use crate::bench::metrics::{hgrm_text, v2_bytes};
+use crate::solver::Counter;
 use std::path::{Path, PathBuf};
 
 pub struct Histograms;
@@ -19,11 +21,19 @@ impl Exporter for Histograms {
         let mut written = Vec::new();
         for u in report.units {
             let base = format!("{}-{}", file_safe(&u.dataset), file_safe(&u.strategy));
-            for (suffix, h, scale) in [
-                ("", &u.time, 1000.0),
-                (".guesses", &u.guesses, 1.0),
-                (".depth", &u.depth, 1.0),
+            for (suffix, h, scale, present) in [
+                ("", &u.time, 1000.0, true),
+                (
+                    ".guesses",
+                    &u.guesses,
+                    1.0,
+                    u.counters.has(Counter::Guesses),
+                ),
+                (".depth", &u.depth, 1.0, u.counters.has(Counter::MaxDepth)),
             ] {
+                if !present {
+                    continue;
+                }
                 let text = hdir.join(format!("{base}{suffix}.hgrm"));
                 write_atomic(&text, hgrm_text(h, scale).as_bytes())?;
                 let bin = hdir.join(format!("{base}{suffix}.hdr"));

@@ -20,6 +20,9 @@ impl Exporter for SummaryJson {
             "skipped_rows": report.units.iter().filter(|u| !u.skipped_list.is_empty()).map(|u| serde_json::json!({
                 "dataset": u.dataset, "strategy": u.strategy, "rows": u.skipped_list,
             })).collect::<Vec<_>>(),
+            "fault_list": report.units.iter().filter(|u| !u.fault_list.is_empty()).map(|u| serde_json::json!({
+                "dataset": u.dataset, "strategy": u.strategy, "rows": u.fault_list,
+            })).collect::<Vec<_>>(),
         });
         let path = dir.join("summary.json");
         let mut bytes = serde_json::to_vec_pretty(&value)?;

@@ -17,6 +17,9 @@ pub fn fmt_ns(ns: f64) -> String {
     }
 }
 
+/// How a counter a strategy does not report is shown.
+pub const ABSENT: &str = "—";
+
 /// Outcome counts other than `solved`, e.g. `3 gave_up, 1 multiple`.
 pub fn outcomes(r: &ResultRecord) -> String {
     let mut parts = Vec::new();
@@ -26,8 +29,13 @@ pub fn outcomes(r: &ResultRecord) -> String {
         (r.invalid, "invalid"),
         (r.stalled, "stalled"),
         (r.gave_up, "gave_up"),
+        (r.crashed, "CRASHED"),
+        (r.timeout, "TIMEOUT"),
+        (r.protocol_error, "PROTOCOL_ERROR"),
+        (r.error, "ERROR"),
         (r.mismatches, "MISMATCH"),
         (r.wrong_answers, "WRONG"),
+        (r.wrong_counts, "WRONG_COUNT"),
         (r.skipped, "skipped"),
     ] {
         if n > 0 {
@@ -85,8 +93,8 @@ pub fn rows(results: &[ResultRecord]) -> Vec<[String; 14]> {
                 fmt_ns(r.p90_ns as f64),
                 fmt_ns(r.p99_ns as f64),
                 fmt_ns(r.max_ns as f64),
-                format!("{:.2}", r.guesses_mean),
-                format!("{:.1}%", r.no_guess_pct),
+                r.guesses_mean.map_or(ABSENT.into(), |g| format!("{g:.2}")),
+                r.no_guess_pct.map_or(ABSENT.into(), |p| format!("{p:.1}%")),
                 relative,
             ]
         })
@@ -94,8 +102,8 @@ pub fn rows(results: &[ResultRecord]) -> Vec<[String; 14]> {
 }
 
 /// The smallest mean solve time on `dataset` among the strategies that
-/// finished every puzzle (none stalled or gave up); among all of them when
-/// none did. A strategy that skips the hard part is not "fastest".
+/// finished every puzzle (none stalled, gave up or failed); among all of
+/// them when none did. A strategy that skips the hard part is not "fastest".
 pub fn fastest_mean(results: &[ResultRecord], dataset: &str) -> f64 {
     let on: Vec<&ResultRecord> = results
         .iter()
@@ -103,7 +111,7 @@ pub fn fastest_mean(results: &[ResultRecord], dataset: &str) -> f64 {
         .collect();
     let finished: Vec<&&ResultRecord> = on
         .iter()
-        .filter(|o| o.stalled == 0 && o.gave_up == 0)
+        .filter(|o| o.stalled == 0 && o.gave_up == 0 && o.faults() == 0)
         .collect();
     let pool: Vec<f64> = if finished.is_empty() {
         on.iter().map(|o| o.mean_ns).collect()
@@ -144,7 +152,32 @@ pub fn table(results: &[ResultRecord]) -> String {
     for row in &rows {
         line(row, &mut out);
     }
+    for note in clock_notes(results) {
+        out.push_str(&note);
+        out.push('\n');
+    }
     out
+}
+
+/// One line per strategy whose times do not come from the harness's own
+/// clock around an in-process call (external solvers), saying where they
+/// come from: their times are not measured the same way as the others'.
+pub fn clock_notes(results: &[ResultRecord]) -> Vec<String> {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut notes = Vec::new();
+    for r in results {
+        if r.clock == crate::solver::Clock::Harness || seen.contains(&r.strategy.as_str()) {
+            continue;
+        }
+        seen.push(&r.strategy);
+        notes.push(format!(
+            "times of {}: {} ({})",
+            r.strategy,
+            r.clock.describe(),
+            r.clock.as_str()
+        ));
+    }
+    notes
 }
 
 #[cfg(test)]

@@ -16,12 +16,15 @@
 //! path is allocation-free.
 
 pub mod engine;
+pub mod external;
 pub mod fast;
 pub mod observer;
+pub mod seam;
 pub mod strategy;
 
 pub use observer::{NoopObserver, Observer, TraceObserver};
-pub use strategy::{Branch, Config, Engine, Propagation, Strategy, ValueOrder};
+pub use seam::{Answer, Capabilities, Clock, Counter, CounterSet, ExternalSolver, SolverInstance};
+pub use strategy::{spec_help, Branch, Builtin, Config, Engine, Propagation, Strategy, ValueOrder};
 
 use crate::grid::{Conflict, Grid};
 use serde::Serialize;
@@ -31,7 +34,9 @@ use serde::Serialize;
 pub const DEFAULT_MAX_GUESSES: u64 = 1_000_000;
 
 /// The outcome of one solve.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// A solution was found (and, with a solution limit ≥ 2, proven unique).
@@ -46,17 +51,44 @@ pub enum Status {
     Stalled,
     /// The guess budget ran out first.
     GaveUp,
+    /// An external solver's process died (or closed its output) before
+    /// answering.
+    Crashed,
+    /// An external solver did not answer within `--timeout`.
+    Timeout,
+    /// An external solver's reply broke the protocol.
+    ProtocolError,
+    /// An external solver replied that it could not handle the puzzle.
+    Error,
 }
 
 impl Status {
-    pub const ALL: [Status; 6] = [
+    pub const ALL: [Status; 10] = [
         Status::Solved,
         Status::NoSolution,
         Status::Multiple,
         Status::Invalid,
         Status::Stalled,
         Status::GaveUp,
+        Status::Crashed,
+        Status::Timeout,
+        Status::ProtocolError,
+        Status::Error,
     ];
+
+    /// The outcomes where a solver failed to give any answer: they have no
+    /// time and no counters, and make a run exit 1.
+    pub const FAULTS: [Status; 4] = [
+        Status::Crashed,
+        Status::Timeout,
+        Status::ProtocolError,
+        Status::Error,
+    ];
+
+    #[inline]
+    pub fn is_fault(self) -> bool {
+        self as u8 >= Status::Crashed as u8
+    }
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -66,6 +98,10 @@ impl Status {
             Status::Invalid => "invalid",
             Status::Stalled => "stalled",
             Status::GaveUp => "gave_up",
+            Status::Crashed => "crashed",
+            Status::Timeout => "timeout",
+            Status::ProtocolError => "protocol_error",
+            Status::Error => "error",
         }
     }
 
@@ -188,10 +224,13 @@ impl SolveResult {
     }
 }
 
-/// A reusable solving workspace; one per thread.
+/// A reusable solving workspace; one per thread. It runs the built-in
+/// engines itself and keeps one instance of each external solver it has
+/// been asked to run (made on first use).
 pub struct Solver {
     generic: engine::Workspace,
     fast: fast::Workspace,
+    external: Vec<(std::sync::Arc<dyn ExternalSolver>, Box<dyn SolverInstance>)>,
 }
 
 impl Default for Solver {
@@ -206,16 +245,39 @@ impl Solver {
         Solver {
             generic: engine::Workspace::new(),
             fast: fast::Workspace::new(),
+            external: Vec::new(),
         }
     }
 
-    /// Solves `puzzle` with `strategy` within `limits`.
+    /// Solves `puzzle` with `strategy` within `limits`. For an external
+    /// strategy this is [`Solver::answer`]'s result (a fault shows only as
+    /// its status).
     #[inline]
     pub fn solve(&mut self, puzzle: &Grid, strategy: &Strategy, limits: &Limits) -> SolveResult {
-        self.solve_observed(puzzle, strategy, limits, &mut NoopObserver)
+        match strategy.engine() {
+            Engine::Builtin(b) => self.solve_builtin(puzzle, b, limits, &mut NoopObserver),
+            Engine::External(_) => self.answer(puzzle, strategy, limits).result,
+        }
+    }
+
+    /// Solves with a built-in engine, reporting every engine event to `obs`.
+    #[inline]
+    pub fn solve_builtin<O: Observer>(
+        &mut self,
+        puzzle: &Grid,
+        builtin: &Builtin,
+        limits: &Limits,
+        obs: &mut O,
+    ) -> SolveResult {
+        match builtin {
+            Builtin::Generic(config) => self.generic.solve(puzzle, config, limits, obs),
+            Builtin::Fast => self.fast.solve(puzzle, limits, obs),
+        }
     }
 
     /// Like [`Solver::solve`], reporting every engine event to `obs`.
+    /// External strategies cannot be observed (their capabilities say
+    /// `trace: false`); they are solved without events.
     pub fn solve_observed<O: Observer>(
         &mut self,
         puzzle: &Grid,
@@ -224,9 +286,84 @@ impl Solver {
         obs: &mut O,
     ) -> SolveResult {
         match strategy.engine() {
-            Engine::Generic(config) => self.generic.solve(puzzle, config, limits, obs),
-            Engine::Fast => self.fast.solve(puzzle, limits, obs),
+            Engine::Builtin(b) => self.solve_builtin(puzzle, b, limits, obs),
+            Engine::External(_) => self.answer(puzzle, strategy, limits).result,
         }
+    }
+
+    /// Solves `puzzle` with any strategy and returns the whole [`Answer`]:
+    /// for an external solver its own time (when it measures one) and what
+    /// went wrong when it failed. The first call for an external strategy
+    /// makes this workspace's instance of it; failing that, the answer is
+    /// `crashed` with the reason.
+    pub fn answer(&mut self, puzzle: &Grid, strategy: &Strategy, limits: &Limits) -> Answer {
+        let solver = match strategy.engine() {
+            Engine::Builtin(b) => {
+                return Answer {
+                    result: self.solve_builtin(puzzle, b, limits, &mut NoopObserver),
+                    time_ns: None,
+                    note: None,
+                    unwritten: false,
+                }
+            }
+            Engine::External(solver) => solver,
+        };
+        match self.instance(solver) {
+            Ok(instance) => instance.solve(puzzle, limits),
+            Err(e) => Answer::fault(puzzle, Status::Crashed, format!("{e:#}")),
+        }
+    }
+
+    /// bench-sudoku's own count of `puzzle`'s solutions (the `fast`
+    /// engine, up to the same limit), when it differs from the count in
+    /// `r`: how an external solver's count is checked. `proven` says that
+    /// `r`'s first solution was verified; then a count of 1 under a limit
+    /// of 1 needs no second solve. Unchecked (`None`) when either side
+    /// stopped early (a budget, or a solver that does not guess), its count
+    /// being only a lower bound.
+    pub fn count_disagrees(
+        &mut self,
+        puzzle: &Grid,
+        r: &SolveResult,
+        limits: &Limits,
+        proven: bool,
+    ) -> Option<u32> {
+        if matches!(r.status, Status::GaveUp | Status::Stalled) || r.status.is_fault() {
+            return None;
+        }
+        if proven && limits.solutions <= 1 && r.solutions == 1 {
+            return None;
+        }
+        let reference = self.fast.solve(
+            puzzle,
+            &Limits::first()
+                .with_solutions(limits.solutions)
+                .with_max_guesses(DEFAULT_MAX_GUESSES.max(limits.max_guesses)),
+            &mut NoopObserver,
+        );
+        (reference.status != Status::GaveUp && reference.solutions != r.solutions)
+            .then_some(reference.solutions)
+    }
+
+    /// This workspace's instance of `solver`, made on first use.
+    pub fn instance(
+        &mut self,
+        solver: &std::sync::Arc<dyn ExternalSolver>,
+    ) -> anyhow::Result<&mut dyn SolverInstance> {
+        let i = match self
+            .external
+            .iter()
+            .position(|(s, _)| std::sync::Arc::ptr_eq(s, solver))
+        {
+            Some(i) => i,
+            None => {
+                let instance = solver.instance()?;
+                self.external
+                    .push((std::sync::Arc::clone(solver), instance));
+                self.external.len() - 1
+            }
+        };
+        Ok(self.external[i].1.as_mut())
     }
 }
 

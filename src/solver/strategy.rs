@@ -1,10 +1,16 @@
-//! Strategies as data: a named configuration of the one engine.
+//! Strategies as data: a named configuration of a built-in engine, or an
+//! external solver.
 //!
 //! A generic strategy is three axes (propagation, branch cell, value order)
 //! plus two switches (propagation applied once at the root, guessing allowed).
 //! Any combination can be named by a spec string; see [`Strategy::parse`].
+//! External solvers are specs too (`lib=PATH,…`, `cmd=COMMAND,…`; see
+//! [`super::external`]), or labels defined in a `--solvers` file.
 
+use super::external;
+use super::seam::{Capabilities, ExternalSolver, SolverInstance};
 use std::fmt;
+use std::sync::Arc;
 
 /// How much inference runs at a search node. Ordered: each level includes
 /// the ones before it.
@@ -90,9 +96,9 @@ impl Config {
     }
 }
 
-/// Which engine runs a strategy.
+/// A built-in engine and its configuration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Engine {
+pub enum Builtin {
     /// The configurable, instrumented bitmask engine.
     Generic(Config),
     /// The band-bitboard engine tuned for speed (`solver::fast`); it has no
@@ -100,8 +106,29 @@ pub enum Engine {
     Fast,
 }
 
-/// A strategy: a name and the engine configuration behind it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// What runs a strategy: a built-in engine (static dispatch in the
+/// benchmark loop) or an external solver behind the [`ExternalSolver`]
+/// seam.
+#[derive(Clone, Debug)]
+pub enum Engine {
+    Builtin(Builtin),
+    External(Arc<dyn ExternalSolver>),
+}
+
+impl PartialEq for Engine {
+    fn eq(&self, other: &Engine) -> bool {
+        match (self, other) {
+            (Engine::Builtin(a), Engine::Builtin(b)) => a == b,
+            (Engine::External(a), Engine::External(b)) => Arc::ptr_eq(a, b) || a.spec() == b.spec(),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Engine {}
+
+/// A strategy: a name (the label in every report) and the engine behind it.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Strategy {
     name: String,
     engine: Engine,
@@ -110,7 +137,7 @@ pub struct Strategy {
 /// A named strategy of the catalogue.
 pub struct Named {
     pub name: &'static str,
-    pub engine: Engine,
+    pub engine: Builtin,
     /// Can need millions of guesses: only useful under the guess budget.
     pub explosive: bool,
     pub description: &'static str,
@@ -124,13 +151,13 @@ use ValueOrder::*;
 pub const NAMED: &[Named] = &[
     Named {
         name: "naive",
-        engine: Engine::Generic(Config::new(P::None, First, Asc)),
+        engine: Builtin::Generic(Config::new(P::None, First, Asc)),
         explosive: true,
         description: "textbook backtracker: first empty cell, values 1..9, no propagation",
     },
     Named {
         name: "rowmajor",
-        engine: Engine::Generic(Config {
+        engine: Builtin::Generic(Config {
             root: P::Naked,
             node: P::Forward,
             branch: First,
@@ -142,13 +169,13 @@ pub const NAMED: &[Named] = &[
     },
     Named {
         name: "mrv",
-        engine: Engine::Generic(Config::new(P::Naked, Mrv, Desc)),
+        engine: Builtin::Generic(Config::new(P::Naked, Mrv, Desc)),
         explosive: false,
         description: "naked singles at every node, fewest-candidate cell, highest digit first",
     },
     Named {
         name: "logic",
-        engine: Engine::Generic(Config {
+        engine: Builtin::Generic(Config {
             root: P::Hidden,
             node: P::Hidden,
             branch: Mrv,
@@ -160,19 +187,19 @@ pub const NAMED: &[Named] = &[
     },
     Named {
         name: "hidden",
-        engine: Engine::Generic(Config::new(P::Hidden, Mrv, Asc)),
+        engine: Builtin::Generic(Config::new(P::Hidden, Mrv, Asc)),
         explosive: false,
         description: "naked + hidden singles at every node, fewest-candidate cell, ascending",
     },
     Named {
         name: "locked",
-        engine: Engine::Generic(Config::new(P::Locked, Mrv, Asc)),
+        engine: Builtin::Generic(Config::new(P::Locked, Mrv, Asc)),
         explosive: false,
         description: "hidden + locked candidates (pointing, claiming), fewest-candidate cell",
     },
     Named {
         name: "fast",
-        engine: Engine::Fast,
+        engine: Builtin::Fast,
         explosive: false,
         description: "band bitboards: table-driven locked candidates, singles, bivalue branching",
     },
@@ -186,32 +213,41 @@ pub struct SpecError {
     pub why: String,
 }
 
-/// The spec syntax, for `--help` texts and error messages.
-pub const SPEC_HELP: &str = "A strategy is a name (naive, rowmajor, mrv, logic, hidden, locked, \
-fast) or a spec: comma-separated key=value pairs, optionally starting from a named strategy. \
-Keys: prop=none|forward|naked|hidden|locked (propagation at every node), \
-branch=first|mrv|max (branch cell), order=asc|desc (value order), \
-root=<prop> (propagation applied once before the search), guess=yes|no. \
-Unset keys default to prop=hidden,branch=mrv,order=asc. \
-Examples: 'prop=naked,branch=max', 'locked,order=desc', 'hidden,guess=no'.";
+/// The spec syntax, for `--help` texts and error messages; the list of
+/// names comes from [`NAMED`].
+pub fn spec_help() -> String {
+    format!(
+        "A strategy is a name ({}) or a spec: comma-separated key=value pairs, optionally \
+starting from a named strategy. Keys: prop=none|forward|naked|hidden|locked (propagation at \
+every node), branch=first|mrv|max (branch cell), order=asc|desc (value order), root=<prop> \
+(propagation applied once before the search), guess=yes|no. Unset keys default to \
+prop=hidden,branch=mrv,order=asc. Examples: 'prop=naked,branch=max', 'locked,order=desc', \
+'hidden,guess=no'.\n\n{}",
+        names().join(", "),
+        external::SPEC_HELP
+    )
+}
 
 impl Strategy {
     /// A strategy running the generic engine with `config`, named canonically.
     pub fn generic(config: Config) -> Self {
-        let engine = Engine::Generic(config);
+        let engine = Builtin::Generic(config);
         let name = NAMED
             .iter()
             .find(|n| n.engine == engine)
             .map(|n| n.name.to_string())
             .unwrap_or_else(|| config.spec());
-        Strategy { name, engine }
+        Strategy {
+            name,
+            engine: Engine::Builtin(engine),
+        }
     }
 
     /// A named strategy, or `None`.
     pub fn named(name: &str) -> Option<Self> {
         NAMED.iter().find(|n| n.name == name).map(|n| Strategy {
             name: n.name.to_string(),
-            engine: n.engine,
+            engine: Engine::Builtin(n.engine),
         })
     }
 
@@ -221,14 +257,32 @@ impl Strategy {
             .iter()
             .map(|n| Strategy {
                 name: n.name.to_string(),
-                engine: n.engine,
+                engine: Engine::Builtin(n.engine),
             })
             .collect()
     }
 
-    /// Parses a strategy name or spec (see [`SPEC_HELP`]). A spec whose
-    /// configuration equals a named strategy takes that name.
+    /// A strategy running an external solver under `label`.
+    pub fn external(label: impl Into<String>, solver: Arc<dyn ExternalSolver>) -> Self {
+        Strategy {
+            name: label.into(),
+            engine: Engine::External(solver),
+        }
+    }
+
+    /// Parses a strategy name or spec (see [`spec_help`]). A spec whose
+    /// configuration equals a named strategy takes that name. External
+    /// solvers (`lib=`, `cmd=`) are loaded or started here, with default
+    /// options; see [`Strategy::parse_in`].
     pub fn parse(spec: &str) -> Result<Self, SpecError> {
+        Self::parse_in(spec, &external::Context::default())
+    }
+
+    /// Parses a strategy name or spec, with the labels of a `--solvers`
+    /// file and the options of external solvers in `ctx`. An external
+    /// solver is checked here (its library loaded, its command started and
+    /// its handshake read), so that a bad one stops a run before any work.
+    pub fn parse_in(spec: &str, ctx: &external::Context) -> Result<Self, SpecError> {
         let spec_t = spec.trim();
         let err = |why: String| SpecError {
             spec: spec.to_string(),
@@ -240,6 +294,13 @@ impl Strategy {
         if let Some(s) = Self::named(spec_t) {
             return Ok(s);
         }
+        if let Some((label, solver)) = ctx.named(spec_t).map_err(err)? {
+            return Ok(Strategy::external(label, solver));
+        }
+        if external::is_external(spec_t) {
+            let (label, solver) = external::parse(spec_t, ctx).map_err(err)?;
+            return Ok(Strategy::external(label, solver));
+        }
         let mut config = Config::new(P::Hidden, Mrv, Asc);
         let mut root: Option<Propagation> = None;
         for (i, tok) in spec_t.split(',').map(str::trim).enumerate() {
@@ -247,7 +308,7 @@ impl Strategy {
                 if i == 0 {
                     match Self::named(tok) {
                         Some(Strategy {
-                            engine: Engine::Generic(c),
+                            engine: Engine::Builtin(Builtin::Generic(c)),
                             ..
                         }) => {
                             config = c;
@@ -304,7 +365,8 @@ impl Strategy {
                 }
                 _ => {
                     return Err(err(format!(
-                        "unknown key {key:?} (keys: prop, branch, order, root, guess)"
+                        "unknown key {key:?} (keys: prop, branch, order, root, guess; \
+                         an external solver is lib=PATH,… or cmd=COMMAND,…)"
                     )))
                 }
             }
@@ -321,8 +383,41 @@ impl Strategy {
         &self.engine
     }
 
-    /// The one-line description of a named strategy, or the spec itself.
+    /// The built-in engine behind this strategy, if it is one.
+    pub fn builtin(&self) -> Option<&Builtin> {
+        match &self.engine {
+            Engine::Builtin(b) => Some(b),
+            Engine::External(_) => None,
+        }
+    }
+
+    /// What the strategy reports and which clock times it.
+    pub fn capabilities(&self) -> Capabilities {
+        match &self.engine {
+            Engine::Builtin(_) => Capabilities::BUILTIN,
+            Engine::External(e) => e.capabilities(),
+        }
+    }
+
+    /// `builtin`, or the kind of external solver (`lib`, `cmd`, …).
+    pub fn kind(&self) -> String {
+        match &self.engine {
+            Engine::Builtin(_) => "builtin".to_string(),
+            Engine::External(e) => {
+                let spec = e.spec();
+                spec.split_once('=')
+                    .map_or("external", |(k, _)| k)
+                    .to_string()
+            }
+        }
+    }
+
+    /// The one-line description of a named strategy, an external solver's
+    /// own, or the spec itself.
     pub fn description(&self) -> String {
+        if let Engine::External(e) = &self.engine {
+            return e.description();
+        }
         NAMED
             .iter()
             .find(|n| n.name == self.name)
@@ -330,11 +425,13 @@ impl Strategy {
             .unwrap_or_else(|| format!("custom strategy {}", self.axes()))
     }
 
-    /// The axes as `prop=…,branch=…,order=…` (every strategy has them).
+    /// The axes as `prop=…,branch=…,order=…`; `engine=fast` for the fast
+    /// engine; an external solver's spec.
     pub fn axes(&self) -> String {
         match &self.engine {
-            Engine::Generic(c) => c.spec(),
-            Engine::Fast => "engine=fast".to_string(),
+            Engine::Builtin(Builtin::Generic(c)) => c.spec(),
+            Engine::Builtin(Builtin::Fast) => "engine=fast".to_string(),
+            Engine::External(e) => e.spec(),
         }
     }
 
@@ -345,9 +442,43 @@ impl Strategy {
             .find(|n| n.name == self.name)
             .map(|n| n.explosive)
             .unwrap_or(match self.engine {
-                Engine::Generic(c) => c.node < P::Naked,
-                Engine::Fast => false,
+                Engine::Builtin(Builtin::Generic(c)) => c.node < P::Naked,
+                Engine::Builtin(Builtin::Fast) | Engine::External(_) => false,
             })
+    }
+
+    /// A new instance of this strategy for the calling thread, behind the
+    /// seam (the benchmark loop runs built-in engines directly instead).
+    pub fn instance(&self) -> anyhow::Result<Box<dyn SolverInstance>> {
+        match &self.engine {
+            Engine::Builtin(b) => Ok(Box::new(BuiltinInstance {
+                solver: super::Solver::new(),
+                builtin: *b,
+            })),
+            Engine::External(e) => e.instance(),
+        }
+    }
+}
+
+/// A built-in engine behind the [`SolverInstance`] seam.
+struct BuiltinInstance {
+    solver: super::Solver,
+    builtin: Builtin,
+}
+
+impl SolverInstance for BuiltinInstance {
+    fn solve(&mut self, puzzle: &crate::Grid, limits: &super::Limits) -> super::Answer {
+        super::Answer {
+            result: self.solver.solve_builtin(
+                puzzle,
+                &self.builtin,
+                limits,
+                &mut super::NoopObserver,
+            ),
+            time_ns: None,
+            note: None,
+            unwritten: false,
+        }
     }
 }
 
@@ -455,7 +586,7 @@ mod tests {
     #[test]
     fn fast_is_named() {
         let s = Strategy::parse("fast").unwrap();
-        assert_eq!(s.engine(), &Engine::Fast);
+        assert_eq!(s.engine(), &Engine::Builtin(Builtin::Fast));
         assert_eq!(s.axes(), "engine=fast");
         assert!(!s.explosive());
     }

@@ -1,0 +1,782 @@
+//! Solvers in shared libraries, loaded at run time (`lib=PATH,…`).
+//!
+//! Two C interfaces (`include/bench_sudoku.h` is the contract):
+//!
+//! - **tdoku's signature**: one function
+//!   `size_t f(const char *puzzle, size_t limit, uint32_t configuration,
+//!   char *solution, size_t *num_guesses)`; it reports guesses only.
+//! - **bench-sudoku's own interface** ([`abi`]): the library lists its
+//!   solvers through `bench_sudoku_solvers`; each has a per-thread state and
+//!   reports the counters it declares.
+//!
+//! Every call is timed alone on the harness's clock: the puzzle is written
+//! into the call's buffer before the clock starts, the solution read after
+//! it stops. A call that does not return within `--timeout` cannot be
+//! stopped inside this process: a watchdog then ends the run with an error
+//! that says to use `isolate=yes` (child processes, where a hang or a crash
+//! is counted and the run goes on).
+
+use super::Options;
+use crate::grid::{cell_name, Grid, CELLS};
+use crate::solver::seam::{
+    Answer, Capabilities, Clock, CounterSet, ExternalSolver, SolverInstance,
+};
+use crate::solver::{Counters, Limits, Status};
+use libloading::Library;
+use std::ffi::{c_char, c_void, CStr};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+/// The types of bench-sudoku's C interface, as `include/bench_sudoku.h`
+/// declares them (the `capi` crate exports them, the loader reads them).
+pub mod abi {
+    use std::ffi::{c_char, c_void};
+
+    /// `BENCH_SUDOKU_ABI_VERSION`.
+    pub const VERSION: u32 = 1;
+    /// `BENCH_SUDOKU_COMPLETE`, `…_GAVE_UP`, `…_STALLED`.
+    pub const COMPLETE: u32 = 0;
+    pub const GAVE_UP: u32 = 1;
+    pub const STALLED: u32 = 2;
+    /// The name of the registry function.
+    pub const REGISTRY: &str = "bench_sudoku_solvers";
+
+    /// `bench_sudoku_stats`.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct Stats {
+        pub guesses: u64,
+        pub backtracks: u64,
+        pub max_depth: u64,
+        pub nodes: u64,
+        pub naked_singles: u64,
+        pub hidden_singles: u64,
+        pub stopped: u32,
+        pub reserved: u32,
+    }
+
+    pub type CreateFn = unsafe extern "C" fn(configuration: u32) -> *mut c_void;
+    pub type DestroyFn = unsafe extern "C" fn(state: *mut c_void);
+    pub type SolveFn = unsafe extern "C" fn(
+        state: *mut c_void,
+        puzzle: *const c_char,
+        limit: usize,
+        max_guesses: u64,
+        solution: *mut c_char,
+        stats: *mut Stats,
+    ) -> usize;
+
+    /// `bench_sudoku_solver`.
+    #[repr(C)]
+    #[derive(Debug)]
+    pub struct Descriptor {
+        pub abi_version: u32,
+        pub struct_size: u32,
+        pub name: *const c_char,
+        pub description: *const c_char,
+        pub reports: u32,
+        pub flags: u32,
+        pub create: Option<CreateFn>,
+        pub destroy: Option<DestroyFn>,
+        pub solve: Option<SolveFn>,
+    }
+
+    /// `bench_sudoku_solvers`.
+    pub type RegistryFn = unsafe extern "C" fn(count: *mut usize) -> *const *const Descriptor;
+
+    /// The tdoku signature.
+    pub type TdokuFn = unsafe extern "C" fn(
+        puzzle: *const c_char,
+        limit: usize,
+        configuration: u32,
+        solution: *mut c_char,
+        num_guesses: *mut usize,
+    ) -> usize;
+
+    /// Bits of `reports` the interface defines (one per counter, in the
+    /// order of [`crate::solver::Counter::ALL`]).
+    pub const KNOWN_REPORTS: u32 = (1 << 6) - 1;
+}
+
+/// Which function of a library a `lib=` spec names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Entry {
+    /// A function with tdoku's signature.
+    Tdoku { symbol: String },
+    /// A solver listed by `bench_sudoku_solvers`.
+    Native { solver: String },
+}
+
+/// A parsed `lib=` spec.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LibSpec {
+    /// Absolute path of the library.
+    pub path: PathBuf,
+    pub entry: Entry,
+    pub config: u32,
+    /// False with `reentrant=no`: calls are made one at a time.
+    pub reentrant: bool,
+    /// `isolate=yes`: the library runs in child processes.
+    pub isolate: bool,
+}
+
+impl LibSpec {
+    /// Reads the keys of a `lib=` spec; a relative path is taken from
+    /// `base` or the working directory, and must exist.
+    pub(super) fn from_keys<'a>(
+        path: &str,
+        get: &dyn Fn(&str) -> Option<&'a str>,
+        base: Option<&Path>,
+    ) -> Result<LibSpec, String> {
+        let given = PathBuf::from(path);
+        let joined = match base {
+            Some(b) if given.is_relative() => b.join(&given),
+            _ => given,
+        };
+        let path = joined
+            .canonicalize()
+            .map_err(|e| format!("lib={}: {e}", joined.display()))?;
+        if !path.is_file() {
+            return Err(format!("lib={}: not a file", joined.display()));
+        }
+        let yes_no = |key: &str, default: bool| -> Result<bool, String> {
+            match get(key) {
+                None => Ok(default),
+                Some("yes" | "true" | "1") => Ok(true),
+                Some("no" | "false" | "0") => Ok(false),
+                Some(v) => Err(format!("{key}={v:?} is not yes or no")),
+            }
+        };
+        let entry = match (get("symbol"), get("solver")) {
+            (Some(_), Some(_)) => return Err(
+                "give symbol= (tdoku's signature) or solver= (bench-sudoku's interface), not both"
+                    .into(),
+            ),
+            (Some(s), None) => Entry::Tdoku {
+                symbol: check_symbol(s)?,
+            },
+            (None, Some(s)) => Entry::Native {
+                solver: s.to_string(),
+            },
+            (None, None) => Entry::Tdoku {
+                symbol: "solve".into(),
+            },
+        };
+        let config = match get("config") {
+            None => 0,
+            Some(v) => v
+                .parse::<u32>()
+                .map_err(|_| format!("config={v:?} is not a number from 0 to {}", u32::MAX))?,
+        };
+        Ok(LibSpec {
+            path,
+            entry,
+            config,
+            reentrant: yes_no("reentrant", true)?,
+            isolate: yes_no("isolate", false)?,
+        })
+    }
+
+    /// The label when the spec gives no `name=`: the symbol or solver name.
+    pub fn default_label(&self) -> String {
+        match &self.entry {
+            Entry::Tdoku { symbol } => symbol.clone(),
+            Entry::Native { solver } => solver.clone(),
+        }
+    }
+
+    /// The canonical spec; with `isolate` false, what `serve` loads in an
+    /// isolated child.
+    pub fn spec(&self, isolate: bool) -> String {
+        let mut s = format!("lib={}", quote_value(&self.path.display().to_string()));
+        match &self.entry {
+            Entry::Tdoku { symbol } => s.push_str(&format!(",symbol={symbol}")),
+            Entry::Native { solver } => s.push_str(&format!(",solver={}", quote_value(solver))),
+        }
+        if self.config != 0 {
+            s.push_str(&format!(",config={}", self.config));
+        }
+        if !self.reentrant {
+            s.push_str(",reentrant=no");
+        }
+        if isolate {
+            s.push_str(",isolate=yes");
+        }
+        s
+    }
+}
+
+/// A value as a spec holds it: wrapped in single quotes when it has a
+/// comma or a quote of either kind.
+fn quote_value(v: &str) -> String {
+    if v.contains([',', '"', '\'']) && !v.contains('\'') {
+        format!("'{v}'")
+    } else {
+        v.to_string()
+    }
+}
+
+fn check_symbol(s: &str) -> Result<String, String> {
+    let ok = !s.is_empty()
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !s.starts_with(|c: char| c.is_ascii_digit());
+    if ok {
+        Ok(s.to_string())
+    } else {
+        Err(format!("symbol={s:?} is not a C identifier"))
+    }
+}
+
+/// The function a library solver is called through.
+#[derive(Clone, Copy)]
+enum Function {
+    Tdoku(abi::TdokuFn),
+    Native {
+        create: abi::CreateFn,
+        destroy: abi::DestroyFn,
+        solve: abi::SolveFn,
+        reports: CounterSet,
+    },
+}
+
+/// A solver in a loaded library, shared by every thread of a run.
+pub struct LibSolver {
+    spec: LibSpec,
+    /// Keeps the library loaded while any solver or instance needs it.
+    lib: Arc<Library>,
+    function: Function,
+    description: String,
+    /// `reentrant=no`: held around every call.
+    lock: Option<Arc<Mutex<()>>>,
+    watchdog: Arc<Watchdog>,
+}
+
+impl std::fmt::Debug for LibSolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LibSolver")
+            .field("spec", &self.spec)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LibSolver {
+    /// Loads the library and finds the solver; for bench-sudoku's interface
+    /// also checks the descriptor and makes and frees one state, so that a
+    /// broken solver stops the run before any work.
+    pub fn load(spec: LibSpec, options: &Options) -> Result<LibSolver, String> {
+        let shown = spec.path.display().to_string();
+        // SAFETY: loading a library runs its initialisers, which could do
+        // anything; that is inherent in loading a user's solver, which the
+        // user asked for by naming the file. Nothing else is assumed here.
+        let lib = unsafe { Library::new(&spec.path) }.map_err(|e| format!("lib={shown}: {e}"))?;
+        let (function, description) = match &spec.entry {
+            Entry::Tdoku { symbol } => {
+                let name = format!("{symbol}\0");
+                // SAFETY: the spec says that this symbol has tdoku's
+                // signature; the harness cannot check a C type, and calls it
+                // only as the header specifies.
+                let f = unsafe { lib.get::<abi::TdokuFn>(name.as_bytes()) }
+                    .map_err(|e| format!("lib={shown}: no symbol {symbol:?}: {e}"))?;
+                (
+                    Function::Tdoku(*f),
+                    format!("{symbol} in {shown} (tdoku's signature; reports guesses)"),
+                )
+            }
+            Entry::Native { solver } => native(&lib, &shown, solver, spec.config)?,
+        };
+        Ok(LibSolver {
+            lock: (!spec.reentrant).then(|| Arc::new(Mutex::new(()))),
+            watchdog: Watchdog::new(options.timeout, spec.spec(false)),
+            spec,
+            lib: Arc::new(lib),
+            function,
+            description,
+        })
+    }
+}
+
+/// Finds and checks solver `name` of bench-sudoku's interface.
+fn native(
+    lib: &Library,
+    shown: &str,
+    name: &str,
+    config: u32,
+) -> Result<(Function, String), String> {
+    let registry_name = format!("{}\0", abi::REGISTRY);
+    // SAFETY: `bench_sudoku_solvers` is the interface's registry symbol; a
+    // library that exports it declares it with this signature.
+    let registry = unsafe { lib.get::<abi::RegistryFn>(registry_name.as_bytes()) }.map_err(|e| {
+        format!(
+            "lib={shown}: no symbol {:?} (solver= needs bench-sudoku's interface, include/bench_sudoku.h; \
+             for tdoku's signature use symbol=): {e}",
+            abi::REGISTRY
+        )
+    })?;
+    let mut count = 0usize;
+    // SAFETY: the registry takes a pointer to a count and returns an array
+    // of `count` descriptor pointers (the interface's contract).
+    let list = unsafe { registry(&mut count) };
+    if list.is_null() && count > 0 {
+        return Err(format!("lib={shown}: {} returned no list", abi::REGISTRY));
+    }
+    let mut names = Vec::new();
+    for i in 0..count {
+        // SAFETY: `list` holds `count` pointers (checked non-null above when
+        // `count > 0`).
+        let d = unsafe { *list.add(i) };
+        if d.is_null() {
+            continue;
+        }
+        // SAFETY: a non-null entry points to a descriptor that stays valid
+        // while the library is loaded. Only the fields up to `name` are read
+        // before the version and size are checked.
+        let desc = unsafe { &*d };
+        let this = c_text(desc.name).unwrap_or_default();
+        if this != name {
+            names.push(this);
+            continue;
+        }
+        let bad = |why: String| format!("lib={shown}: solver {name:?}: {why}");
+        if desc.abi_version != abi::VERSION {
+            return Err(bad(format!(
+                "built for interface version {}; this bench-sudoku reads version {}",
+                desc.abi_version,
+                abi::VERSION
+            )));
+        }
+        if (desc.struct_size as usize) < std::mem::size_of::<abi::Descriptor>() {
+            return Err(bad(format!(
+                "descriptor of {} bytes; version {} has {}",
+                desc.struct_size,
+                abi::VERSION,
+                std::mem::size_of::<abi::Descriptor>()
+            )));
+        }
+        if desc.reports & !abi::KNOWN_REPORTS != 0 {
+            return Err(bad(format!("unknown reports bits {:#x}", desc.reports)));
+        }
+        let (Some(create), Some(destroy), Some(solve)) = (desc.create, desc.destroy, desc.solve)
+        else {
+            return Err(bad("create, destroy and solve must all be set".into()));
+        };
+        // A state made and freed once: a solver that cannot make one stops
+        // the run here rather than on every thread.
+        // SAFETY: `create` and `destroy` are the descriptor's functions,
+        // called as the interface specifies.
+        let state = unsafe { create(config) };
+        if state.is_null() {
+            return Err(bad(format!("create({config}) returned NULL")));
+        }
+        // SAFETY: `state` came from this solver's `create` and is freed once.
+        unsafe { destroy(state) };
+        let description = c_text(desc.description)
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| format!("{name} in {shown}"));
+        return Ok((
+            Function::Native {
+                create,
+                destroy,
+                solve,
+                reports: CounterSet::from_bits(desc.reports as u8),
+            },
+            description,
+        ));
+    }
+    Err(format!(
+        "lib={shown}: no solver {name:?} (it has: {})",
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    ))
+}
+
+/// A C string as text (`None` for NULL or invalid UTF-8).
+fn c_text(p: *const c_char) -> Option<String> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: a non-null name or description of a descriptor is a
+    // NUL-terminated string that lives as long as the descriptor.
+    unsafe { CStr::from_ptr(p) }
+        .to_str()
+        .ok()
+        .map(str::to_string)
+}
+
+impl ExternalSolver for LibSolver {
+    fn default_label(&self) -> String {
+        self.spec.default_label()
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            counters: match self.function {
+                Function::Tdoku(_) => CounterSet::of(&[crate::solver::Counter::Guesses]),
+                Function::Native { reports, .. } => reports,
+            },
+            clock: Clock::Harness,
+            trace: false,
+            budget: matches!(self.function, Function::Native { .. }),
+        }
+    }
+
+    fn spec(&self) -> String {
+        self.spec.spec(false)
+    }
+
+    fn description(&self) -> String {
+        self.description.clone()
+    }
+
+    fn instance(&self) -> anyhow::Result<Box<dyn SolverInstance>> {
+        let state = match self.function {
+            Function::Tdoku(_) => std::ptr::null_mut(),
+            Function::Native { create, .. } => {
+                // SAFETY: the descriptor's `create`, called as specified.
+                let state = unsafe { create(self.spec.config) };
+                if state.is_null() {
+                    anyhow::bail!(
+                        "{}: create({}) returned NULL",
+                        self.spec.spec(false),
+                        self.spec.config
+                    );
+                }
+                state
+            }
+        };
+        Ok(Box::new(LibInstance {
+            lib: Arc::clone(&self.lib),
+            function: self.function,
+            config: self.spec.config,
+            state,
+            lock: self.lock.clone(),
+            slot: self.watchdog.slot(),
+        }))
+    }
+}
+
+/// One thread's use of a library solver (and its state, for bench-sudoku's
+/// interface).
+struct LibInstance {
+    /// Keeps the library loaded until the state is freed.
+    lib: Arc<Library>,
+    function: Function,
+    config: u32,
+    /// The thread's state (null for tdoku's signature).
+    state: *mut c_void,
+    lock: Option<Arc<Mutex<()>>>,
+    slot: Arc<AtomicU64>,
+}
+
+// SAFETY: the one field that is not `Send` by itself is the state pointer.
+// The state is used by one thread at a time: an instance belongs to one
+// solver thread, which alone calls `solve` with it (`&mut self`), and it is
+// dropped (calling `destroy`) after that thread's last call, possibly on
+// another thread, which the interface allows (include/bench_sudoku.h).
+unsafe impl Send for LibInstance {}
+
+impl Drop for LibInstance {
+    fn drop(&mut self) {
+        if let Function::Native { destroy, .. } = self.function {
+            // SAFETY: `state` came from this solver's `create`, is not null
+            // and is freed exactly once, after its last `solve`.
+            unsafe { destroy(self.state) };
+        }
+        let _ = &self.lib;
+    }
+}
+
+impl LibInstance {
+    /// One call, timed alone; returns the answer with its time.
+    #[inline]
+    fn call(&mut self, puzzle: &Grid, limits: &Limits) -> Answer {
+        let mut input = [0u8; CELLS + 1];
+        for (b, &v) in input.iter_mut().zip(puzzle.cells()) {
+            *b = if v == 0 { b'.' } else { b'0' + v };
+        }
+        let mut solution = [0u8; CELLS];
+        let limit = limits.solutions.max(1) as usize;
+        let guard = self
+            .lock
+            .as_ref()
+            .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()));
+        let (count, counters, stopped, ns) = match self.function {
+            Function::Tdoku(f) => {
+                let mut guesses = 0usize;
+                let t = Instant::now();
+                self.slot.store(watch_stamp(t), Ordering::Relaxed);
+                // SAFETY: the arguments follow the header's contract: 81
+                // cell characters and a NUL, a limit of at least 1, 81
+                // writable bytes for the solution and a writable count.
+                let count = unsafe {
+                    f(
+                        input.as_ptr().cast(),
+                        limit,
+                        self.config,
+                        solution.as_mut_ptr().cast(),
+                        &mut guesses,
+                    )
+                };
+                let ns = t.elapsed().as_nanos() as u64;
+                self.slot.store(0, Ordering::Relaxed);
+                let counters = Counters {
+                    guesses: guesses as u64,
+                    ..Counters::default()
+                };
+                (count, counters, abi::COMPLETE, ns)
+            }
+            Function::Native { solve, .. } => {
+                let mut stats = abi::Stats::default();
+                let t = Instant::now();
+                self.slot.store(watch_stamp(t), Ordering::Relaxed);
+                // SAFETY: as above, plus this thread's own state from
+                // `create` and a zeroed, writable stats struct.
+                let count = unsafe {
+                    solve(
+                        self.state,
+                        input.as_ptr().cast(),
+                        limit,
+                        limits.max_guesses,
+                        solution.as_mut_ptr().cast(),
+                        &mut stats,
+                    )
+                };
+                let ns = t.elapsed().as_nanos() as u64;
+                self.slot.store(0, Ordering::Relaxed);
+                let counters = Counters {
+                    guesses: stats.guesses,
+                    backtracks: stats.backtracks,
+                    max_depth: stats.max_depth.min(u32::MAX as u64) as u32,
+                    nodes: stats.nodes,
+                    naked_singles: stats.naked_singles,
+                    hidden_singles: stats.hidden_singles,
+                };
+                (count, counters, stats.stopped, ns)
+            }
+        };
+        drop(guard);
+        let mut answer = self.answer(puzzle, limit, count, &solution, counters, stopped);
+        answer.time_ns = Some(ns);
+        answer
+    }
+
+    /// Reads what a call returned.
+    fn answer(
+        &self,
+        puzzle: &Grid,
+        limit: usize,
+        count: usize,
+        solution: &[u8; CELLS],
+        counters: Counters,
+        stopped: u32,
+    ) -> Answer {
+        let count32 = count.min(u32::MAX as usize) as u32;
+        if stopped == abi::STALLED {
+            let partial = read_grid(solution, true).unwrap_or(*puzzle);
+            let mut a = Answer::counted(puzzle, 0, *puzzle, counters);
+            a.result.status = Status::Stalled;
+            a.result.conflict = None;
+            a.result.grid = partial;
+            let set = partial.cells().iter().filter(|&&v| v != 0).count();
+            a.result.filled = set.saturating_sub(puzzle.givens()) as u8;
+            return a;
+        }
+        if stopped != abi::COMPLETE && stopped != abi::GAVE_UP {
+            return Answer::fault(
+                puzzle,
+                Status::ProtocolError,
+                format!("stats.stopped = {stopped} (known: 0, 1, 2)"),
+            );
+        }
+        let mut answer = if count == 0 {
+            Answer::counted(puzzle, 0, *puzzle, counters)
+        } else if solution.iter().all(|&b| b == 0) {
+            let mut a = Answer::counted(puzzle, count32, *puzzle, counters);
+            let tdoku = matches!(self.function, Function::Tdoku(_));
+            if tdoku && limit > 1 {
+                a.unwritten = true;
+            } else {
+                a.note = Some("no solution written".into());
+            }
+            a
+        } else {
+            match read_grid(solution, false) {
+                Ok(g) => Answer::counted(puzzle, count32, g, counters),
+                Err(why) => {
+                    let mut a = Answer::counted(puzzle, count32, *puzzle, counters);
+                    a.note = Some(format!("solution is not a grid: {why}").into());
+                    a
+                }
+            }
+        };
+        if stopped == abi::GAVE_UP {
+            answer.result.status = Status::GaveUp;
+            answer.result.conflict = None;
+        }
+        answer
+    }
+}
+
+impl SolverInstance for LibInstance {
+    fn solve(&mut self, puzzle: &Grid, limits: &Limits) -> Answer {
+        self.call(puzzle, limits)
+    }
+
+    fn solve_batch(&mut self, puzzles: &[Grid], limits: &Limits, out: &mut Vec<Answer>) {
+        out.extend(puzzles.iter().map(|p| self.call(p, limits)));
+    }
+}
+
+/// Reads 81 solution bytes: digits `1`-`9` (and `.` for a blank when
+/// `blanks`); says which cell holds what otherwise.
+fn read_grid(bytes: &[u8; CELLS], blanks: bool) -> Result<Grid, String> {
+    let mut cells = [0u8; CELLS];
+    for (i, (&b, c)) in bytes.iter().zip(cells.iter_mut()).enumerate() {
+        *c = match b {
+            b'1'..=b'9' => b - b'0',
+            b'.' if blanks => 0,
+            _ => {
+                return Err(format!(
+                    "{} holds {}",
+                    cell_name(i),
+                    if b.is_ascii_graphic() {
+                        format!("{:?}", b as char)
+                    } else {
+                        format!("byte {b:#04x}")
+                    }
+                ))
+            }
+        };
+    }
+    Ok(Grid::from_cells(cells).expect("values 0..=9"))
+}
+
+/// The stamp a busy watchdog slot holds: the call's start in nanoseconds
+/// since the process's first stamp, plus one (0 means idle).
+#[inline]
+fn watch_stamp(t: Instant) -> u64 {
+    t.saturating_duration_since(*epoch()).as_nanos() as u64 + 1
+}
+
+fn epoch() -> &'static Instant {
+    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    EPOCH.get_or_init(Instant::now)
+}
+
+/// Ends the run when a library call has not returned within the timeout:
+/// a thread inside a library cannot be stopped, and a run that waits for
+/// it forever helps nobody. One per library solver; its thread starts with
+/// the first instance and ends with the solver.
+struct Watchdog {
+    timeout: Duration,
+    spec: String,
+    slots: Mutex<Vec<Weak<AtomicU64>>>,
+    started: std::sync::Once,
+}
+
+impl Watchdog {
+    fn new(timeout: Duration, spec: String) -> Arc<Watchdog> {
+        epoch();
+        Arc::new(Watchdog {
+            timeout,
+            spec,
+            slots: Mutex::new(Vec::new()),
+            started: std::sync::Once::new(),
+        })
+    }
+
+    /// A slot for one instance; starts the watching thread on first use.
+    fn slot(self: &Arc<Self>) -> Arc<AtomicU64> {
+        let slot = Arc::new(AtomicU64::new(0));
+        self.slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Arc::downgrade(&slot));
+        self.started.call_once(|| {
+            let me = Arc::downgrade(self);
+            let period =
+                (self.timeout / 4).clamp(Duration::from_millis(10), Duration::from_millis(250));
+            let _ = std::thread::Builder::new()
+                .name("lib-watchdog".into())
+                .spawn(move || watch(me, period));
+        });
+        slot
+    }
+}
+
+fn watch(dog: Weak<Watchdog>, period: Duration) {
+    loop {
+        std::thread::sleep(period);
+        let Some(dog) = dog.upgrade() else { return };
+        let now = watch_stamp(Instant::now());
+        let limit = dog.timeout.as_nanos() as u64;
+        let slots = dog.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let stuck = slots.iter().filter_map(Weak::upgrade).any(|s| {
+            let since = s.load(Ordering::Relaxed);
+            since != 0 && now.saturating_sub(since) > limit
+        });
+        if stuck {
+            eprintln!(
+                "bench-sudoku: error: {}: a call has not returned after {} (--timeout); a library \
+                 running inside bench-sudoku cannot be stopped, so the run ends here without \
+                 results. Run it with isolate=yes to have a hang counted as a timeout and the \
+                 run go on.",
+                dog.spec,
+                humantime::format_duration(dog.timeout)
+            );
+            std::process::exit(2);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn solution_bytes_are_read_strictly() {
+        let line =
+            b"812753649943682175675491283154237896369845721287169534521974368438526917796318452";
+        let g = read_grid(line, false).unwrap();
+        assert_eq!(g.to_line().as_bytes(), line);
+        let mut bad = *line;
+        bad[10] = b'0';
+        assert_eq!(read_grid(&bad, false).unwrap_err(), "r2c2 holds '0'");
+        bad[10] = 0;
+        assert_eq!(read_grid(&bad, false).unwrap_err(), "r2c2 holds byte 0x00");
+        bad[10] = b'.';
+        assert!(read_grid(&bad, false).is_err());
+        assert_eq!(read_grid(&bad, true).unwrap().get(10), 0);
+    }
+
+    #[test]
+    fn specs_are_canonical() {
+        let here = std::env::current_exe().unwrap();
+        let get = |k: &str| match k {
+            "symbol" => Some("TdokuSolverDpllTriadSimd"),
+            "config" => Some("2"),
+            "reentrant" => Some("no"),
+            _ => None,
+        };
+        let spec = LibSpec::from_keys(here.to_str().unwrap(), &get, None).unwrap();
+        assert_eq!(spec.default_label(), "TdokuSolverDpllTriadSimd");
+        assert_eq!(
+            spec.spec(true),
+            format!(
+                "lib={},symbol=TdokuSolverDpllTriadSimd,config=2,reentrant=no,isolate=yes",
+                here.canonicalize().unwrap().display()
+            )
+        );
+        let bad = |k: &'static str, v: &'static str| {
+            let get = move |key: &str| (key == k).then_some(v);
+            LibSpec::from_keys(here.to_str().unwrap(), &get, None).unwrap_err()
+        };
+        assert!(bad("config", "-1").contains("config"));
+        assert!(bad("symbol", "a b").contains("C identifier"));
+        assert!(bad("isolate", "maybe").contains("yes or no"));
+    }
+}

@@ -1,0 +1,766 @@
+//! Solvers in child processes: any executable speaking the line protocol
+//! (`cmd=COMMAND`), and libraries isolated in `bench-sudoku serve` children
+//! (`lib=…,isolate=yes`). One process per solver thread.
+//!
+//! Faults are results: a process that dies before answering makes its
+//! puzzle `crashed`, one that does not answer within the timeout `timeout`,
+//! one whose reply breaks the grammar `protocol_error`; the process is then
+//! killed (with its process group) and restarted, and the remaining requests
+//! are sent to the new one. Only when three starts in a row fail (the
+//! program cannot be run, or breaks the handshake) does an instance stop
+//! trying: its remaining puzzles are `crashed` with the reason.
+
+use super::ffi::LibSpec;
+use super::protocol::{self, Hello, Reply};
+use super::Options;
+use crate::grid::Grid;
+use crate::solver::seam::{Answer, Capabilities, Clock, ExternalSolver, SolverInstance};
+use crate::solver::{Limits, Status};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Failed starts in a row after which an instance stops restarting.
+const MAX_FAILED_STARTS: u32 = 3;
+/// How long a process may take to exit after `quit`.
+const QUIT_GRACE: Duration = Duration::from_secs(1);
+/// The tail of a solver's stderr kept for fault messages.
+const STDERR_TAIL: u64 = 4096;
+/// About how long a pipelined batch of requests should take the solver.
+const PIPELINE_BATCH: Duration = Duration::from_millis(1);
+
+/// A solver run as child processes, shared by every thread of a run.
+#[derive(Debug)]
+pub struct ProcessSolver {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    argv: Vec<String>,
+    /// The canonical spec (`cmd=…`, or the isolated library's `lib=…`).
+    spec: String,
+    default_label: String,
+    description: String,
+    /// The handshake of the first process, which every later one must
+    /// repeat (the same reports).
+    hello: Hello,
+    timeout: Duration,
+}
+
+impl ProcessSolver {
+    /// `cmd=COMMAND`: starts the command once to read its handshake (a
+    /// command that cannot start or answer is an error before any work).
+    pub fn command(argv: Vec<String>, options: &Options) -> Result<ProcessSolver, String> {
+        let spec = format!("cmd={}", quote_command(&argv));
+        let hello = imp::probe(&argv, options.timeout).map_err(|e| format!("{spec}: {e}"))?;
+        Ok(ProcessSolver {
+            shared: Arc::new(Shared {
+                default_label: hello.name.clone(),
+                description: format!(
+                    "{} (protocol {}, {})",
+                    quote_command(&argv),
+                    hello.version,
+                    reports_text(&hello)
+                ),
+                argv,
+                spec,
+                hello,
+                timeout: options.timeout,
+            }),
+        })
+    }
+
+    /// `lib=…,isolate=yes`: the library runs in `bench-sudoku serve`
+    /// children, one per thread; a crash or a hang in it is counted like a
+    /// command's. The library is never loaded into this process.
+    pub fn isolated(lib: &LibSpec, options: &Options) -> Result<ProcessSolver, String> {
+        let exe = match &options.exe {
+            Some(p) => p.clone(),
+            None => std::env::current_exe().map_err(|e| {
+                format!("isolate=yes: cannot find bench-sudoku's own executable: {e}")
+            })?,
+        };
+        let argv = vec![
+            exe.display().to_string(),
+            "serve".into(),
+            "-s".into(),
+            lib.spec(false),
+            "--max-guesses".into(),
+            options.max_guesses.to_string(),
+        ];
+        let spec = lib.spec(true);
+        let hello = imp::probe(&argv, options.timeout).map_err(|e| format!("{spec}: {e}"))?;
+        Ok(ProcessSolver {
+            shared: Arc::new(Shared {
+                default_label: lib.default_label(),
+                description: format!(
+                    "{} in {}, isolated in child processes ({})",
+                    lib.default_label(),
+                    lib.path.display(),
+                    reports_text(&hello)
+                ),
+                argv,
+                spec,
+                hello,
+                timeout: options.timeout,
+            }),
+        })
+    }
+}
+
+fn reports_text(h: &Hello) -> String {
+    let mut r: Vec<&str> = Vec::new();
+    if h.ns {
+        r.push("own time");
+    } else {
+        r.push("round-trip time");
+    }
+    let names = h.counters.names();
+    if names.is_empty() {
+        r.push("no counters");
+    }
+    let mut s = r.join(", ");
+    if !names.is_empty() {
+        s.push_str(", ");
+        s.push_str(&names.join(", "));
+    }
+    s
+}
+
+/// A command as the spec shows it: words joined by spaces, quoted where a
+/// shell would need it.
+fn quote_command(argv: &[String]) -> String {
+    let joined =
+        shlex::try_join(argv.iter().map(String::as_str)).unwrap_or_else(|_| argv.join(" "));
+    if joined.contains(',') && !joined.contains('\'') {
+        format!("'{joined}'")
+    } else {
+        joined
+    }
+}
+
+impl ExternalSolver for ProcessSolver {
+    fn default_label(&self) -> String {
+        self.shared.default_label.clone()
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            counters: self.shared.hello.counters,
+            clock: if self.shared.hello.ns {
+                Clock::Solver
+            } else {
+                Clock::RoundTrip
+            },
+            trace: false,
+            budget: false,
+        }
+    }
+
+    fn spec(&self) -> String {
+        self.shared.spec.clone()
+    }
+
+    fn description(&self) -> String {
+        self.shared.description.clone()
+    }
+
+    fn instance(&self) -> anyhow::Result<Box<dyn SolverInstance>> {
+        Ok(Box::new(imp::Instance::new(Arc::clone(&self.shared))))
+    }
+}
+
+/// What one reply (or its absence) means for its puzzle.
+fn answer_of(puzzle: &Grid, reply: Reply) -> Answer {
+    match reply {
+        Reply::Error(msg) => Answer::fault(puzzle, Status::Error, format!("solver error: {msg}")),
+        Reply::Answer {
+            count,
+            solution,
+            ns,
+            counters,
+            stopped,
+        } => {
+            let mut a = Answer::counted(puzzle, count, solution.unwrap_or(*puzzle), counters);
+            match stopped {
+                Some(Status::Stalled) => {
+                    a.result.status = Status::Stalled;
+                    a.result.conflict = None;
+                }
+                Some(Status::GaveUp) => {
+                    a.result.status = Status::GaveUp;
+                    a.result.conflict = None;
+                }
+                _ => {}
+            }
+            a.time_ns = ns;
+            a
+        }
+    }
+}
+
+#[cfg(unix)]
+mod imp {
+    use super::*;
+    use std::fs::File;
+    use std::io::{Read, Write};
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::FileExt;
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+    use std::time::Instant;
+
+    /// Starts `argv`, reads its handshake, and shuts it down.
+    pub(super) fn probe(argv: &[String], timeout: Duration) -> Result<Hello, String> {
+        let p = Running::start(argv, timeout, None)?;
+        let hello = p.hello.clone();
+        p.shutdown();
+        Ok(hello)
+    }
+
+    /// Why no reply line could be read.
+    enum ReadFail {
+        Timeout,
+        /// The process closed its output (it exited, most likely).
+        Eof,
+        TooLong,
+        Io(std::io::Error),
+    }
+
+    /// One running solver process.
+    struct Running {
+        child: Child,
+        stdin: Option<ChildStdin>,
+        stdout: ChildStdout,
+        /// Unread output: `buf[start..]`.
+        buf: Vec<u8>,
+        start: usize,
+        /// Its stderr (an unlinked temporary file).
+        stderr: File,
+        hello: Hello,
+    }
+
+    impl Running {
+        /// Starts a process and reads its handshake within `timeout`; with
+        /// `expect`, its reports must equal those of the first process.
+        fn start(
+            argv: &[String],
+            timeout: Duration,
+            expect: Option<&Hello>,
+        ) -> Result<Running, String> {
+            let stderr = tempfile::tempfile()
+                .map_err(|e| format!("cannot make a file for its stderr: {e}"))?;
+            let err_handle = stderr
+                .try_clone()
+                .map_err(|e| format!("cannot share its stderr file: {e}"))?;
+            let mut cmd = Command::new(&argv[0]);
+            cmd.args(&argv[1..])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::from(err_handle))
+                // Its own process group: a Ctrl-C in the terminal reaches
+                // the harness only, which then stops its solvers itself;
+                // and killing the group also ends what the solver started.
+                .process_group(0);
+            let mut child = cmd
+                .spawn()
+                .map_err(|e| format!("cannot start {:?}: {e}", argv[0]))?;
+            let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+                kill_group(&mut child);
+                return Err("no pipes to the process".into());
+            };
+            let mut p = Running {
+                child,
+                stdin: Some(stdin),
+                stdout,
+                buf: Vec::with_capacity(1 << 16),
+                start: 0,
+                stderr,
+                hello: Hello {
+                    version: 0,
+                    name: String::new(),
+                    ns: false,
+                    counters: crate::solver::CounterSet::NONE,
+                },
+            };
+            let greeting = protocol::greeting();
+            if let Err(e) = p.write(greeting.as_bytes()) {
+                return Err(p.failure(&format!("cannot send the handshake ({e})")));
+            }
+            let line = match p.read_line(Instant::now() + timeout) {
+                Ok((line, _)) => String::from_utf8_lossy(&line).into_owned(),
+                Err(ReadFail::Timeout) => {
+                    return Err(p.failure(&format!(
+                        "no handshake within {}",
+                        humantime::format_duration(timeout)
+                    )))
+                }
+                Err(ReadFail::Eof) => return Err(p.failure("it ended before its handshake")),
+                Err(ReadFail::TooLong) => return Err(p.failure("handshake line too long")),
+                Err(ReadFail::Io(e)) => {
+                    return Err(p.failure(&format!("reading its handshake: {e}")))
+                }
+            };
+            let hello = match Hello::parse(line.trim_end()) {
+                Ok(h) => h,
+                Err(e) => return Err(p.failure(&e)),
+            };
+            if let Some(first) = expect {
+                if (hello.ns, hello.counters) != (first.ns, first.counters) {
+                    return Err(p.failure(&format!(
+                        "its handshake changed from {:?} to {:?}",
+                        first.line().trim_end(),
+                        hello.line().trim_end()
+                    )));
+                }
+            }
+            p.hello = hello;
+            Ok(p)
+        }
+
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+            match self.stdin.as_mut() {
+                Some(w) => w.write_all(bytes).and_then(|()| w.flush()),
+                None => Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe)),
+            }
+        }
+
+        /// The next line of output (without its newline) and when it
+        /// arrived, waiting until `deadline` at most.
+        fn read_line(&mut self, deadline: Instant) -> Result<(Vec<u8>, Instant), ReadFail> {
+            let mut arrived = Instant::now();
+            loop {
+                if let Some(i) = memchr::memchr(b'\n', &self.buf[self.start..]) {
+                    let line = self.buf[self.start..self.start + i].to_vec();
+                    self.start += i + 1;
+                    return Ok((line, arrived));
+                }
+                if self.buf.len() - self.start > protocol::MAX_LINE {
+                    return Err(ReadFail::TooLong);
+                }
+                if self.start > 0 {
+                    self.buf.drain(..self.start);
+                    self.start = 0;
+                }
+                let now = Instant::now();
+                if now >= deadline {
+                    return Err(ReadFail::Timeout);
+                }
+                if !wait_readable(&self.stdout, deadline - now).map_err(ReadFail::Io)? {
+                    continue; // the deadline is checked above
+                }
+                let old = self.buf.len();
+                self.buf.resize(old + (1 << 16), 0);
+                let n = match self.stdout.read(&mut self.buf[old..]) {
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => 0,
+                    Err(e) => {
+                        self.buf.truncate(old);
+                        return Err(ReadFail::Io(e));
+                    }
+                };
+                self.buf.truncate(old + n);
+                arrived = Instant::now();
+                if n == 0 {
+                    return Err(ReadFail::Eof);
+                }
+            }
+        }
+
+        /// Ends the process after a fault and says how it ended, with the
+        /// last line of its stderr: `why (exit status 1; stderr: …)`.
+        fn failure(mut self, why: &str) -> String {
+            let status = reap(&mut self.child);
+            let tail = stderr_tail(&self.stderr);
+            let mut s = why.to_string();
+            let mut facts = Vec::new();
+            if let Some(st) = status {
+                facts.push(st);
+            }
+            if let Some(t) = tail {
+                facts.push(format!("stderr: {t}"));
+            }
+            if !facts.is_empty() {
+                s.push_str(&format!(" ({})", facts.join("; ")));
+            }
+            s
+        }
+
+        /// Asks the process to quit, and kills it when it does not.
+        fn shutdown(mut self) {
+            let _ = self.write(b"quit\n");
+            self.stdin = None;
+            let until = Instant::now() + QUIT_GRACE;
+            loop {
+                match self.child.try_wait() {
+                    Ok(Some(_)) => return,
+                    Ok(None) if Instant::now() < until => {
+                        std::thread::sleep(Duration::from_millis(2))
+                    }
+                    _ => return kill_group(&mut self.child),
+                }
+            }
+        }
+    }
+
+    /// Waits until `r` has output (or end of file) for at most `wait`;
+    /// false when the time ran out.
+    fn wait_readable(r: &ChildStdout, wait: Duration) -> std::io::Result<bool> {
+        let mut fds = libc::pollfd {
+            fd: r.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // Rounded up, so that a wait never ends just before its deadline.
+        let ms = wait.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32;
+        // SAFETY: `fds` is one valid, initialised pollfd for the duration of
+        // the call, and its count is 1.
+        let n = unsafe { libc::poll(&mut fds, 1, ms) };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                return Ok(false);
+            }
+            return Err(e);
+        }
+        Ok(n > 0)
+    }
+
+    /// Kills the child's process group (the child leads it) and reaps it.
+    fn kill_group(child: &mut Child) {
+        if let Ok(pid) = i32::try_from(child.id()) {
+            // SAFETY: kill(2) with a negative pid signals that process
+            // group; the child was started as the leader of its own group,
+            // and it has not been reaped yet (we hold its `Child`), so the
+            // id cannot have been reused.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    /// How a process that is failing ended: waits a moment for it to exit
+    /// by itself (a crash being reported), then kills its group.
+    fn reap(child: &mut Child) -> Option<String> {
+        let until = Instant::now() + Duration::from_millis(200);
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(st)) => {
+                    // Whatever it started goes too.
+                    kill_group(child);
+                    break Some(st);
+                }
+                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(1)),
+                _ => {
+                    kill_group(child);
+                    break None;
+                }
+            }
+        };
+        status.map(|st| match (st.code(), st.signal()) {
+            (Some(c), _) => format!("exit status {c}"),
+            (None, Some(sig)) => format!("killed by signal {sig}{}", signal_name(sig)),
+            _ => st.to_string(),
+        })
+    }
+
+    fn signal_name(sig: i32) -> &'static str {
+        match sig {
+            libc::SIGSEGV => " (SIGSEGV)",
+            libc::SIGABRT => " (SIGABRT)",
+            libc::SIGBUS => " (SIGBUS)",
+            libc::SIGFPE => " (SIGFPE)",
+            libc::SIGILL => " (SIGILL)",
+            libc::SIGKILL => " (SIGKILL)",
+            libc::SIGTERM => " (SIGTERM)",
+            libc::SIGPIPE => " (SIGPIPE)",
+            _ => "",
+        }
+    }
+
+    /// The last non-empty line of a stderr file.
+    fn stderr_tail(f: &File) -> Option<String> {
+        let len = f.metadata().ok()?.len();
+        let from = len.saturating_sub(STDERR_TAIL);
+        let mut buf = vec![0u8; (len - from) as usize];
+        let n = f.read_at(&mut buf, from).ok()?;
+        buf.truncate(n);
+        let text = String::from_utf8_lossy(&buf);
+        text.lines()
+            .rev()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map(protocol::clip)
+    }
+
+    /// One thread's solver process, restarted after every fault.
+    pub(super) struct Instance {
+        shared: Arc<Shared>,
+        process: Option<Running>,
+        /// Starts in a row that failed.
+        failed_starts: u32,
+        /// Set when the instance gave up restarting: why.
+        given_up: Option<String>,
+        requests: Vec<u8>,
+        /// Running mean of the solver's own times (exponential, 1/16).
+        mean_ns: Option<f64>,
+    }
+
+    impl Instance {
+        pub(super) fn new(shared: Arc<Shared>) -> Instance {
+            Instance {
+                shared,
+                process: None,
+                failed_starts: 0,
+                given_up: None,
+                requests: Vec::new(),
+                mean_ns: None,
+            }
+        }
+
+        /// Makes sure a process runs; `Err` with why when none can.
+        fn ensure_running(&mut self) -> Result<(), String> {
+            if let Some(why) = &self.given_up {
+                return Err(why.clone());
+            }
+            if self.process.is_some() {
+                return Ok(());
+            }
+            match Running::start(
+                &self.shared.argv,
+                self.shared.timeout,
+                Some(&self.shared.hello),
+            ) {
+                Ok(p) => {
+                    self.process = Some(p);
+                    Ok(())
+                }
+                Err(e) => {
+                    self.failed_starts += 1;
+                    let why = format!("the solver process did not start: {e}");
+                    if self.failed_starts >= MAX_FAILED_STARTS {
+                        self.given_up = Some(format!(
+                            "not restarted after {MAX_FAILED_STARTS} failed starts in a row; last: {e}"
+                        ));
+                    }
+                    Err(why)
+                }
+            }
+        }
+
+        /// Ends the running process after a fault; returns how it ended.
+        fn fail(&mut self, why: &str) -> String {
+            match self.process.take() {
+                Some(p) => p.failure(why),
+                None => why.to_string(),
+            }
+        }
+    }
+
+    impl Drop for Instance {
+        fn drop(&mut self) {
+            if let Some(p) = self.process.take() {
+                p.shutdown();
+            }
+        }
+    }
+
+    impl SolverInstance for Instance {
+        fn solve(&mut self, puzzle: &Grid, limits: &Limits) -> Answer {
+            let mut out = Vec::with_capacity(1);
+            self.solve_batch(std::slice::from_ref(puzzle), limits, &mut out);
+            out.pop().expect("one answer per puzzle")
+        }
+
+        fn solve_batch(&mut self, puzzles: &[Grid], limits: &Limits, out: &mut Vec<Answer>) {
+            let limit = limits.solutions.max(1);
+            let timeout = self.shared.timeout;
+            // Requests before this index go one at a time: a fault happened
+            // while several were in flight, and a solver may hold replies
+            // in its output buffer, so which one caused it is not known.
+            let mut careful_until = 0;
+            let mut i = 0;
+            while i < puzzles.len() {
+                if let Err(why) = self.ensure_running() {
+                    out.push(Answer::fault(&puzzles[i], Status::Crashed, why));
+                    i += 1;
+                    continue;
+                }
+                let depth = if i < careful_until { 1 } else { self.depth() };
+                let end = (i + depth).min(puzzles.len());
+                self.requests.clear();
+                for p in &puzzles[i..end] {
+                    protocol::push_request(&mut self.requests, p, limit);
+                }
+                let p = self.process.as_mut().expect("running");
+                let sent = Instant::now();
+                if let Err(e) = p.write(&self.requests) {
+                    let why = self.fail(&format!("it stopped reading requests ({e})"));
+                    out.push(Answer::fault(&puzzles[i], Status::Crashed, why));
+                    i += 1;
+                    continue;
+                }
+                let mut last = sent;
+                while i < end {
+                    let puzzle = &puzzles[i];
+                    let p = self.process.as_mut().expect("running");
+                    let (status, why) = match p.read_line(last + timeout) {
+                        Ok((line, arrived)) => {
+                            match protocol::parse_reply(&line, &p.hello, limit) {
+                                Ok(reply) => {
+                                    let mut a = answer_of(puzzle, reply);
+                                    match a.time_ns {
+                                        Some(ns) => self.learn(ns),
+                                        // Round trip: one request in flight.
+                                        None => {
+                                            a.time_ns = Some((arrived - last).as_nanos() as u64)
+                                        }
+                                    }
+                                    self.failed_starts = 0;
+                                    out.push(a);
+                                    last = arrived;
+                                    i += 1;
+                                    continue;
+                                }
+                                // The n-th reply answers the n-th request: this
+                                // fault is this puzzle's whatever is in flight.
+                                Err(e) => {
+                                    let why = self.fail(&format!("bad reply: {e}"));
+                                    out.push(Answer::fault(puzzle, Status::ProtocolError, why));
+                                    i += 1;
+                                    break;
+                                }
+                            }
+                        }
+                        Err(ReadFail::Timeout) => (
+                            Status::Timeout,
+                            format!("no reply within {}", humantime::format_duration(timeout)),
+                        ),
+                        Err(ReadFail::Eof) => (Status::Crashed, "it ended before answering".into()),
+                        Err(ReadFail::TooLong) => (
+                            Status::ProtocolError,
+                            format!("a reply line longer than {} bytes", protocol::MAX_LINE),
+                        ),
+                        Err(ReadFail::Io(e)) => {
+                            (Status::Crashed, format!("reading its reply: {e}"))
+                        }
+                    };
+                    let why = self.fail(&why);
+                    if end - i > 1 {
+                        // Several requests in flight: send them again one
+                        // at a time to the restarted solver.
+                        careful_until = end;
+                    } else {
+                        out.push(Answer::fault(puzzle, status, why));
+                        i += 1;
+                    }
+                    break;
+                }
+            }
+        }
+    }
+
+    impl Instance {
+        /// How many requests to have in flight: one at a time for a solver
+        /// that does not time itself (each round trip is timed alone) or
+        /// that is slow (pipelining gains nothing there, and a solver may
+        /// hold replies until it has answered everything it read, which
+        /// must not push a reply past the timeout); up to
+        /// [`protocol::PIPELINE`] while a batch takes about
+        /// [`PIPELINE_BATCH`].
+        fn depth(&self) -> usize {
+            if !self.shared.hello.ns {
+                return 1;
+            }
+            match self.mean_ns {
+                None => 1,
+                Some(mean) => {
+                    let fit = PIPELINE_BATCH.as_nanos() as f64 / mean.max(1.0);
+                    (fit as usize).clamp(1, protocol::PIPELINE)
+                }
+            }
+        }
+
+        /// Adds a solve time to the running mean that sets the depth.
+        fn learn(&mut self, ns: u64) {
+            let ns = ns as f64;
+            self.mean_ns = Some(match self.mean_ns {
+                None => ns,
+                Some(m) => m + (ns - m) / 16.0,
+            });
+        }
+    }
+}
+
+#[cfg(not(unix))]
+mod imp {
+    use super::*;
+
+    pub(super) fn probe(_argv: &[String], _timeout: Duration) -> Result<Hello, String> {
+        Err("solver processes (cmd=, isolate=yes) need a Unix-like system".into())
+    }
+
+    pub(super) struct Instance;
+
+    impl Instance {
+        pub(super) fn new(_shared: Arc<Shared>) -> Instance {
+            Instance
+        }
+    }
+
+    impl SolverInstance for Instance {
+        fn solve(&mut self, puzzle: &Grid, _limits: &Limits) -> Answer {
+            Answer::fault(puzzle, Status::Crashed, "not supported on this system")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_are_shown_as_specs_that_read_back() {
+        let argv = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(quote_command(&argv(&["python3", "s.py"])), "python3 s.py");
+        for words in [
+            argv(&["python3", "s.py"]),
+            argv(&["./s", "--modes", "a,b"]),
+            argv(&["my solver", "x"]),
+            argv(&["./s", "it's", "a,b"]),
+        ] {
+            let spec = format!("cmd={},name=x", quote_command(&words));
+            let keys = super::super::split_spec(&spec).unwrap();
+            assert_eq!(keys.len(), 2, "{spec}");
+            assert_eq!(
+                super::super::split_words(&keys[0].1).unwrap(),
+                words,
+                "{spec}"
+            );
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_command_that_is_not_a_solver_is_refused_with_its_reason() {
+        let opts = Options {
+            timeout: Duration::from_secs(5),
+            ..Options::default()
+        };
+        let e = ProcessSolver::command(vec!["true".into()], &opts).unwrap_err();
+        assert!(e.contains("ended before its handshake"), "{e}");
+        let e = ProcessSolver::command(vec!["/no/such/solver".into()], &opts).unwrap_err();
+        assert!(e.contains("cannot start"), "{e}");
+        let sh = |script: &str| vec!["sh".to_string(), "-c".to_string(), script.to_string()];
+        let e = ProcessSolver::command(sh("echo hello; echo oops >&2"), &opts).unwrap_err();
+        assert!(e.contains("handshake") && e.contains("stderr: oops"), "{e}");
+        let quick = Options {
+            timeout: Duration::from_millis(200),
+            ..Options::default()
+        };
+        let e = ProcessSolver::command(sh("sleep 5"), &quick).unwrap_err();
+        assert!(e.contains("no handshake within"), "{e}");
+    }
+}
