@@ -319,6 +319,20 @@ pub struct StrategiesArgs {
 
 /// Parses the command line and runs the command; returns the exit status.
 pub fn main() -> i32 {
+    main_with(Vec::new())
+}
+
+/// Like [`main`], with `solvers` added to the strategies of every command
+/// (`-s LABEL`): a Rust program that implements
+/// [`ExternalSolver`](crate::solver::ExternalSolver) gets the whole tool
+/// around its solver (see `examples/solvers/rust/main.rs`).
+pub fn main_with(solvers: Vec<(String, std::sync::Arc<dyn crate::solver::ExternalSolver>)>) -> i32 {
+    for (label, solver) in solvers {
+        if let Err(e) = external::register(&label, solver) {
+            eprintln!("bench-sudoku: error: {e}");
+            return 2;
+        }
+    }
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Solve(a) => commands::solve::run(a),

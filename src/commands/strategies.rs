@@ -19,6 +19,9 @@ pub fn run(args: &StrategiesArgs) -> CmdResult {
         })
         .collect();
     let ctx = args.solvers.context(DEFAULT_MAX_GUESSES)?;
+    for (label, solver) in crate::solver::external::registered() {
+        strategies.push((Strategy::external(label, solver), false));
+    }
     for label in ctx.solvers.keys() {
         strategies.push((Strategy::parse_in(label, &ctx)?, false));
     }

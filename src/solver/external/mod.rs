@@ -96,9 +96,13 @@ impl Context {
         Ok(())
     }
 
-    /// The solver a `--solvers` file names `label`, made from its spec.
+    /// The solver a `--solvers` file (or [`register`]) names `label`; one
+    /// from a file is made from its spec.
     #[allow(clippy::type_complexity)]
     pub fn named(&self, label: &str) -> Result<Option<(String, Arc<dyn ExternalSolver>)>, String> {
+        if let Some((l, s)) = registered().iter().find(|(l, _)| l == label) {
+            return Ok(Some((l.clone(), Arc::clone(s))));
+        }
         let Some(entry) = self.solvers.get(label) else {
             return Ok(None);
         };
@@ -111,6 +115,34 @@ impl Context {
             .map_err(|e| format!("{}: solver {label:?}: {e}", entry.file.display()))?;
         Ok(Some((label, solver)))
     }
+}
+
+/// Solvers registered by the program itself (see [`register`]).
+#[allow(clippy::type_complexity)]
+static REGISTERED: std::sync::RwLock<Vec<(String, Arc<dyn ExternalSolver>)>> =
+    std::sync::RwLock::new(Vec::new());
+
+/// Makes `solver` a strategy named `label` for every command of this
+/// process (`-s LABEL`), beside the built-in ones: how a Rust program that
+/// implements [`ExternalSolver`] puts its own solver in the tool (see
+/// `examples/solvers/rust/main.rs` and [`crate::cli::main_with`]).
+pub fn register(label: &str, solver: Arc<dyn ExternalSolver>) -> Result<(), String> {
+    let label = check_label(label)?;
+    if crate::solver::Strategy::named(&label).is_some() {
+        return Err(format!("{label:?} is a built-in strategy's name"));
+    }
+    let mut list = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
+    if list.iter().any(|(l, _)| *l == label) {
+        return Err(format!("{label:?} is registered twice"));
+    }
+    list.push((label, solver));
+    Ok(())
+}
+
+/// The labels and solvers registered so far.
+#[allow(clippy::type_complexity)]
+pub fn registered() -> Vec<(String, Arc<dyn ExternalSolver>)> {
+    REGISTERED.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 /// True when a spec names an external solver (a `lib=` or `cmd=` key).
