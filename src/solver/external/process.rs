@@ -285,7 +285,13 @@ mod imp {
             };
             let greeting = protocol::greeting();
             if let Err(e) = p.write(greeting.as_bytes()) {
-                return Err(p.failure(&format!("cannot send the handshake ({e})")));
+                // A closed pipe: it ended (or closed its input) first.
+                let why = if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    "it ended before its handshake".to_string()
+                } else {
+                    format!("cannot send the handshake ({e})")
+                };
+                return Err(p.failure(&why));
             }
             let line = match p.read_line(Instant::now() + timeout) {
                 Ok((line, _)) => String::from_utf8_lossy(&line).into_owned(),
