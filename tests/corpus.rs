@@ -160,3 +160,82 @@ fn corpus_every_strategy_agrees_with_fast() {
         failures[..failures.len().min(20)].join("\n")
     );
 }
+
+/// The guess budget of explosive strategies in the round trips below.
+fn budget(s: &Strategy) -> u64 {
+    if s.explosive() {
+        EXPLOSIVE_BUDGET
+    } else {
+        bench_sudoku::solver::DEFAULT_MAX_GUESSES
+    }
+}
+
+/// Every built-in strategy loaded back from the `capi` library (through
+/// bench-sudoku's interface and through tdoku's signature) and served over
+/// the protocol (`serve`, as `cmd=`) gives the built-in strategy's answers
+/// and counters on every corpus: statuses, counts, solutions, and every
+/// counter both report. `fast` is checked with the benchmark's limit (1) as
+/// well as 2.
+///
+/// tdoku's signature cannot say "gave up" or "stalled" (a give-up reads as
+/// the solutions found so far), and it has no budget argument: for the
+/// explosive strategies the library's default budget applies there, so
+/// they go through the other two ways only.
+#[test]
+fn corpus_capi_and_serve_round_trips_agree_with_the_built_in_strategies() {
+    let Some(dir) = corpora() else {
+        eprintln!("BENCH_SUDOKU_CORPORA not set: corpus round trips skipped");
+        return;
+    };
+    let full = std::env::var_os("BENCH_SUDOKU_FULL").is_some_and(|v| v == "1");
+    let step = if full { 1 } else { SAMPLE_STEP };
+    let lib = capi();
+    let started = Instant::now();
+    for file in FILES {
+        let puzzles: Vec<Grid> = read_corpus(&dir.join(file))
+            .into_iter()
+            .step_by(step)
+            .collect();
+        for s in Strategy::all() {
+            let name = s.name();
+            let t = Instant::now();
+            let mut variants = vec![
+                Strategy::parse(&format!("lib={},solver={name},name=capi", lib.display())).unwrap(),
+                Strategy::parse(&format!(
+                    "cmd={BIN} serve -s {name} --max-guesses {},name=served",
+                    budget(&s)
+                ))
+                .unwrap(),
+            ];
+            if !s.explosive() {
+                variants.push(
+                    Strategy::parse(&format!(
+                        "lib={},symbol=bench_sudoku_{name},name=capi-tdoku",
+                        lib.display()
+                    ))
+                    .unwrap(),
+                );
+            }
+            let mut limits = vec![Limits::uniqueness().with_max_guesses(budget(&s))];
+            if name == "fast" {
+                limits.push(Limits::first());
+            }
+            for v in &variants {
+                let says_unfinished = v.name() != "capi-tdoku";
+                for l in &limits {
+                    // Chunks on all cores; one served process per chunk.
+                    puzzles
+                        .par_chunks(256)
+                        .for_each(|chunk| same_answers(&s, v, chunk, l, says_unfinished));
+                }
+            }
+            eprintln!(
+                "{file:<32} {name:<9} {} puzzles × {} loaded-back variants agree  {:>8.1?}",
+                puzzles.len(),
+                variants.len(),
+                t.elapsed()
+            );
+        }
+    }
+    eprintln!("corpus round trips: {:.1?}", started.elapsed());
+}

@@ -31,6 +31,7 @@ fn validate(p: &Grid, s: &Strategy, r: &SolveResult) {
             assert_eq!(r.solutions, 0)
         }
         Status::GaveUp => {}
+        st => panic!("{}: a built-in engine reported {st}", s.name()),
     }
     // An exhausted search undoes every guess it made.
     if r.status == Status::NoSolution {

@@ -48,6 +48,16 @@ pub enum MismatchKind {
     WrongCount,
 }
 
+impl MismatchKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MismatchKind::Differs => "differs",
+            MismatchKind::WrongGrid => "wrong_grid",
+            MismatchKind::WrongCount => "wrong_count",
+        }
+    }
+}
+
 /// A puzzle whose answer disagreed with the dataset's solution, the rules,
 /// or bench-sudoku's own count of its solutions.
 #[derive(Clone, Debug, Serialize)]

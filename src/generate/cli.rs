@@ -86,6 +86,14 @@ impl GenerateArgs {
     /// The library configuration these options describe.
     pub fn config(&self) -> anyhow::Result<GenConfig> {
         let effort_strategy = Strategy::parse(&self.strategy)?;
+        // Selection is on exact guess counts, and every kept puzzle's
+        // counters are written: a built-in engine reports them all.
+        if effort_strategy.builtin().is_none() {
+            anyhow::bail!(
+                "--strategy {}: generate measures effort with a built-in strategy (an external solver's counters are its own and may be absent)",
+                effort_strategy.name()
+            );
+        }
         let cfg = GenConfig {
             seed: self.seed,
             count: self.count,

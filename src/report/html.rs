@@ -8,8 +8,9 @@
 //! `bench-sudoku report DIR` writes the same bytes as the run did.
 
 use super::charts::{self, Chart, ChartKind};
-use super::terminal::{rows, COLUMNS};
+use super::terminal::{clock_notes, rows, COLUMNS};
 use super::{write_atomic, Exporter, Report};
+use crate::solver::CounterSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -141,14 +142,22 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
     let bad: u64 = report
         .results
         .iter()
-        .map(|r| r.mismatches + r.wrong_answers)
+        .map(|r| r.mismatches + r.wrong_answers + r.wrong_counts)
         .sum();
+    let faults: u64 = report.results.iter().map(|r| r.faults()).sum();
     if bad > 0 {
         let _ = writeln!(
             s,
-            "<div class=\"banner\">{bad} answers disagree with the dataset's solutions or the rules — see <a href=\"#mismatches\">Mismatches</a>.</div>"
+            "<div class=\"banner\">{bad} answers disagree with the dataset's solutions, the rules or bench-sudoku's count of solutions — see <a href=\"#mismatches\">Mismatches</a>.</div>"
         );
-    } else if m.complete {
+    }
+    if faults > 0 {
+        let _ = writeln!(
+            s,
+            "<div class=\"banner\">{faults} puzzles failed in external solvers (crashed, timeout, protocol error, error) — see <a href=\"#faults\">Solver faults</a>.</div>"
+        );
+    }
+    if bad == 0 && faults == 0 && m.complete {
         let _ = writeln!(
             s,
             "<div class=\"ok\">Every answer was checked against the rules and the givens (and the dataset's solution where there is one): no disagreement. Strategies: {}.</div>",
@@ -187,6 +196,15 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
         esc(&m.options.time_kept),
         m.options.repeat
     );
+    let notes = clock_notes(&report.results);
+    if !notes.is_empty() || report.results.iter().any(|r| r.counters != CounterSet::ALL) {
+        let _ = writeln!(
+            s,
+            "<p class=\"note\">External solvers: a counter shown as {} is one the solver does not report (null in the JSON and CSV files); faults have no time. {}</p>",
+            super::terminal::ABSENT,
+            esc(&notes.join("; "))
+        );
+    }
 
     // The charts, per dataset.
     for ds in &datasets {
@@ -243,7 +261,7 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
         for u in mismatched {
             let _ = writeln!(
                 s,
-                "<h3>{} · {} ({} listed)</h3>\n<table><thead><tr><th>index</th><th>line</th><th>status</th><th>detail</th></tr></thead><tbody>",
+                "<h3>{} · {} ({} listed)</h3>\n<table><thead><tr><th>index</th><th>line</th><th>status</th><th>kind</th><th>detail</th></tr></thead><tbody>",
                 esc(&u.dataset),
                 esc(&u.strategy),
                 u.mismatch_list.len()
@@ -251,10 +269,11 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
             for r in u.mismatch_list.iter().take(SHOWN_ROWS) {
                 let _ = writeln!(
                     s,
-                    "<tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td></tr>",
+                    "<tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                     r.index,
                     r.line,
                     r.status.as_str(),
+                    r.kind.as_str(),
                     esc(&r.detail)
                 );
             }
@@ -264,6 +283,41 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
                     s,
                     "<p class=\"note\">… and {} more in <code>summary.json</code>.</p>",
                     u.mismatch_list.len() - SHOWN_ROWS
+                );
+            }
+        }
+    }
+    let failed: Vec<_> = report
+        .units
+        .iter()
+        .filter(|u| !u.fault_list.is_empty())
+        .collect();
+    if !failed.is_empty() {
+        let _ = writeln!(s, "<h2 id=\"faults\">Solver faults</h2>");
+        for u in failed {
+            let _ = writeln!(
+                s,
+                "<h3>{} · {} ({} listed)</h3>\n<table><thead><tr><th>index</th><th>line</th><th>outcome</th><th>detail</th></tr></thead><tbody>",
+                esc(&u.dataset),
+                esc(&u.strategy),
+                u.fault_list.len()
+            );
+            for f in u.fault_list.iter().take(SHOWN_ROWS) {
+                let _ = writeln!(
+                    s,
+                    "<tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td></tr>",
+                    f.index,
+                    f.line,
+                    f.status.as_str(),
+                    esc(&f.detail)
+                );
+            }
+            let _ = writeln!(s, "</tbody></table>");
+            if u.fault_list.len() > SHOWN_ROWS {
+                let _ = writeln!(
+                    s,
+                    "<p class=\"note\">… and {} more in <code>summary.json</code>.</p>",
+                    u.fault_list.len() - SHOWN_ROWS
                 );
             }
         }
@@ -329,6 +383,26 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
         ),
     );
     kv("strategies", o.strategies.join(", "));
+    for d in o.strategy_details.iter().filter(|d| d.kind != "builtin") {
+        kv(
+            "external solver",
+            format!(
+                "{}: {} — {} (counters: {}; times: {})",
+                d.name,
+                d.spec,
+                d.description,
+                if d.counters == CounterSet::NONE {
+                    "none".to_string()
+                } else {
+                    d.counters.names().join(", ")
+                },
+                d.clock.as_str()
+            ),
+        );
+    }
+    if let Some(t) = &o.timeout {
+        kv("timeout (external solvers)", t.clone());
+    }
     kv(
         "repeat / warm-up",
         format!("{} / {} (time kept: {})", o.repeat, o.warmup, o.time_kept),

@@ -1,6 +1,6 @@
 //! `summary.md`: the comparison table and the run's facts, in Markdown.
 
-use super::terminal::{rows, COLUMNS};
+use super::terminal::{clock_notes, rows, COLUMNS};
 use super::{write_atomic, Exporter, Report};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -55,15 +55,36 @@ pub fn render(report: &Report) -> String {
          `relative` compares mean solve time with the fastest strategy that finished every puzzle of the same dataset; `puzzles/s` counts every solve (puzzles × passes) per second of wall time.",
         m.timer_overhead_ns
     );
+    for note in clock_notes(&report.results) {
+        let _ = writeln!(s, "\n{note}.");
+    }
+    if report
+        .results
+        .iter()
+        .any(|r| r.counters != crate::solver::CounterSet::ALL)
+    {
+        let _ = writeln!(
+            s,
+            "\nA counter shown as {} is one the strategy does not report.",
+            super::terminal::ABSENT
+        );
+    }
     let total_mismatch: u64 = report
         .results
         .iter()
-        .map(|r| r.mismatches + r.wrong_answers)
+        .map(|r| r.mismatches + r.wrong_answers + r.wrong_counts)
         .sum();
     if total_mismatch > 0 {
         let _ = writeln!(
             s,
-            "\n**{total_mismatch} answers disagree with the dataset or the rules**; see `summary.json` (`mismatch_list`)."
+            "\n**{total_mismatch} answers disagree with the dataset, the rules or bench-sudoku's count of solutions**; see `summary.json` (`mismatch_list`)."
+        );
+    }
+    let faults: u64 = report.results.iter().map(|r| r.faults()).sum();
+    if faults > 0 {
+        let _ = writeln!(
+            s,
+            "\n**{faults} puzzles failed in external solvers** (crashed, timeout, protocol_error, error); see `summary.json` (`fault_list`)."
         );
     }
     s

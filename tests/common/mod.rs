@@ -2,7 +2,13 @@
 #![allow(dead_code)]
 
 use bench_sudoku::grid::Grid;
-use std::path::PathBuf;
+use bench_sudoku::solver::{Counter, Limits, Solver, Status, Strategy};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The bench-sudoku binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_bench-sudoku");
 
 /// The puzzles named in the foundation issue (0 = blank).
 pub const LOGIC_SOLVES: [&str; 3] = [
@@ -145,4 +151,86 @@ pub fn json(path: &std::path::Path) -> serde_json::Value {
 /// Bytes (stdout or stderr) as text.
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
+}
+
+/// A shared library's file name on this system (`libX.so`, `libX.dylib`).
+pub fn lib_name(stem: &str) -> String {
+    format!(
+        "{}{stem}{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    )
+}
+
+/// `target/<profile>/libbench_sudoku_capi.so`, built once per test process
+/// with the profile of this test binary.
+pub fn capi() -> PathBuf {
+    static LIB: OnceLock<PathBuf> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = Command::new(cargo);
+        cmd.args(["build", "--quiet", "-p", "bench-sudoku-capi"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        if !cfg!(debug_assertions) {
+            cmd.arg("--release");
+        }
+        let status = cmd.status().expect("cargo runs");
+        assert!(status.success(), "building bench-sudoku-capi failed");
+        let dir = Path::new(BIN).parent().expect("the binary's directory");
+        let lib = dir.join(lib_name("bench_sudoku_capi"));
+        assert!(lib.is_file(), "{} not built", lib.display());
+        lib
+    })
+    .clone()
+}
+
+/// Solves `puzzles` with `a` and `b` through the library; every status,
+/// count, grid (when `b` writes one) and common counter must agree. When
+/// `b` cannot say "unfinished" (tdoku's signature), an `a` that gave up or
+/// stalled is matched by its count alone (the solutions found before it
+/// stopped: 0 for a stall) and its counters.
+pub fn same_answers(
+    a: &Strategy,
+    b: &Strategy,
+    puzzles: &[Grid],
+    limits: &Limits,
+    b_says_unfinished: bool,
+) {
+    let (mut sa, mut sb) = (Solver::new(), Solver::new());
+    let common: Vec<Counter> = Counter::ALL
+        .into_iter()
+        .filter(|&c| a.capabilities().counters.has(c) && b.capabilities().counters.has(c))
+        .collect();
+    for p in puzzles {
+        let x = sa.answer(p, a, limits);
+        let y = sb.answer(p, b, limits);
+        let (rx, ry) = (&x.result, &y.result);
+        let what = format!("{} vs {} on {p}", a.name(), b.name());
+        let unfinished = matches!(rx.status, Status::GaveUp | Status::Stalled);
+        if unfinished && !b_says_unfinished {
+            let found = if rx.status == Status::Stalled {
+                0
+            } else {
+                rx.solutions
+            };
+            assert_eq!(ry.solutions, found, "{what}");
+        } else {
+            assert_eq!(
+                (rx.status, rx.solutions),
+                (ry.status, ry.solutions),
+                "{what}"
+            );
+            if !y.unwritten && rx.status != Status::Stalled {
+                assert_eq!(rx.grid, ry.grid, "{what}");
+            }
+        }
+        for &c in &common {
+            assert_eq!(
+                c.get(&rx.counters),
+                c.get(&ry.counters),
+                "{what}: {}",
+                c.name()
+            );
+        }
+    }
 }
