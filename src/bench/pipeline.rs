@@ -205,6 +205,12 @@ impl Instances {
 struct Solved {
     result: SolveResult,
     time_ns: u64,
+}
+
+/// What an external solver's answer carries beyond a [`Solved`]. Kept apart
+/// so that the built-in engines' loop writes no more than it needs.
+#[derive(Default)]
+struct Extra {
     /// An external solver's fault, or why its solution is not a grid.
     note: Option<Box<str>>,
     /// The solver counted solutions without writing one (only the count
@@ -212,9 +218,32 @@ struct Solved {
     unwritten: bool,
 }
 
+/// A solved chunk: results in solve order, each measured pass's total and,
+/// for an external solver, the [`Extra`] of each result (empty otherwise).
+#[derive(Default)]
+struct Chunk {
+    solved: Vec<Solved>,
+    extra: Vec<Extra>,
+    pass_ns: Vec<u64>,
+}
+
+impl Chunk {
+    /// Appends `other` (the chunk that follows this one).
+    fn append(&mut self, other: Chunk) {
+        self.solved.extend(other.solved);
+        self.extra.extend(other.extra);
+        if self.pass_ns.len() < other.pass_ns.len() {
+            self.pass_ns.resize(other.pass_ns.len(), 0);
+        }
+        for (t, x) in self.pass_ns.iter_mut().zip(other.pass_ns) {
+            *t += x;
+        }
+    }
+}
+
 /// Solves a chunk `passes` times; keeps each puzzle's minimum time over the
 /// measured passes, and each measured pass's total.
-fn solve_chunk(records: &[Record], job: &Job) -> (Vec<Solved>, Vec<u64>) {
+fn solve_chunk(records: &[Record], job: &Job) -> Chunk {
     match job.strategy.engine() {
         Engine::Builtin(b) => solve_chunk_builtin(records, job, b),
         Engine::External(_) => solve_chunk_external(records, job),
@@ -224,11 +253,7 @@ fn solve_chunk(records: &[Record], job: &Job) -> (Vec<Solved>, Vec<u64>) {
 /// [`solve_chunk`] for a built-in engine, called directly (static
 /// dispatch). Each solve is timed alone with the monotonic clock; nothing
 /// else happens between the two clock reads.
-fn solve_chunk_builtin(
-    records: &[Record],
-    job: &Job,
-    builtin: &Builtin,
-) -> (Vec<Solved>, Vec<u64>) {
+fn solve_chunk_builtin(records: &[Record], job: &Job, builtin: &Builtin) -> Chunk {
     let mut solved: Vec<Solved> = Vec::with_capacity(records.len());
     let mut pass_ns = vec![0u64; (job.passes - job.warmup) as usize];
     SOLVER.with(|s| {
@@ -248,8 +273,6 @@ fn solve_chunk_builtin(
                     solved.push(Solved {
                         result,
                         time_ns: kept,
-                        note: None,
-                        unwritten: false,
                     });
                 } else {
                     let s = &mut solved[i];
@@ -262,17 +285,22 @@ fn solve_chunk_builtin(
             }
         }
     });
-    (solved, pass_ns)
+    Chunk {
+        solved,
+        extra: Vec::new(),
+        pass_ns,
+    }
 }
 
 /// [`solve_chunk`] for an external solver: the chunk goes to the thread's
 /// instance as one batch per pass (a solver process gets its requests
 /// pipelined), and each answer carries its time. A puzzle that fails in any
 /// pass keeps its first fault.
-fn solve_chunk_external(records: &[Record], job: &Job) -> (Vec<Solved>, Vec<u64>) {
+fn solve_chunk_external(records: &[Record], job: &Job) -> Chunk {
     let instances = job.instances.expect("an external job has instances");
     let puzzles: Vec<Grid> = records.iter().map(|r| r.puzzle).collect();
     let mut solved: Vec<Solved> = Vec::with_capacity(records.len());
+    let mut extra: Vec<Extra> = Vec::with_capacity(records.len());
     let mut pass_ns = vec![0u64; (job.passes - job.warmup) as usize];
     let mut answers = Vec::with_capacity(records.len());
     for pass in 0..job.passes {
@@ -290,12 +318,16 @@ fn solve_chunk_external(records: &[Record], job: &Job) -> (Vec<Solved>, Vec<u64>
                 solved.push(Solved {
                     result: a.result,
                     time_ns: kept,
+                });
+                extra.push(Extra {
                     note: a.note,
                     unwritten: a.unwritten,
                 });
                 continue;
             }
-            let Some(s) = solved.get_mut(i) else { break };
+            let (Some(s), Some(e)) = (solved.get_mut(i), extra.get_mut(i)) else {
+                break;
+            };
             if s.result.status.is_fault() {
                 continue;
             }
@@ -303,6 +335,8 @@ fn solve_chunk_external(records: &[Record], job: &Job) -> (Vec<Solved>, Vec<u64>
                 *s = Solved {
                     result: a.result,
                     time_ns: u64::MAX,
+                };
+                *e = Extra {
                     note: a.note,
                     unwritten: false,
                 };
@@ -314,7 +348,11 @@ fn solve_chunk_external(records: &[Record], job: &Job) -> (Vec<Solved>, Vec<u64>
             pass_ns[(pass - job.warmup) as usize] = total;
         }
     }
-    (solved, pass_ns)
+    Chunk {
+        solved,
+        extra,
+        pass_ns,
+    }
 }
 
 /// Verifies every answer of a chunk (in solve order), appending the
@@ -323,20 +361,29 @@ fn solve_chunk_external(records: &[Record], job: &Job) -> (Vec<Solved>, Vec<u64>
 /// region.
 fn verify(
     records: &[Record],
-    solved: &[Solved],
+    chunk: &Chunk,
     count_check: Option<&Limits>,
     out: &mut Vec<PuzzleOutcome>,
 ) {
-    out.extend(
-        records
-            .iter()
-            .zip(solved)
-            .map(|(rec, s)| outcome(rec, s, count_check)),
-    );
+    const PLAIN: Extra = Extra {
+        note: None,
+        unwritten: false,
+    };
+    let results = records.iter().zip(&chunk.solved);
+    if chunk.extra.is_empty() {
+        // A built-in engine: nothing beyond the results.
+        out.extend(results.map(|(rec, s)| outcome(rec, s, &PLAIN, count_check)));
+    } else {
+        out.extend(
+            results
+                .zip(&chunk.extra)
+                .map(|((rec, s), x)| outcome(rec, s, x, count_check)),
+        );
+    }
 }
 
 /// Verifies a result and turns it into the aggregator's record.
-fn outcome(rec: &Record, s: &Solved, count_check: Option<&Limits>) -> PuzzleOutcome {
+fn outcome(rec: &Record, s: &Solved, x: &Extra, count_check: Option<&Limits>) -> PuzzleOutcome {
     let r = &s.result;
     if r.status.is_fault() {
         return PuzzleOutcome {
@@ -350,12 +397,12 @@ fn outcome(rec: &Record, s: &Solved, count_check: Option<&Limits>) -> PuzzleOutc
             matches_solution: None,
             wrong: None,
             wrong_count: None,
-            fault: s.note.clone(),
+            fault: x.note.clone(),
         };
     }
-    let wrong = match (&s.note, r.solution()) {
+    let wrong = match (&x.note, r.solution()) {
         (Some(note), _) => Some(note.to_string()),
-        (None, _) if s.unwritten => None,
+        (None, _) if x.unwritten => None,
         (None, Some(g)) if !g.is_solution_of(&rec.puzzle) => Some(
             g.check_solution_of(&rec.puzzle)
                 .err()
@@ -364,13 +411,13 @@ fn outcome(rec: &Record, s: &Solved, count_check: Option<&Limits>) -> PuzzleOutc
         _ => None,
     };
     let matches_solution = match (&rec.solution, r.status) {
-        _ if s.unwritten => None,
+        _ if x.unwritten => None,
         (Some(expected), Status::Solved | Status::Multiple) => Some(r.grid == *expected),
         (Some(_), Status::NoSolution | Status::Invalid) => Some(false),
         _ => None,
     };
     let wrong_count = count_check.and_then(|limits| {
-        let proven = wrong.is_none() && !s.unwritten;
+        let proven = wrong.is_none() && !x.unwritten;
         SOLVER.with(|solver| {
             solver
                 .borrow_mut()
@@ -503,8 +550,7 @@ enum ReaderMsg {
 struct Raw {
     seq: u64,
     batch: Batch,
-    solved: Vec<Solved>,
-    pass_ns: Vec<u64>,
+    chunk: Chunk,
 }
 
 fn with_helpers(
@@ -582,25 +628,20 @@ fn with_helpers(
 /// Solves one batch with the pool's threads; chunks are stolen by idle
 /// threads.
 fn solve_batch(job: &Job, batch: Batch, seq: u64) -> Raw {
-    let parts: Vec<(Vec<Solved>, Vec<u64>)> = batch
+    let parts: Vec<Chunk> = batch
         .records
         .par_chunks(CHUNK)
         .map(|chunk| solve_chunk(chunk, job))
         .collect();
-    let mut pass_ns = vec![0u64; (job.passes - job.warmup) as usize];
-    let mut solved = Vec::with_capacity(batch.records.len());
-    for (s, p) in parts {
-        solved.extend(s);
-        for (t, x) in pass_ns.iter_mut().zip(p) {
-            *t += x;
-        }
+    let mut chunk = Chunk {
+        solved: Vec::with_capacity(batch.records.len()),
+        extra: Vec::new(),
+        pass_ns: vec![0u64; (job.passes - job.warmup) as usize],
+    };
+    for part in parts {
+        chunk.append(part);
     }
-    Raw {
-        seq,
-        batch,
-        solved,
-        pass_ns,
-    }
+    Raw { seq, batch, chunk }
 }
 
 fn read_batches(
@@ -641,15 +682,15 @@ fn write_batches(
     count_check: Option<&Limits>,
 ) {
     for raw in rx.iter() {
-        let mut outcomes = Vec::with_capacity(raw.solved.len());
-        verify(&raw.batch.records, &raw.solved, count_check, &mut outcomes);
+        let mut outcomes = Vec::with_capacity(raw.chunk.solved.len());
+        verify(&raw.batch.records, &raw.chunk, count_check, &mut outcomes);
         let (outcomes, rows) = in_input_order(&raw.batch.records, outcomes, shuffled, format);
         let written = out.accept(Done {
             seq: raw.seq,
             outcomes,
             rows,
             skipped: raw.batch.skipped,
-            pass_ns: raw.pass_ns,
+            pass_ns: raw.chunk.pass_ns,
         });
         if out.error.is_some() {
             return; // dropping the token sender stops the dispatcher
@@ -673,8 +714,8 @@ struct Window {
 }
 
 struct WindowState {
-    /// Each solved chunk's first position, results and pass totals.
-    parts: Vec<(usize, Vec<Solved>, Vec<u64>)>,
+    /// Each solved chunk and its first position.
+    parts: Vec<(usize, Chunk)>,
     /// Records not yet solved.
     remaining: usize,
     skipped: Vec<Skipped>,
@@ -912,10 +953,10 @@ impl Workers<'_, '_> {
     /// Solves records `a..b` of a window; the thread that completes a
     /// batch finishes it.
     fn solve(&self, window: &Window, a: usize, b: usize) {
-        let (solved, pass_ns) = solve_chunk(&window.records[a..b], self.job);
+        let chunk = solve_chunk(&window.records[a..b], self.job);
         let last = {
             let mut st = window.state.lock().unwrap_or_else(|e| e.into_inner());
-            st.parts.push((a, solved, pass_ns));
+            st.parts.push((a, chunk));
             st.remaining -= b - a;
             st.remaining == 0
         };
@@ -939,14 +980,14 @@ impl Workers<'_, '_> {
         let mut outcomes = Vec::with_capacity(window.records.len());
         let mut pass_ns = vec![0u64; (self.job.passes - self.job.warmup) as usize];
         let check = self.job.instances.map(|_| self.job.limits);
-        for (a, solved, p) in parts {
+        for (a, chunk) in parts {
             verify(
-                &window.records[a..a + solved.len()],
-                &solved,
+                &window.records[a..a + chunk.solved.len()],
+                &chunk,
                 check,
                 &mut outcomes,
             );
-            for (t, x) in pass_ns.iter_mut().zip(p) {
+            for (t, x) in pass_ns.iter_mut().zip(chunk.pass_ns) {
                 *t += x;
             }
         }
