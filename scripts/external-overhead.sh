@@ -4,7 +4,9 @@
 # and served over the protocol (`cmd=bench-sudoku serve -s fast`), in one invocation per
 # round, the order rotating from round to round. Single thread unless -j is given.
 #
-# usage: scripts/external-overhead.sh [--rounds N] [-j N] [--limit N] FILE
+# usage: scripts/external-overhead.sh [--rounds N] [-j N] [--limit N] [--repeat N] FILE
+#   --repeat N: N measured passes after one warm-up pass (each puzzle's time is its
+#           fastest pass); default one pass, no warm-up
 #   mean  = summary.json's mean_ns: the per-puzzle time each one records (the harness's
 #           clock around the call in-process; serve's own clock around its solve)
 #   solve = 1e9 / puzzles_per_sec: wall time per solve, harness and pipes included
@@ -15,16 +17,20 @@ cd "$(dirname "$0")/.."
 rounds=7
 jobs=1
 limit=()
+passes=()
 while [ $# -gt 0 ]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
     -j) jobs=$2; shift 2 ;;
     --limit) limit=(--limit "$2"); shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    --repeat) passes=(--repeat "$2" --warmup 1); shift 2 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
 [ $# -eq 1 ] || { sed -n '7,7p' "$0" >&2; exit 2; }
+[ -x target/release/bench-sudoku ] && [ -f target/release/libbench_sudoku_capi.so ] ||
+  { echo "build first: cargo build --release && cargo build --release -p bench-sudoku-capi" >&2; exit 2; }
 file=$1
 bin=$(pwd)/target/release/bench-sudoku
 lib=$(pwd)/target/release/libbench_sudoku_capi.so
@@ -38,7 +44,7 @@ trap 'rm -rf "$tmp"' EXIT
 for r in $(seq 1 "$rounds"); do
   args=()
   for i in 0 1 2 3; do args+=(-s "${specs[$(( (i + r) % 4 ))]}"); done
-  "$bin" run "$file" -j "$jobs" "${args[@]}" --no-puzzle-csv "${limit[@]}" --quiet --force --out "$tmp/o" >/dev/null
+  "$bin" run "$file" -j "$jobs" "${args[@]}" --no-puzzle-csv "${limit[@]}" "${passes[@]}" --quiet --force --out "$tmp/o" >/dev/null
   python3 -c "
 import json
 for x in json.load(open('$tmp/o/summary.json'))['results']:

@@ -267,9 +267,9 @@ impl Answer {
                 solutions: count,
                 grid: if count > 0 { grid } else { *puzzle },
                 counters,
+                // `givens` counts the non-blank cells of any grid.
                 filled: if count > 0 {
-                    let set = grid.cells().iter().filter(|&&v| v != 0).count();
-                    set.saturating_sub(puzzle.givens()) as u8
+                    grid.givens().saturating_sub(puzzle.givens()) as u8
                 } else {
                     0
                 },

@@ -507,8 +507,8 @@ impl LibInstance {
         let (count, counters, stopped, ns) = match self.function {
             Function::Tdoku(f) => {
                 let mut guesses = 0usize;
+                let call = enter(&self.slot);
                 let t = Instant::now();
-                self.slot.store(watch_stamp(t), Ordering::Relaxed);
                 // SAFETY: the arguments follow the header's contract: 81
                 // cell characters and a NUL, a limit of at least 1, 81
                 // writable bytes for the solution and a writable count.
@@ -522,7 +522,7 @@ impl LibInstance {
                     )
                 };
                 let ns = t.elapsed().as_nanos() as u64;
-                self.slot.store(0, Ordering::Relaxed);
+                self.slot.store(call + 1, Ordering::Relaxed);
                 let counters = Counters {
                     guesses: guesses as u64,
                     ..Counters::default()
@@ -531,8 +531,8 @@ impl LibInstance {
             }
             Function::Native { solve, .. } => {
                 let mut stats = abi::Stats::default();
+                let call = enter(&self.slot);
                 let t = Instant::now();
-                self.slot.store(watch_stamp(t), Ordering::Relaxed);
                 // SAFETY: as above, plus this thread's own state from
                 // `create` and a zeroed, writable stats struct.
                 let count = unsafe {
@@ -546,7 +546,7 @@ impl LibInstance {
                     )
                 };
                 let ns = t.elapsed().as_nanos() as u64;
-                self.slot.store(0, Ordering::Relaxed);
+                self.slot.store(call + 1, Ordering::Relaxed);
                 let counters = Counters {
                     guesses: stats.guesses,
                     backtracks: stats.backtracks,
@@ -634,7 +634,18 @@ impl SolverInstance for LibInstance {
 /// Reads 81 solution bytes: digits `1`-`9` (and `.` for a blank when
 /// `blanks`); says which cell holds what otherwise.
 fn read_grid(bytes: &[u8; CELLS], blanks: bool) -> Result<Grid, String> {
+    // The usual case, a full grid, in one branch-free pass (it vectorises);
+    // anything else takes the loop below, which says what is wrong.
     let mut cells = [0u8; CELLS];
+    let mut bad = false;
+    for (c, &b) in cells.iter_mut().zip(bytes) {
+        let d = b.wrapping_sub(b'0');
+        bad |= d.wrapping_sub(1) > 8;
+        *c = d;
+    }
+    if !bad {
+        return Ok(Grid::from_cells(cells).expect("values 1..=9"));
+    }
     for (i, (&b, c)) in bytes.iter().zip(cells.iter_mut()).enumerate() {
         *c = match b {
             b'1'..=b'9' => b - b'0',
@@ -655,22 +666,25 @@ fn read_grid(bytes: &[u8; CELLS], blanks: bool) -> Result<Grid, String> {
     Ok(Grid::from_cells(cells).expect("values 0..=9"))
 }
 
-/// The stamp a busy watchdog slot holds: the call's start in nanoseconds
-/// since the process's first stamp, plus one (0 means idle).
+/// Marks a watchdog slot busy before a call; returns the odd number it
+/// now holds (the caller stores the next, even, number after the call).
+/// Only the slot's own thread writes it, so a load and a store suffice.
 #[inline]
-fn watch_stamp(t: Instant) -> u64 {
-    t.saturating_duration_since(*epoch()).as_nanos() as u64 + 1
-}
-
-fn epoch() -> &'static Instant {
-    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-    EPOCH.get_or_init(Instant::now)
+fn enter(slot: &AtomicU64) -> u64 {
+    let call = slot.load(Ordering::Relaxed) + 1;
+    slot.store(call, Ordering::Relaxed);
+    call
 }
 
 /// Ends the run when a library call has not returned within the timeout:
 /// a thread inside a library cannot be stopped, and a run that waits for
 /// it forever helps nobody. One per library solver; its thread starts with
 /// the first instance and ends with the solver.
+///
+/// Each instance has a slot holding a call number, odd while a call runs
+/// (no clock read in the timed region): a slot seen at the same odd number
+/// for longer than the timeout is stuck, which the watchdog notices within
+/// one of its periods.
 struct Watchdog {
     timeout: Duration,
     spec: String,
@@ -680,7 +694,6 @@ struct Watchdog {
 
 impl Watchdog {
     fn new(timeout: Duration, spec: String) -> Arc<Watchdog> {
-        epoch();
         Arc::new(Watchdog {
             timeout,
             spec,
@@ -709,16 +722,37 @@ impl Watchdog {
 }
 
 fn watch(dog: Weak<Watchdog>, period: Duration) {
+    // Per slot (by address): the odd call number last seen and when it
+    // was first seen.
+    let mut seen: std::collections::HashMap<usize, (u64, Instant)> = Default::default();
     loop {
         std::thread::sleep(period);
         let Some(dog) = dog.upgrade() else { return };
-        let now = watch_stamp(Instant::now());
-        let limit = dog.timeout.as_nanos() as u64;
-        let slots = dog.slots.lock().unwrap_or_else(|e| e.into_inner());
-        let stuck = slots.iter().filter_map(Weak::upgrade).any(|s| {
-            let since = s.load(Ordering::Relaxed);
-            since != 0 && now.saturating_sub(since) > limit
-        });
+        let now = Instant::now();
+        let slots: Vec<Arc<AtomicU64>> = dog
+            .slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .filter_map(Weak::upgrade)
+            .collect();
+        let mut stuck = false;
+        for s in &slots {
+            let key = Arc::as_ptr(s) as usize;
+            let call = s.load(Ordering::Relaxed);
+            if call % 2 == 0 {
+                seen.remove(&key);
+                continue;
+            }
+            let since = match seen.get(&key) {
+                Some(&(c, t)) if c == call => t,
+                _ => {
+                    seen.insert(key, (call, now));
+                    now
+                }
+            };
+            stuck |= now.duration_since(since) >= dog.timeout;
+        }
         if stuck {
             eprintln!(
                 "bench-sudoku: error: {}: a call has not returned after {} (--timeout); a library \
