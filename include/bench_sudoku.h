@@ -29,22 +29,46 @@
  *  - `puzzle` points to 81 cell characters, row by row: '1'-'9' for a given,
  *    '.' for a blank, followed by a NUL byte. The harness never passes
  *    anything else (a puzzle file that uses '0' for blanks is converted).
- *  - `limit` (at least 1) is the number of solutions after which the solver
- *    stops counting: 1 asks for the first solution, 2 also proves uniqueness.
+ *  - `limit` (at least 1, never 0) is the number of solutions after which
+ *    the solver stops counting: 1 asks for the first solution, 2 also proves
+ *    uniqueness.
+ *  - `configuration` (tdoku's signature) and the `configuration` of
+ *    `create` are the spec's `config=N`, 0 when the spec has none.
  *  - The return value is the number of solutions found, at most `limit`.
+ *    Givens that already break a rule have no solution: return 0.
  *  - When it is at least 1, `solution` (81 writable bytes) must hold the
  *    first solution found: 81 characters '1'-'9'. The harness writes no
  *    terminator there and reads no more than 81 bytes. Through the tdoku
  *    signature a solver may leave `solution` unwritten when `limit` is
  *    above 1 (tdoku's own solvers do): the harness then checks the count
  *    only. With `limit` 1, and always through the bench-sudoku interface,
- *    a missing solution is a wrong answer.
+ *    a missing solution is a wrong answer. When the return value is 0 the
+ *    harness ignores `solution`.
+ *  - `num_guesses` (tdoku's signature) always points to a writable count.
  *  - Nothing the solver says is trusted: every solution is checked against
  *    the rules and the givens (and against the dataset's solution when it
  *    has one), and the count against bench-sudoku's own engine. A wrong grid
  *    or a wrong count is reported as such and makes the run exit 1.
  *  - The harness times each call with its own monotonic clock, around the
  *    call only (formatting the puzzle and reading the solution are outside).
+ *  - The harness loads the library with RTLD_LOCAL: its symbols do not
+ *    replace those of other libraries. Call your own functions through
+ *    static (internal) names all the same: a library that calls its own
+ *    exported `solve` may reach another library's `solve`.
+ *
+ * The counters mean what bench-sudoku's own engines count, so that tables
+ * compare like with like:
+ *  - guesses: every value tried at a cell that had two or more candidates,
+ *    the last one tried included;
+ *  - backtracks: guesses undone because their subtree was exhausted (a dead
+ *    end, or all its solutions counted); a guess still open when the search
+ *    stops at `limit` or at the budget is not undone, so after a complete
+ *    search backtracks equal guesses;
+ *  - max_depth: the deepest nesting of guesses (the root is 0, the first
+ *    guess 1);
+ *  - nodes: the root plus one per value placed by the search (guessed, or
+ *    forced when the solver does no propagation);
+ *  - naked_singles / hidden_singles: cells placed by each rule.
  */
 #ifndef BENCH_SUDOKU_H
 #define BENCH_SUDOKU_H
@@ -77,10 +101,12 @@ typedef size_t (*bench_sudoku_tdoku_fn)(const char *puzzle, size_t limit,
 
 /* Values of `bench_sudoku_stats.stopped`. */
 #define BENCH_SUDOKU_COMPLETE 0u /* the search ran to its end or to `limit` */
-#define BENCH_SUDOKU_GAVE_UP  1u /* it stopped at `max_guesses`; the count is a lower bound */
-#define BENCH_SUDOKU_STALLED  2u /* a solver that never guesses could not finish; it may
-                                    * leave the grid as far as it got in `solution`
-                                    * ('.' for blanks) */
+#define BENCH_SUDOKU_GAVE_UP  1u /* it stopped at `max_guesses`: at most that many guesses
+                                  * were made (a search that needs exactly that many
+                                  * completes); the count is a lower bound */
+#define BENCH_SUDOKU_STALLED  2u /* a solver that never guesses could not finish: return
+                                    * 0; it may leave the grid as far as it got in
+                                    * `solution` ('.' for blanks) */
 
 /* What one call reports besides the count. The harness zeroes the whole
  * struct before every call; the solver fills the counters it declared in
@@ -104,11 +130,13 @@ typedef struct bench_sudoku_stats {
  * solver may keep scratch memory in its state but must not share mutable
  * memory between states without locking (or must be run with
  * `reentrant=no`). `destroy` is called once per state after its last
- * `solve`, possibly from another thread. */
+ * `solve`, possibly from another thread, and never with NULL. */
 typedef struct bench_sudoku_solver {
     /* BENCH_SUDOKU_ABI_VERSION as the library saw it when it was built. */
     uint32_t abi_version;
-    /* sizeof(bench_sudoku_solver) as the library saw it. */
+    /* sizeof(bench_sudoku_solver) as the library saw it. The harness reads
+     * the fields of the version it knows and refuses a descriptor smaller
+     * than that version's; a later version may only add fields at the end. */
     uint32_t struct_size;
     /* The name used in `-s 'lib=PATH,solver=NAME'` and in the reports
      * (unless the spec gives `name=LABEL`): letters, digits, '-', '_', '.'. */
