@@ -37,6 +37,8 @@ pub fn run(args: &StrategiesArgs) -> CmdResult {
                     "explosive": explosive,
                     "counters": caps.counters,
                     "clock": caps.clock,
+                    "budget": caps.budget,
+                    "trace": caps.trace,
                     "description": s.description(),
                 })
             })

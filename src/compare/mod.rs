@@ -146,6 +146,15 @@ pub fn compare(
             });
             continue;
         };
+        if b.clock != c.clock {
+            notes.push(format!(
+                "{}/{}: times come from different clocks ({} in the baseline, {} now), so they are not comparable",
+                c.dataset,
+                c.strategy,
+                b.clock.as_str(),
+                c.clock.as_str()
+            ));
+        }
         let changes: Vec<CounterChange> = counters(b)
             .into_iter()
             .zip(counters(c))
@@ -409,7 +418,7 @@ impl Comparison {
             );
         }
         s.push_str(
-            " Counters (puzzles, guesses, backtracks, max_depth) are exact and compared exactly.",
+            " Counters (puzzles, faults, guesses, backtracks, max_depth) are exact and compared exactly (— where a strategy does not report one).",
         );
         s
     }

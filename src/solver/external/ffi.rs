@@ -449,7 +449,7 @@ impl ExternalSolver for LibSolver {
             }
         };
         Ok(Box::new(LibInstance {
-            lib: Arc::clone(&self.lib),
+            _lib: Arc::clone(&self.lib),
             function: self.function,
             config: self.spec.config,
             state,
@@ -462,8 +462,9 @@ impl ExternalSolver for LibSolver {
 /// One thread's use of a library solver (and its state, for bench-sudoku's
 /// interface).
 struct LibInstance {
-    /// Keeps the library loaded until the state is freed.
-    lib: Arc<Library>,
+    /// Keeps the library loaded until the state is freed (dropped after
+    /// `drop` has run).
+    _lib: Arc<Library>,
     function: Function,
     config: u32,
     /// The thread's state (null for tdoku's signature).
@@ -486,7 +487,6 @@ impl Drop for LibInstance {
             // and is freed exactly once, after its last `solve`.
             unsafe { destroy(self.state) };
         }
-        let _ = &self.lib;
     }
 }
 
