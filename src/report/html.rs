@@ -10,6 +10,7 @@
 use super::charts::{self, Chart, ChartKind};
 use super::terminal::{clock_notes, rows, COLUMNS};
 use super::{write_atomic, Exporter, Report};
+use crate::bench::metrics::UnitStats;
 use crate::solver::CounterSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -250,106 +251,57 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
         }
     }
 
-    // Mismatches and skipped rows, when any.
-    let mismatched: Vec<_> = report
-        .units
-        .iter()
-        .filter(|u| !u.mismatch_list.is_empty())
-        .collect();
-    if !mismatched.is_empty() {
-        let _ = writeln!(s, "<h2 id=\"mismatches\">Mismatches</h2>");
-        for u in mismatched {
-            let _ = writeln!(
-                s,
-                "<h3>{} · {} ({} listed)</h3>\n<table><thead><tr><th>index</th><th>line</th><th>status</th><th>kind</th><th>detail</th></tr></thead><tbody>",
-                esc(&u.dataset),
-                esc(&u.strategy),
-                u.mismatch_list.len()
-            );
-            for r in u.mismatch_list.iter().take(SHOWN_ROWS) {
-                let _ = writeln!(
-                    s,
-                    "<tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                    r.index,
-                    r.line,
-                    r.status.as_str(),
-                    r.kind.as_str(),
-                    esc(&r.detail)
-                );
-            }
-            let _ = writeln!(s, "</tbody></table>");
-            if u.mismatch_list.len() > SHOWN_ROWS {
-                let _ = writeln!(
-                    s,
-                    "<p class=\"note\">… and {} more in <code>summary.json</code>.</p>",
-                    u.mismatch_list.len() - SHOWN_ROWS
-                );
-            }
-        }
-    }
-    let failed: Vec<_> = report
-        .units
-        .iter()
-        .filter(|u| !u.fault_list.is_empty())
-        .collect();
-    if !failed.is_empty() {
-        let _ = writeln!(s, "<h2 id=\"faults\">Solver faults</h2>");
-        for u in failed {
-            let _ = writeln!(
-                s,
-                "<h3>{} · {} ({} listed)</h3>\n<table><thead><tr><th>index</th><th>line</th><th>outcome</th><th>detail</th></tr></thead><tbody>",
-                esc(&u.dataset),
-                esc(&u.strategy),
-                u.fault_list.len()
-            );
-            for f in u.fault_list.iter().take(SHOWN_ROWS) {
-                let _ = writeln!(
-                    s,
-                    "<tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td></tr>",
-                    f.index,
-                    f.line,
-                    f.status.as_str(),
-                    esc(&f.detail)
-                );
-            }
-            let _ = writeln!(s, "</tbody></table>");
-            if u.fault_list.len() > SHOWN_ROWS {
-                let _ = writeln!(
-                    s,
-                    "<p class=\"note\">… and {} more in <code>summary.json</code>.</p>",
-                    u.fault_list.len() - SHOWN_ROWS
-                );
-            }
-        }
-    }
-    let skipped: Vec<_> = report
-        .units
-        .iter()
-        .filter(|u| !u.skipped_list.is_empty())
-        .collect();
-    if !skipped.is_empty() {
-        let _ = writeln!(s, "<h2 id=\"skipped\">Skipped rows</h2>");
-        for u in skipped {
-            let _ = writeln!(
-                s,
-                "<h3>{} · {} ({} listed)</h3>\n<table><thead><tr><th>line</th><th>index</th><th>error</th></tr></thead><tbody>",
-                esc(&u.dataset),
-                esc(&u.strategy),
-                u.skipped_list.len()
-            );
-            let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
-            for r in u.skipped_list.iter().take(SHOWN_ROWS) {
-                let _ = writeln!(
-                    s,
-                    "<tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
-                    opt(r.line),
-                    opt(r.index),
-                    esc(&r.error)
-                );
-            }
-            let _ = writeln!(s, "</tbody></table>");
-        }
-    }
+    // Mismatches, solver faults and skipped rows, when any.
+    let num = |v: u64| v.to_string();
+    let opt = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
+    listings(
+        &mut s,
+        "mismatches",
+        "Mismatches",
+        &["index", "line", "status", "kind", "detail"],
+        report.units.iter().map(|u| {
+            let rows = u.mismatch_list.iter().map(|r| {
+                vec![
+                    num(r.index),
+                    num(r.line),
+                    r.status.as_str().into(),
+                    r.kind.as_str().into(),
+                    r.detail.clone(),
+                ]
+            });
+            (u, rows.collect())
+        }),
+    );
+    listings(
+        &mut s,
+        "faults",
+        "Solver faults",
+        &["index", "line", "outcome", "detail"],
+        report.units.iter().map(|u| {
+            let rows = u.fault_list.iter().map(|f| {
+                vec![
+                    num(f.index),
+                    num(f.line),
+                    f.status.as_str().into(),
+                    f.detail.clone(),
+                ]
+            });
+            (u, rows.collect())
+        }),
+    );
+    listings(
+        &mut s,
+        "skipped",
+        "Skipped rows",
+        &["line", "index", "error"],
+        report.units.iter().map(|u| {
+            let rows = u
+                .skipped_list
+                .iter()
+                .map(|r| vec![opt(r.line), opt(r.index), r.error.clone()]);
+            (u, rows.collect())
+        }),
+    );
 
     // The facts of the run.
     let _ = writeln!(
@@ -475,6 +427,52 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
          <code>charts/</code> (these charts as SVG). Regenerate this page with <code>bench-sudoku report DIR</code>.</p>\n</body>\n</html>"
     );
     s
+}
+
+/// A section of listed rows per unit (mismatches, faults, skipped rows),
+/// at most [`SHOWN_ROWS`] each; nothing when no unit has any. The first two
+/// columns are numbers.
+fn listings<'a>(
+    s: &mut String,
+    id: &str,
+    title: &str,
+    headers: &[&str],
+    units: impl Iterator<Item = (&'a UnitStats, Vec<Vec<String>>)>,
+) {
+    let units: Vec<_> = units.filter(|(_, rows)| !rows.is_empty()).collect();
+    if units.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "<h2 id=\"{id}\">{}</h2>", esc(title));
+    for (u, rows) in units {
+        let _ = write!(
+            s,
+            "<h3>{} · {} ({} listed)</h3>\n<table><thead><tr>",
+            esc(&u.dataset),
+            esc(&u.strategy),
+            rows.len()
+        );
+        for h in headers {
+            let _ = write!(s, "<th>{}</th>", esc(h));
+        }
+        let _ = writeln!(s, "</tr></thead><tbody>");
+        for row in rows.iter().take(SHOWN_ROWS) {
+            let _ = write!(s, "<tr>");
+            for (i, cell) in row.iter().enumerate() {
+                let class = if i < 2 { " class=\"n\"" } else { "" };
+                let _ = write!(s, "<td{class}>{}</td>", esc(cell));
+            }
+            let _ = writeln!(s, "</tr>");
+        }
+        let _ = writeln!(s, "</tbody></table>");
+        if rows.len() > SHOWN_ROWS {
+            let _ = writeln!(
+                s,
+                "<p class=\"note\">… and {} more in <code>summary.json</code>.</p>",
+                rows.len() - SHOWN_ROWS
+            );
+        }
+    }
 }
 
 #[cfg(test)]

@@ -504,25 +504,18 @@ impl LibInstance {
             .lock
             .as_ref()
             .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()));
+        let input = input.as_ptr().cast();
+        let out = solution.as_mut_ptr().cast();
+        let (config, state) = (self.config, self.state);
         let (count, counters, stopped, ns) = match self.function {
             Function::Tdoku(f) => {
                 let mut guesses = 0usize;
-                let call = enter(&self.slot);
-                let t = Instant::now();
                 // SAFETY: the arguments follow the header's contract: 81
                 // cell characters and a NUL, a limit of at least 1, 81
                 // writable bytes for the solution and a writable count.
-                let count = unsafe {
-                    f(
-                        input.as_ptr().cast(),
-                        limit,
-                        self.config,
-                        solution.as_mut_ptr().cast(),
-                        &mut guesses,
-                    )
-                };
-                let ns = t.elapsed().as_nanos() as u64;
-                self.slot.store(call + 1, Ordering::Relaxed);
+                let (count, ns) = timed(&self.slot, || unsafe {
+                    f(input, limit, config, out, &mut guesses)
+                });
                 let counters = Counters {
                     guesses: guesses as u64,
                     ..Counters::default()
@@ -531,22 +524,12 @@ impl LibInstance {
             }
             Function::Native { solve, .. } => {
                 let mut stats = abi::Stats::default();
-                let call = enter(&self.slot);
-                let t = Instant::now();
+                let budget = limits.max_guesses;
                 // SAFETY: as above, plus this thread's own state from
                 // `create` and a zeroed, writable stats struct.
-                let count = unsafe {
-                    solve(
-                        self.state,
-                        input.as_ptr().cast(),
-                        limit,
-                        limits.max_guesses,
-                        solution.as_mut_ptr().cast(),
-                        &mut stats,
-                    )
-                };
-                let ns = t.elapsed().as_nanos() as u64;
-                self.slot.store(call + 1, Ordering::Relaxed);
+                let (count, ns) = timed(&self.slot, || unsafe {
+                    solve(state, input, limit, budget, out, &mut stats)
+                });
                 let counters = Counters {
                     guesses: stats.guesses,
                     backtracks: stats.backtracks,
@@ -664,6 +647,19 @@ fn read_grid(bytes: &[u8; CELLS], blanks: bool) -> Result<Grid, String> {
         };
     }
     Ok(Grid::from_cells(cells).expect("values 0..=9"))
+}
+
+/// Runs `call` timed alone on the monotonic clock, with the watchdog slot
+/// marked busy around it (outside the timed region); returns its result
+/// and nanoseconds.
+#[inline(always)]
+fn timed<R>(slot: &AtomicU64, call: impl FnOnce() -> R) -> (R, u64) {
+    let n = enter(slot);
+    let t = Instant::now();
+    let r = call();
+    let ns = t.elapsed().as_nanos() as u64;
+    slot.store(n + 1, Ordering::Relaxed);
+    (r, ns)
 }
 
 /// Marks a watchdog slot busy before a call; returns the odd number it
