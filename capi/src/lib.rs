@@ -51,20 +51,27 @@ unsafe fn read_puzzle(puzzle: *const c_char) -> Option<Grid> {
     Grid::parse_exact(bytes)
 }
 
-/// Writes `grid` as 81 characters, `blank` for an empty cell.
+/// Writes `grid` as 81 characters, `.` for an empty cell (a solution has
+/// none: `full` skips the test).
 ///
 /// # Safety
 ///
 /// `out` points to at least 81 writable bytes.
 #[inline]
-unsafe fn write_grid(grid: &Grid, out: *mut c_char, blank: u8) {
+unsafe fn write_grid(grid: &Grid, out: *mut c_char, full: bool) {
     if out.is_null() {
         return;
     }
     // SAFETY: the caller guarantees 81 writable bytes; alignment 1.
     let out = unsafe { &mut *(out as *mut [u8; 81]) };
-    for (o, &v) in out.iter_mut().zip(grid.cells()) {
-        *o = if v == 0 { blank } else { b'0' + v };
+    if full {
+        for (o, &v) in out.iter_mut().zip(grid.cells()) {
+            *o = b'0' + v;
+        }
+    } else {
+        for (o, &v) in out.iter_mut().zip(grid.cells()) {
+            *o = if v == 0 { b'.' } else { b'0' + v };
+        }
     }
 }
 
@@ -82,33 +89,36 @@ unsafe fn tdoku_call(
     solution: *mut c_char,
     num_guesses: *mut usize,
 ) -> usize {
-    // SAFETY: forwarded from this function's contract.
-    let Some(grid) = (unsafe { read_puzzle(puzzle) }) else {
-        return 0;
-    };
-    let limits = Limits::first().with_solutions(limit.min(u32::MAX as usize) as u32);
-    let Ok(r) = catch_unwind(AssertUnwindSafe(|| {
-        SOLVER.with(|s| {
-            s.borrow_mut()
-                .solve_builtin(&grid, builtin, &limits, &mut NoopObserver)
-        })
-    })) else {
-        return 0;
-    };
-    if !num_guesses.is_null() {
-        // SAFETY: non-null, and writable by the contract.
-        unsafe { *num_guesses = r.counters.guesses as usize };
-    }
-    let count = if r.status == Status::Stalled {
-        0
-    } else {
-        r.solutions as usize
-    };
-    if count > 0 {
+    // The whole call runs under `catch_unwind`, so that a panic never
+    // unwinds into C; only the count comes out of it (moving the solve's
+    // result out would copy it).
+    catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: forwarded from this function's contract.
-        unsafe { write_grid(&r.grid, solution, b'.') };
-    }
-    count
+        let Some(grid) = (unsafe { read_puzzle(puzzle) }) else {
+            return 0;
+        };
+        let limits = Limits::first().with_solutions(limit.min(u32::MAX as usize) as u32);
+        SOLVER.with(|s| {
+            let r = s
+                .borrow_mut()
+                .solve_builtin(&grid, builtin, &limits, &mut NoopObserver);
+            if !num_guesses.is_null() {
+                // SAFETY: non-null, and writable by the contract.
+                unsafe { *num_guesses = r.counters.guesses as usize };
+            }
+            let count = if r.status == Status::Stalled {
+                0
+            } else {
+                r.solutions as usize
+            };
+            if count > 0 {
+                // SAFETY: forwarded from this function's contract.
+                unsafe { write_grid(&r.grid, solution, true) };
+            }
+            count
+        })
+    }))
+    .unwrap_or(0)
 }
 
 /// The index of the named strategy `name` in [`NAMED`], at compile time.
@@ -245,42 +255,38 @@ unsafe extern "C" fn solve(
     // SAFETY: the state came from `create` and is used by one thread at a
     // time (the interface's contract).
     let state = unsafe { &mut *state.cast::<State>() };
-    // SAFETY: 81 readable bytes by the contract.
-    let Some(grid) = (unsafe { read_puzzle(puzzle) }) else {
-        return 0;
-    };
-    let limits = Limits::first()
-        .with_solutions(limit.min(u32::MAX as usize) as u32)
-        .with_max_guesses(if max_guesses == 0 {
-            u64::MAX
-        } else {
-            max_guesses
-        });
-    let builtin = state.builtin;
-    let Ok(r) = catch_unwind(AssertUnwindSafe(|| {
-        state
+    // As in `tdoku_call`: everything under `catch_unwind`, the count out.
+    catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: 81 readable bytes by the contract.
+        let Some(grid) = (unsafe { read_puzzle(puzzle) }) else {
+            return 0;
+        };
+        let limits = Limits::first()
+            .with_solutions(limit.min(u32::MAX as usize) as u32)
+            .with_max_guesses(if max_guesses == 0 {
+                u64::MAX
+            } else {
+                max_guesses
+            });
+        let builtin = state.builtin;
+        let r = state
             .solver
-            .solve_builtin(&grid, &builtin, &limits, &mut NoopObserver)
-    })) else {
-        return 0;
-    };
-    if !stats.is_null() {
-        // SAFETY: non-null and writable by the contract.
-        unsafe { *stats = stats_of(&r) };
-    }
-    match r.status {
-        Status::Stalled => {
+            .solve_builtin(&grid, &builtin, &limits, &mut NoopObserver);
+        if !stats.is_null() {
+            // SAFETY: non-null and writable by the contract.
+            unsafe { *stats = stats_of(&r) };
+        }
+        let count = match r.status {
+            Status::Stalled => 0,
+            _ => r.solutions as usize,
+        };
+        if count > 0 || r.status == Status::Stalled {
             // SAFETY: 81 writable bytes by the contract.
-            unsafe { write_grid(&r.grid, solution, b'.') };
-            0
+            unsafe { write_grid(&r.grid, solution, count > 0) };
         }
-        _ if r.solutions > 0 => {
-            // SAFETY: as above.
-            unsafe { write_grid(&r.grid, solution, b'.') };
-            r.solutions as usize
-        }
-        _ => 0,
-    }
+        count
+    }))
+    .unwrap_or(0)
 }
 
 fn stats_of(r: &SolveResult) -> abi::Stats {
