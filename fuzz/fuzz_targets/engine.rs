@@ -67,6 +67,7 @@ fuzz_target!(|data: &[u8]| {
                         }
                     }
                 }
+                fault => panic!("{name}: a built-in engine reported {fault} on {puzzle}"),
             }
             if !matches!(r.status, Status::GaveUp | Status::Stalled) {
                 finished.push((name, r.status, r.solution().copied()));
