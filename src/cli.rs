@@ -264,9 +264,39 @@ pub struct RunArgs {
     /// results stay in input order.
     #[arg(long)]
     pub shuffle: bool,
-    /// Seed of --shuffle.
+    /// Seed of --shuffle and of the paired statistics' bootstrap.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
+    /// Run the strategies one after another on each dataset. By default,
+    /// with two or more strategies, every chunk of puzzles is solved by each
+    /// strategy in turn on one thread (interleaved, the order rotating from
+    /// chunk to chunk), and each strategy's per-puzzle times are paired with
+    /// the baseline's.
+    #[arg(long)]
+    pub sequential: bool,
+    /// The strategy the others are paired with [default: BASE of --gate, or
+    /// the first -s].
+    #[arg(long, value_name = "LABEL")]
+    pub baseline: Option<String>,
+    /// CI gate: exit 1 when strategy CANDIDATE is slower than BASE beyond
+    /// --threshold with the whole 95% interval of the paired ratio beyond it,
+    /// when either side has a rejected answer or a fault, or when their
+    /// answers differ; the verdict is printed and written to gate.md. Give
+    /// the two sides labels with name=LABEL, e.g. -s 'lib=old.so,name=base'
+    /// -s 'lib=new.so,name=head' --gate base:head.
+    #[arg(long, value_name = "BASE:CANDIDATE")]
+    pub gate: Option<String>,
+    /// The gate's threshold: a slowdown in percent the whole interval must
+    /// exceed.
+    #[arg(long, value_name = "PCT", default_value_t = crate::compare::gate::DEFAULT_THRESHOLD, requires = "gate")]
+    pub threshold: f64,
+    /// Also fail the gate when a search counter differs on some puzzle.
+    #[arg(long, value_enum, value_name = "WHAT", requires = "gate")]
+    pub fail_on: Option<crate::commands::compare::FailOn>,
+    /// Also append the gate's Markdown verdict to FILE (e.g.
+    /// "$GITHUB_STEP_SUMMARY").
+    #[arg(long, value_name = "FILE", requires = "gate")]
+    pub gate_summary: Option<PathBuf>,
     /// Count solutions up to N (1: first solution, the usual benchmark; 2:
     /// also prove uniqueness).
     #[arg(long, value_name = "N", default_value_t = 1)]

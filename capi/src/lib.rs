@@ -19,6 +19,13 @@
 //! and a strategy that never guesses (`logic`) returns 0 for a grid it
 //! cannot finish (the signature has no way to say "unfinished"; the
 //! bench-sudoku interface has, in `stats.stopped`).
+//!
+//! The `configuration` argument of tdoku's signature is a known slowdown,
+//! for checking that a benchmark (or a CI gate) detects one: 0 solves as
+//! is; C > 0 makes each call, after solving, busy-wait until it has taken
+//! C / 1000 times the solve's own time. `config=1000` is the fair base of
+//! `config=1050` (5 % slower): both read the clock the same way, so the two
+//! differ by the slowdown alone. Answers and guesses are unchanged.
 
 use bench_sudoku::solver::external::ffi::abi;
 use bench_sudoku::solver::strategy::NAMED;
@@ -86,9 +93,11 @@ unsafe fn tdoku_call(
     builtin: &Builtin,
     puzzle: *const c_char,
     limit: usize,
+    stretch_per_mille: u32,
     solution: *mut c_char,
     num_guesses: *mut usize,
 ) -> usize {
+    let start = (stretch_per_mille > 0).then(std::time::Instant::now);
     // The whole call runs under `catch_unwind`, so that a panic never
     // unwinds into C; only the count comes out of it (moving the solve's
     // result out would copy it).
@@ -102,6 +111,9 @@ unsafe fn tdoku_call(
             let r = s
                 .borrow_mut()
                 .solve_builtin(&grid, builtin, &limits, &mut NoopObserver);
+            if let Some(start) = start {
+                stretch(start, stretch_per_mille);
+            }
             if !num_guesses.is_null() {
                 // SAFETY: non-null, and writable by the contract.
                 unsafe { *num_guesses = r.counters.guesses as usize };
@@ -119,6 +131,16 @@ unsafe fn tdoku_call(
         })
     }))
     .unwrap_or(0)
+}
+
+/// Busy-waits until the time since `start` is `per_mille` / 1000 times what
+/// it was on entry (at once when that is 1000 or less).
+#[inline(never)]
+fn stretch(start: std::time::Instant, per_mille: u32) {
+    let target = start.elapsed().as_nanos() * per_mille as u128 / 1000;
+    while start.elapsed().as_nanos() < target {
+        std::hint::spin_loop();
+    }
 }
 
 /// The index of the named strategy `name` in [`NAMED`], at compile time.
@@ -155,13 +177,13 @@ macro_rules! tdoku_exports {
             pub unsafe extern "C" fn $symbol(
                 puzzle: *const c_char,
                 limit: usize,
-                _configuration: u32,
+                configuration: u32,
                 solution: *mut c_char,
                 num_guesses: *mut usize,
             ) -> usize {
                 const BUILTIN: Builtin = NAMED[index_of($name)].engine;
                 // SAFETY: this function's contract is tdoku_call's.
-                unsafe { tdoku_call(&BUILTIN, puzzle, limit, solution, num_guesses) }
+                unsafe { tdoku_call(&BUILTIN, puzzle, limit, configuration, solution, num_guesses) }
             }
         )*
         /// The strategies exported with tdoku's signature, in order.

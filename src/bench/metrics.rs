@@ -4,6 +4,7 @@
 use crate::solver::{Clock, Counter, CounterSet, Counters, Status};
 use hdrhistogram::Histogram;
 use serde::Serialize;
+use super::paired::Paired;
 
 /// Significant figures kept by every histogram (0.1 % value precision).
 pub const SIGFIG: u8 = 3;
@@ -128,6 +129,9 @@ pub struct UnitStats {
     pub counters: CounterSet,
     /// Where the solve times come from.
     pub clock: Clock,
+    /// The paired comparison with the run's baseline (interleaved runs,
+    /// strategies other than the baseline).
+    pub paired: Option<Paired>,
 }
 
 /// An empty histogram that grows as values arrive (up to [`HIST_MAX`], where
@@ -277,6 +281,7 @@ impl UnitStats {
             complete: false,
             counters: CounterSet::ALL,
             clock: Clock::Harness,
+            paired: None,
         }
     }
 
@@ -474,6 +479,7 @@ impl UnitStats {
             complete: r.complete,
             counters: r.counters,
             clock: r.clock,
+            paired: r.paired.clone(),
         }
     }
 
@@ -525,6 +531,8 @@ impl UnitStats {
         self.skipped_list.truncate(LIST_CAP);
         self.wall_ns += o.wall_ns;
         self.complete &= o.complete;
+        // Pairs of different parts cannot be pooled from their summaries.
+        self.paired = None;
         Ok(())
     }
 
@@ -605,6 +613,7 @@ impl UnitStats {
             complete: self.complete,
             counters: self.counters,
             clock: self.clock,
+            paired: self.paired.clone(),
         }
     }
 }
@@ -685,6 +694,10 @@ pub struct ResultRecord {
     /// `round_trip` (request to reply through a pipe).
     #[serde(default)]
     pub clock: Clock,
+    /// The paired comparison with the baseline of an interleaved run
+    /// (absent for the baseline itself and in sequential runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paired: Option<Paired>,
 }
 
 fn all_counters() -> CounterSet {

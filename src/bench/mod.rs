@@ -2,8 +2,12 @@
 //! rayon pool, verified, put back in input order, aggregated and written
 //! (the layouts are described in `pipeline`).
 //!
-//! One *unit* is a (dataset, strategy) pair; units run one after another so
-//! that every strategy has the machine to itself. Memory is bounded by the
+//! One *unit* is a (dataset, strategy) pair. With two or more strategies
+//! the units of a dataset run **interleaved** (the default): each chunk of
+//! puzzles is solved by every strategy in turn on one thread, so that the
+//! machine's ups and downs meet every strategy alike and each puzzle's
+//! times can be paired with the baseline's ([`paired`]). With `sequential`
+//! the units run one after another. Memory is bounded by the
 //! batches in flight (`threads + 1`, plus [`IN_FLIGHT`] queued), whatever
 //! the dataset size.
 //!
@@ -17,6 +21,7 @@
 //! per-pass totals is reported.
 
 pub mod metrics;
+pub mod paired;
 mod pipeline;
 mod row;
 pub mod sysinfo;
@@ -27,7 +32,7 @@ use metrics::UnitStats;
 use row::push_text;
 pub use row::RowFormat;
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -57,6 +62,11 @@ pub struct RunOptions {
     pub skip_invalid: bool,
     /// `--shard K/N`: only the puzzles whose index % N == K − 1.
     pub shard: Option<Shard>,
+    /// Strategies one after another instead of interleaved.
+    pub sequential: bool,
+    /// The strategy the others are paired with (an index into
+    /// `strategies`).
+    pub baseline: usize,
 }
 
 /// One of N deterministic parts of every dataset (`--shard K/N`): the
@@ -97,31 +107,49 @@ impl std::fmt::Display for Shard {
     }
 }
 
-/// Where per-puzzle rows go.
+/// Where per-puzzle rows go. Rows come by *group*: the units of one
+/// dataset run together (one unit, or every strategy when interleaved).
+/// Whatever the order rows arrive in, a sink writes a group's rows unit
+/// after unit.
 pub trait RowSink: Send {
-    /// Starts the rows of a (dataset, strategy) unit. Returns how to format
-    /// them (the solver threads may format rows), or `None` when rows are
-    /// discarded.
-    fn unit(&mut self, dataset: &str, strategy: &str, counters: CounterSet) -> Option<RowFormat>;
-    /// Appends rows made by the unit's [`RowFormat`], in input order.
-    fn write(&mut self, rows: &[u8]) -> std::io::Result<()>;
+    /// Starts a group of units (strategy labels and the counters each
+    /// reports). Returns how to format each unit's rows (the solver threads
+    /// format them), or `None` where rows are discarded.
+    fn group(
+        &mut self,
+        dataset: &str,
+        units: &[(&str, CounterSet)],
+    ) -> std::io::Result<Vec<Option<RowFormat>>>;
+    /// Appends rows of the group's unit `unit` (made by its [`RowFormat`],
+    /// in input order).
+    fn write(&mut self, unit: usize, rows: &[u8]) -> std::io::Result<()>;
+    /// Ends the group: every unit's rows are in place.
+    fn end_group(&mut self) -> std::io::Result<()>;
 }
 
 /// Discards rows (`--no-puzzle-csv`).
 pub struct NoRows;
 
 impl RowSink for NoRows {
-    fn unit(&mut self, _: &str, _: &str, _: CounterSet) -> Option<RowFormat> {
-        None
+    fn group(
+        &mut self,
+        _: &str,
+        units: &[(&str, CounterSet)],
+    ) -> std::io::Result<Vec<Option<RowFormat>>> {
+        Ok(vec![None; units.len()])
     }
-    fn write(&mut self, _: &[u8]) -> std::io::Result<()> {
+    fn write(&mut self, _: usize, _: &[u8]) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn end_group(&mut self) -> std::io::Result<()> {
         Ok(())
     }
 }
 
-/// Receives progress: the unit starting (with an estimated size) and rows done.
+/// Receives progress: a group of units starting (its strategies' labels,
+/// joined with `+`, and an estimate of its solves) and solves done.
 pub trait Progress: Sync {
-    fn unit_start(&self, _dataset: &str, _strategy: &str, _estimate: Option<u64>) {}
+    fn unit_start(&self, _dataset: &str, _strategies: &str, _estimate: Option<u64>) {}
     fn advance(&self, _n: u64) {}
     fn unit_end(&self) {}
 }
@@ -202,7 +230,9 @@ pub struct RunResults {
     pub stopped: Option<Stop>,
 }
 
-/// Runs every (dataset, strategy) unit. `stop` is polled between batches.
+/// Runs every (dataset, strategy) unit: dataset after dataset, and on each
+/// the strategies interleaved (or one after another with
+/// [`RunOptions::sequential`]). `stop` is polled between batches.
 pub fn run_all(
     opts: &RunOptions,
     infos: &[DatasetInfo],
@@ -218,24 +248,37 @@ pub fn run_all(
         processed: 0,
         stopped: None,
     };
+    let groups: Vec<(&[Strategy], Option<usize>)> = if opts.sequential {
+        opts.strategies.chunks(1).map(|g| (g, None)).collect()
+    } else {
+        vec![(&opts.strategies[..], Some(opts.baseline))]
+    };
     'units: for (di, info) in infos.iter().enumerate() {
-        for strategy in &opts.strategies {
-            progress.unit_start(&info.name, strategy.name(), info.estimate);
-            let (stats, stopped) = pipeline::run_unit(
+        for &(group, baseline) in &groups {
+            let label: Vec<&str> = group.iter().map(|s| s.name()).collect();
+            progress.unit_start(
+                &info.name,
+                &label.join("+"),
+                info.estimate.map(|n| n * group.len() as u64),
+            );
+            let (stats, stopped) = pipeline::run_group(
                 pipeline::Layout::for_threads(pool.current_num_threads()),
                 opts,
                 info,
-                strategy,
+                group,
+                baseline,
                 pool,
                 rows,
                 progress,
                 stop,
             );
             progress.unit_end();
-            results.processed += stats.puzzles;
-            results.skipped_per_dataset[di] = stats.skipped;
-            results.puzzles_per_dataset[di] = stats.puzzles;
-            results.units.push(stats);
+            for u in stats {
+                results.processed += u.puzzles;
+                results.skipped_per_dataset[di] = u.skipped;
+                results.puzzles_per_dataset[di] = u.puzzles;
+                results.units.push(u);
+            }
             if let Some(s) = stopped {
                 results.stopped = Some(s);
                 break 'units;
@@ -246,9 +289,16 @@ pub fn run_all(
 }
 
 /// `puzzles.csv`: one row per puzzle × strategy, written while the run goes.
+///
+/// The rows of an interleaved group arrive unit by unit within each batch;
+/// the first unit's rows go straight to the file, the others' to anonymous
+/// temporary files beside it, appended in order when the group ends. The
+/// file is therefore the same, row for row, as a sequential run's.
 pub struct PuzzleCsv {
     out: BufWriter<File>,
     path: PathBuf,
+    /// Rows of the current group's units after the first.
+    spills: Vec<BufWriter<File>>,
 }
 
 /// Columns of `puzzles.csv`.
@@ -287,6 +337,7 @@ impl PuzzleCsv {
         Ok(PuzzleCsv {
             out,
             path: path.to_path_buf(),
+            spills: Vec::new(),
         })
     }
 
@@ -294,19 +345,53 @@ impl PuzzleCsv {
         &self.path
     }
 
-    pub fn finish(self) -> std::io::Result<()> {
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.end_group()?;
         let file = self.out.into_inner().map_err(|e| e.into_error())?;
         file.sync_all()
     }
 }
 
 impl RowSink for PuzzleCsv {
-    fn unit(&mut self, dataset: &str, strategy: &str, counters: CounterSet) -> Option<RowFormat> {
-        Some(RowFormat::new(dataset, strategy, counters))
+    fn group(
+        &mut self,
+        dataset: &str,
+        units: &[(&str, CounterSet)],
+    ) -> std::io::Result<Vec<Option<RowFormat>>> {
+        self.end_group()?;
+        let dir = match self.path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        for _ in 1..units.len() {
+            let spill = tempfile::tempfile_in(&dir)?;
+            self.spills.push(BufWriter::with_capacity(1 << 16, spill));
+        }
+        Ok(units
+            .iter()
+            .map(|&(strategy, counters)| Some(RowFormat::new(dataset, strategy, counters)))
+            .collect())
     }
 
-    fn write(&mut self, rows: &[u8]) -> std::io::Result<()> {
-        self.out.write_all(rows)
+    fn write(&mut self, unit: usize, rows: &[u8]) -> std::io::Result<()> {
+        match unit.checked_sub(1) {
+            None => self.out.write_all(rows),
+            Some(k) => match self.spills.get_mut(k) {
+                Some(spill) => spill.write_all(rows),
+                None => Err(std::io::Error::other(format!(
+                    "rows of unit {unit} outside the group"
+                ))),
+            },
+        }
+    }
+
+    fn end_group(&mut self) -> std::io::Result<()> {
+        for spill in self.spills.drain(..) {
+            let mut file = spill.into_inner().map_err(|e| e.into_error())?;
+            file.seek(std::io::SeekFrom::Start(0))?;
+            std::io::copy(&mut file, &mut self.out)?;
+        }
+        Ok(())
     }
 }
 

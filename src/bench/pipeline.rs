@@ -1,6 +1,12 @@
-//! How one (dataset, strategy) unit runs: batches are read, solved in chunks
-//! ([`CHUNK`], [`WORKER_CHUNK`]) by the pool's threads, verified, put back in
-//! input order, aggregated and written.
+//! How a group of units runs: batches of one dataset are read, solved in
+//! chunks ([`CHUNK`], [`WORKER_CHUNK`]) by the pool's threads, verified, put
+//! back in input order, aggregated and written.
+//!
+//! A group is one (dataset, strategy) unit, or, in an interleaved run, every
+//! strategy on one dataset: then each chunk is solved by every strategy in
+//! turn on the thread that took it, the order rotating from chunk to chunk,
+//! so that whatever the machine does meets every strategy alike, and the
+//! same puzzle's times can be paired ([`super::paired`]).
 //!
 //! Two layouts, chosen by whether a core is left over for the pipeline:
 //!
@@ -26,6 +32,7 @@
 //! memory is bounded by the batch size whatever the dataset size.
 
 use super::metrics::{PuzzleOutcome, Skipped, SmallCounts, UnitStats};
+use super::paired::PairAcc;
 use super::{sysinfo, DatasetInfo, Progress, RowFormat, RowSink, RunOptions, Stop, IN_FLIGHT};
 use crate::dataset::{self, DatasetError, Record};
 use crate::grid::Grid;
@@ -90,40 +97,77 @@ impl Layout {
     }
 }
 
-/// Runs one unit with the given layout (see the module docs;
-/// [`Layout::for_threads`] picks the one that suits a pool).
+/// Runs a group of units (one strategy, or all of them interleaved) on one
+/// dataset with the given layout (see the module docs;
+/// [`Layout::for_threads`] picks the one that suits a pool). Returns one
+/// [`UnitStats`] per strategy, in the order given.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn run_unit(
+pub(super) fn run_group(
     layout: Layout,
     opts: &RunOptions,
     info: &DatasetInfo,
-    strategy: &Strategy,
+    strategies: &[Strategy],
+    baseline: Option<usize>,
     pool: &rayon::ThreadPool,
     rows: &mut dyn RowSink,
     progress: &dyn Progress,
     stop: &Arc<AtomicBool>,
-) -> (UnitStats, Option<Stop>) {
+) -> (Vec<UnitStats>, Option<Stop>) {
     // Wake every pool thread before the clock starts: an idle thread can
-    // take milliseconds to be scheduled again (seen on this project's
-    // virtual machines), which is not the harness's cost.
+    // take milliseconds to be scheduled again (virtual machines halt idle
+    // CPUs), which is not the harness's cost.
     pool.broadcast(|_| ());
-    let caps = strategy.capabilities();
-    let instances = match strategy.engine() {
-        Engine::Builtin(_) => None,
-        Engine::External(e) => Some(Instances::new(e, pool.current_num_threads())),
-    };
+    let runners: Vec<Runner> = strategies
+        .iter()
+        .map(|s| match s.engine() {
+            Engine::Builtin(b) => Runner::Builtin(*b),
+            Engine::External(e) => Runner::External(Instances::new(e, pool.current_num_threads())),
+        })
+        .collect();
     let start = Instant::now();
     let repeat = opts.repeat.max(1);
-    let mut stats =
-        UnitStats::new(&info.name, strategy.name(), repeat).reporting(caps.counters, caps.clock);
-    stats.passes = opts.warmup + repeat;
-    let format = rows.unit(&info.name, strategy.name(), caps.counters);
+    let mut stats: Vec<UnitStats> = strategies
+        .iter()
+        .map(|s| {
+            let caps = s.capabilities();
+            let mut u =
+                UnitStats::new(&info.name, s.name(), repeat).reporting(caps.counters, caps.clock);
+            u.passes = opts.warmup + repeat;
+            u
+        })
+        .collect();
+    let units: Vec<(&str, crate::solver::CounterSet)> = strategies
+        .iter()
+        .map(|s| (s.name(), s.capabilities().counters))
+        .collect();
+    let formats = match rows.group(&info.name, &units) {
+        Ok(f) => f,
+        Err(e) => return (stats, Some(Stop::Output(e))),
+    };
+    let mut tally = Tally {
+        baseline: baseline.filter(|&b| b < strategies.len() && strategies.len() > 1),
+        pairs: Vec::new(),
+        busy: vec![0; strategies.len()],
+    };
+    tally.pairs = strategies
+        .iter()
+        .enumerate()
+        .map(|(k, s)| match tally.baseline {
+            Some(b) if b != k => Some(PairAcc::new(
+                strategies[b].name(),
+                strategies[b].capabilities().counters,
+                s.capabilities().counters,
+            )),
+            _ => None,
+        })
+        .collect();
     let job = Job {
-        strategy,
+        strategies,
         limits: &opts.limits,
         passes: opts.warmup + repeat,
         warmup: opts.warmup,
-        instances: instances.as_ref(),
+        runners: &runners,
+        formats: &formats,
     };
     let out = Ordered {
         pending: BTreeMap::new(),
@@ -132,31 +176,74 @@ pub(super) fn run_unit(
         sink: rows,
         progress,
         error: None,
-        small: SmallCounts::default(),
+        small: (0..strategies.len()).map(|_| SmallCounts::default()).collect(),
+        tally: &mut tally,
     };
     let mut stopped = match layout {
-        Layout::WorkersOnly => workers_only(opts, info, &job, format.as_ref(), pool, out, stop),
-        Layout::Helpers => with_helpers(opts, info, &job, format.as_ref(), pool, out, stop),
+        Layout::WorkersOnly => workers_only(opts, info, &job, pool, out, stop),
+        Layout::Helpers => with_helpers(opts, info, &job, pool, out, stop),
     };
     if stopped.is_none() && stop.load(Ordering::Relaxed) {
         stopped = Some(Stop::Interrupted);
     }
-    stats.wall_ns = start.elapsed().as_nanos() as u64;
-    // Ends the unit's solver processes and frees the library states (after
-    // the wall time: shutting down is not the unit's work).
-    drop(instances);
-    stats.complete = stopped.is_none();
+    let wall_ns = start.elapsed().as_nanos() as u64;
+    // Ends the group's solver processes and frees the library states (after
+    // the wall time: shutting down is not the group's work).
+    drop(runners);
+    if let Err(e) = rows.end_group() {
+        stopped.get_or_insert(Stop::Output(e));
+    }
+    // Interleaved strategies share the wall time: each is given the share
+    // its own solving took of the whole.
+    let busy: u64 = tally.busy.iter().sum();
+    for (u, &b) in stats.iter_mut().zip(&tally.busy) {
+        u.wall_ns = if strategies.len() == 1 || busy == 0 {
+            wall_ns / strategies.len().max(1) as u64
+        } else {
+            (wall_ns as u128 * b as u128 / busy as u128) as u64
+        };
+        u.complete = stopped.is_none();
+    }
+    for (u, acc) in stats.iter_mut().zip(&tally.pairs) {
+        u.paired = acc.as_ref().map(|a| a.result(opts.seed));
+    }
     (stats, stopped)
 }
 
-/// The per-unit constants every chunk needs.
+/// The per-group constants every chunk needs.
 struct Job<'a> {
-    strategy: &'a Strategy,
+    strategies: &'a [Strategy],
     limits: &'a Limits,
     passes: u32,
     warmup: u32,
-    /// The per-thread instances of an external strategy.
-    instances: Option<&'a Instances>,
+    /// What solves for each strategy.
+    runners: &'a [Runner],
+    /// How each strategy's `puzzles.csv` rows are formatted (`None`: no
+    /// rows).
+    formats: &'a [Option<RowFormat>],
+}
+
+impl Job<'_> {
+    /// Where an external strategy's counts are checked (`None` for the
+    /// built-in engines, which are the reference).
+    fn count_check(&self, k: usize) -> Option<&Limits> {
+        matches!(self.runners[k], Runner::External(_)).then_some(self.limits)
+    }
+}
+
+/// What solves a strategy's chunks: a built-in engine (called directly), or
+/// an external solver's per-thread instances.
+enum Runner {
+    Builtin(Builtin),
+    External(Instances),
+}
+
+/// What the writer accumulates across strategies: the pairs with the
+/// baseline and each strategy's solving time (to share the wall time).
+struct Tally {
+    baseline: Option<usize>,
+    pairs: Vec<Option<PairAcc>>,
+    busy: Vec<u64>,
 }
 
 /// One instance of an external solver per pool thread, made on the
@@ -218,36 +305,37 @@ struct Extra {
     unwritten: bool,
 }
 
-/// A solved chunk: results in solve order, each measured pass's total and,
-/// for an external solver, the [`Extra`] of each result (empty otherwise).
+/// A chunk solved by one strategy: results in solve order, each measured
+/// pass's total, the time the strategy took over the whole chunk (warm-up
+/// and clock reads included) and, for an external solver, the [`Extra`] of
+/// each result (empty otherwise).
 #[derive(Default)]
 struct Chunk {
     solved: Vec<Solved>,
     extra: Vec<Extra>,
     pass_ns: Vec<u64>,
+    busy_ns: u64,
 }
 
-impl Chunk {
-    /// Appends `other` (the chunk that follows this one).
-    fn append(&mut self, other: Chunk) {
-        self.solved.extend(other.solved);
-        self.extra.extend(other.extra);
-        if self.pass_ns.len() < other.pass_ns.len() {
-            self.pass_ns.resize(other.pass_ns.len(), 0);
-        }
-        for (t, x) in self.pass_ns.iter_mut().zip(other.pass_ns) {
-            *t += x;
-        }
+/// Solves a chunk with every strategy of the job, one after the other,
+/// starting with strategy `rotation % n` (so that each strategy comes first
+/// as often as the others). Each strategy solves it `passes` times, keeping
+/// each puzzle's minimum time over the measured passes and each measured
+/// pass's total. Returns one [`Chunk`] per strategy, in the job's order.
+fn solve_chunk(records: &[Record], job: &Job, rotation: usize) -> Vec<Chunk> {
+    let n = job.strategies.len();
+    let mut out: Vec<Chunk> = (0..n).map(|_| Chunk::default()).collect();
+    for j in 0..n {
+        let k = (rotation + j) % n;
+        let start = Instant::now();
+        let mut chunk = match &job.runners[k] {
+            Runner::Builtin(b) => solve_chunk_builtin(records, job, b),
+            Runner::External(instances) => solve_chunk_external(records, job, instances),
+        };
+        chunk.busy_ns = start.elapsed().as_nanos() as u64;
+        out[k] = chunk;
     }
-}
-
-/// Solves a chunk `passes` times; keeps each puzzle's minimum time over the
-/// measured passes, and each measured pass's total.
-fn solve_chunk(records: &[Record], job: &Job) -> Chunk {
-    match job.strategy.engine() {
-        Engine::Builtin(b) => solve_chunk_builtin(records, job, b),
-        Engine::External(_) => solve_chunk_external(records, job),
-    }
+    out
 }
 
 /// [`solve_chunk`] for a built-in engine, called directly (static
@@ -291,6 +379,7 @@ fn solve_chunk_builtin(records: &[Record], job: &Job, builtin: &Builtin) -> Chun
         solved,
         extra: Vec::new(),
         pass_ns,
+        busy_ns: 0,
     }
 }
 
@@ -298,8 +387,7 @@ fn solve_chunk_builtin(records: &[Record], job: &Job, builtin: &Builtin) -> Chun
 /// instance as one batch per pass (a solver process gets its requests
 /// pipelined), and each answer carries its time. A puzzle that fails in any
 /// pass keeps its first fault.
-fn solve_chunk_external(records: &[Record], job: &Job) -> Chunk {
-    let instances = job.instances.expect("an external job has instances");
+fn solve_chunk_external(records: &[Record], job: &Job, instances: &Instances) -> Chunk {
     let puzzles: Vec<Grid> = records.iter().map(|r| r.puzzle).collect();
     let mut solved: Vec<Solved> = Vec::with_capacity(records.len());
     let mut extra: Vec<Extra> = Vec::with_capacity(records.len());
@@ -354,6 +442,7 @@ fn solve_chunk_external(records: &[Record], job: &Job) -> Chunk {
         solved,
         extra,
         pass_ns,
+        busy_ns: 0,
     }
 }
 
@@ -479,32 +568,83 @@ fn in_input_order(
 /// A finished batch on its way to the writer.
 struct Done {
     seq: u64,
+    /// One part per strategy, in the group's order.
+    units: Vec<DoneUnit>,
+    skipped: Vec<Skipped>,
+}
+
+/// One strategy's share of a finished batch.
+struct DoneUnit {
     /// Verified outcomes in input order.
     outcomes: Vec<PuzzleOutcome>,
     /// Their `puzzles.csv` rows (empty without a per-puzzle CSV).
     rows: Vec<u8>,
-    skipped: Vec<Skipped>,
     /// This batch's share of each measured pass's total.
     pass_ns: Vec<u64>,
+    /// The time the strategy spent on this batch.
+    busy_ns: u64,
 }
 
-/// The writer's side: restores batch order, aggregates and writes rows.
+/// Verifies one batch's chunks of every strategy (each chunk list covers
+/// `records` in order, in solve order) and puts them in input order.
+fn finish_batch(
+    job: &Job,
+    records: &[Record],
+    parts: &[(usize, Vec<Chunk>)],
+    shuffled: bool,
+) -> Vec<DoneUnit> {
+    (0..job.strategies.len())
+        .map(|k| {
+            let mut outcomes = Vec::with_capacity(records.len());
+            let mut pass_ns = vec![0u64; (job.passes - job.warmup) as usize];
+            let mut busy_ns = 0;
+            for (a, chunks) in parts {
+                let chunk = &chunks[k];
+                verify(
+                    &records[*a..*a + chunk.solved.len()],
+                    chunk,
+                    job.count_check(k),
+                    &mut outcomes,
+                );
+                for (t, x) in pass_ns.iter_mut().zip(&chunk.pass_ns) {
+                    *t += x;
+                }
+                busy_ns += chunk.busy_ns;
+            }
+            let (outcomes, rows) =
+                in_input_order(records, outcomes, shuffled, job.formats[k].as_ref());
+            DoneUnit {
+                outcomes,
+                rows,
+                pass_ns,
+                busy_ns,
+            }
+        })
+        .collect()
+}
+
+/// The writer's side: restores batch order, aggregates, pairs and writes
+/// rows.
 struct Ordered<'a> {
     pending: BTreeMap<u64, Done>,
     next: u64,
-    stats: &'a mut UnitStats,
+    /// One per strategy of the group.
+    stats: &'a mut [UnitStats],
     sink: &'a mut dyn RowSink,
     progress: &'a dyn Progress,
     /// The first write error; nothing is written after it.
     error: Option<std::io::Error>,
     /// Small guess/depth values not yet in `stats`' histograms (flushed on
     /// drop, before anyone can read `stats` again).
-    small: SmallCounts,
+    small: Vec<SmallCounts>,
+    tally: &'a mut Tally,
 }
 
 impl Drop for Ordered<'_> {
     fn drop(&mut self) {
-        self.small.flush(self.stats);
+        for (small, stats) in self.small.iter_mut().zip(self.stats.iter_mut()) {
+            small.flush(stats);
+        }
     }
 }
 
@@ -520,23 +660,43 @@ impl Ordered<'_> {
         while let Some(d) = self.pending.remove(&self.next) {
             self.next += 1;
             written += 1;
-            for s in d.skipped {
-                self.stats.skip(s);
-            }
-            for (t, x) in self.stats.pass_ns.iter_mut().zip(&d.pass_ns) {
-                *t += x;
-            }
-            for o in &d.outcomes {
-                self.stats.record_counting(o, &mut self.small);
-            }
-            if !d.rows.is_empty() {
-                if let Err(e) = self.sink.write(&d.rows) {
-                    self.error = Some(e);
-                    self.pending.clear();
-                    break;
+            for s in &d.skipped {
+                for stats in self.stats.iter_mut() {
+                    stats.skip(s.clone());
                 }
             }
-            self.progress.advance(d.outcomes.len() as u64);
+            let mut n = 0;
+            for (k, u) in d.units.iter().enumerate() {
+                let stats = &mut self.stats[k];
+                for (t, x) in stats.pass_ns.iter_mut().zip(&u.pass_ns) {
+                    *t += x;
+                }
+                for o in &u.outcomes {
+                    stats.record_counting(o, &mut self.small[k]);
+                }
+                self.tally.busy[k] += u.busy_ns;
+                n += u.outcomes.len() as u64;
+                if !u.rows.is_empty() && self.error.is_none() {
+                    if let Err(e) = self.sink.write(k, &u.rows) {
+                        self.error = Some(e);
+                    }
+                }
+            }
+            if let Some(b) = self.tally.baseline {
+                let base = &d.units[b].outcomes;
+                for (k, acc) in self.tally.pairs.iter_mut().enumerate() {
+                    if let Some(acc) = acc {
+                        for (bo, o) in base.iter().zip(&d.units[k].outcomes) {
+                            acc.add(bo, o);
+                        }
+                    }
+                }
+            }
+            if self.error.is_some() {
+                self.pending.clear();
+                break;
+            }
+            self.progress.advance(n);
         }
         written
     }
@@ -550,18 +710,18 @@ enum ReaderMsg {
     Fatal(DatasetError),
 }
 
-/// A solved batch sent to the writer thread, which verifies it.
+/// A solved batch sent to the writer thread, which verifies it: each
+/// chunk's first position and its results for every strategy.
 struct Raw {
     seq: u64,
     batch: Batch,
-    chunk: Chunk,
+    parts: Vec<(usize, Vec<Chunk>)>,
 }
 
 fn with_helpers(
     opts: &RunOptions,
     info: &DatasetInfo,
     job: &Job,
-    format: Option<&RowFormat>,
     pool: &rayon::ThreadPool,
     mut out: Ordered,
     stop: &Arc<AtomicBool>,
@@ -585,10 +745,9 @@ fn with_helpers(
             read_batches(opts, info, btx, reader_stop)
         });
         let out = &mut out;
-        let check = job.instances.map(|_| job.limits);
         let writer = scope.spawn(move || {
             super::pin_helper_thread(opts.threads);
-            write_batches(drx, token_tx, out, format, opts.shuffle, check)
+            write_batches(drx, token_tx, out, job, opts.shuffle)
         });
 
         pool.in_place_scope(|s| {
@@ -632,20 +791,13 @@ fn with_helpers(
 /// Solves one batch with the pool's threads; chunks are stolen by idle
 /// threads.
 fn solve_batch(job: &Job, batch: Batch, seq: u64) -> Raw {
-    let parts: Vec<Chunk> = batch
+    let parts: Vec<(usize, Vec<Chunk>)> = batch
         .records
         .par_chunks(CHUNK)
-        .map(|chunk| solve_chunk(chunk, job))
+        .enumerate()
+        .map(|(i, chunk)| (i * CHUNK, solve_chunk(chunk, job, seq as usize + i)))
         .collect();
-    let mut chunk = Chunk {
-        solved: Vec::with_capacity(batch.records.len()),
-        extra: Vec::new(),
-        pass_ns: vec![0u64; (job.passes - job.warmup) as usize],
-    };
-    for part in parts {
-        chunk.append(part);
-    }
-    Raw { seq, batch, chunk }
+    Raw { seq, batch, parts }
 }
 
 fn read_batches(
@@ -681,20 +833,15 @@ fn write_batches(
     rx: Receiver<Raw>,
     tokens: SyncSender<()>,
     out: &mut Ordered,
-    format: Option<&RowFormat>,
+    job: &Job,
     shuffled: bool,
-    count_check: Option<&Limits>,
 ) {
     for raw in rx.iter() {
-        let mut outcomes = Vec::with_capacity(raw.chunk.solved.len());
-        verify(&raw.batch.records, &raw.chunk, count_check, &mut outcomes);
-        let (outcomes, rows) = in_input_order(&raw.batch.records, outcomes, shuffled, format);
+        let units = finish_batch(job, &raw.batch.records, &raw.parts, shuffled);
         let written = out.accept(Done {
             seq: raw.seq,
-            outcomes,
-            rows,
+            units,
             skipped: raw.batch.skipped,
-            pass_ns: raw.chunk.pass_ns,
         });
         if out.error.is_some() {
             return; // dropping the token sender stops the dispatcher
@@ -718,8 +865,9 @@ struct Window {
 }
 
 struct WindowState {
-    /// Each solved chunk and its first position.
-    parts: Vec<(usize, Chunk)>,
+    /// Each solved chunk's first position and its results for every
+    /// strategy.
+    parts: Vec<(usize, Vec<Chunk>)>,
     /// Records not yet solved.
     remaining: usize,
     skipped: Vec<Skipped>,
@@ -752,7 +900,6 @@ struct Workers<'o, 'a> {
     reader: Mutex<BatchReader<'a>>,
     out: Mutex<Ordered<'o>>,
     job: &'a Job<'a>,
-    format: Option<&'a RowFormat>,
     shuffled: bool,
     /// Batches read and not yet written, at most.
     max_open: usize,
@@ -768,7 +915,6 @@ fn workers_only(
     opts: &RunOptions,
     info: &DatasetInfo,
     job: &Job,
-    format: Option<&RowFormat>,
     pool: &rayon::ThreadPool,
     out: Ordered,
     stop: &Arc<AtomicBool>,
@@ -793,7 +939,6 @@ fn workers_only(
         reader: Mutex::new(reader),
         out: Mutex::new(out),
         job,
-        format,
         shuffled: opts.shuffle,
         max_open: threads + 1,
         spin: threads <= sysinfo::logical_cores(),
@@ -957,7 +1102,8 @@ impl Workers<'_, '_> {
     /// Solves records `a..b` of a window; the thread that completes a
     /// batch finishes it.
     fn solve(&self, window: &Window, a: usize, b: usize) {
-        let chunk = solve_chunk(&window.records[a..b], self.job);
+        let rotation = window.seq as usize + a / WORKER_CHUNK;
+        let chunk = solve_chunk(&window.records[a..b], self.job, rotation);
         let last = {
             let mut st = window.state.lock().unwrap_or_else(|e| e.into_inner());
             st.parts.push((a, chunk));
@@ -981,28 +1127,10 @@ impl Workers<'_, '_> {
         };
         // Chunks finish in any order; they cover the window without overlap.
         parts.sort_unstable_by_key(|p| p.0);
-        let mut outcomes = Vec::with_capacity(window.records.len());
-        let mut pass_ns = vec![0u64; (self.job.passes - self.job.warmup) as usize];
-        let check = self.job.instances.map(|_| self.job.limits);
-        for (a, chunk) in parts {
-            verify(
-                &window.records[a..a + chunk.solved.len()],
-                &chunk,
-                check,
-                &mut outcomes,
-            );
-            for (t, x) in pass_ns.iter_mut().zip(chunk.pass_ns) {
-                *t += x;
-            }
-        }
-        let (outcomes, rows) =
-            in_input_order(&window.records, outcomes, self.shuffled, self.format);
         let done = Done {
             seq: window.seq,
-            outcomes,
-            rows,
+            units: finish_batch(self.job, &window.records, &parts, self.shuffled),
             skipped,
-            pass_ns,
         };
         let (written, failed) = {
             let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
@@ -1112,29 +1240,42 @@ mod tests {
     use std::io::Write;
     use std::path::PathBuf;
 
-    /// Collects rows in memory; fails every write after `fail_after` bytes.
+    /// Collects rows in memory (each group's units one after another, like
+    /// the file); fails every write after `fail_after` bytes.
     struct Sink {
         rows: Vec<u8>,
+        units: Vec<Vec<u8>>,
         fail_after: Option<usize>,
     }
 
     impl RowSink for Sink {
-        fn unit(
+        fn group(
             &mut self,
             dataset: &str,
-            strategy: &str,
-            counters: CounterSet,
-        ) -> Option<RowFormat> {
-            Some(RowFormat::new(dataset, strategy, counters))
+            units: &[(&str, CounterSet)],
+        ) -> std::io::Result<Vec<Option<RowFormat>>> {
+            self.end_group()?;
+            self.units = vec![Vec::new(); units.len()];
+            Ok(units
+                .iter()
+                .map(|&(s, c)| Some(RowFormat::new(dataset, s, c)))
+                .collect())
         }
-        fn write(&mut self, rows: &[u8]) -> std::io::Result<()> {
+        fn write(&mut self, unit: usize, rows: &[u8]) -> std::io::Result<()> {
+            let held: usize = self.units.iter().map(Vec::len).sum();
             if self
                 .fail_after
-                .is_some_and(|n| self.rows.len() + rows.len() > n)
+                .is_some_and(|n| self.rows.len() + held + rows.len() > n)
             {
                 return Err(std::io::Error::other("disk full"));
             }
-            self.rows.extend_from_slice(rows);
+            self.units[unit].extend_from_slice(rows);
+            Ok(())
+        }
+        fn end_group(&mut self) -> std::io::Result<()> {
+            for u in self.units.drain(..) {
+                self.rows.extend(u);
+            }
             Ok(())
         }
     }
@@ -1177,17 +1318,34 @@ mod tests {
             batch_size: 50,
             skip_invalid: false,
             shard: None,
+            sequential: false,
+            baseline: 0,
         }
     }
 
-    /// Runs one unit; returns its stats, how it stopped and its rows with
-    /// the time column blanked (times differ between runs).
+    /// Runs one unit (the first strategy); returns its stats, how it
+    /// stopped and its rows with the time column blanked (times differ
+    /// between runs).
     fn run(
         layout: Layout,
         opts: &RunOptions,
         fail_after: Option<usize>,
         stop: bool,
     ) -> (UnitStats, Option<Stop>, Vec<String>) {
+        let (mut stats, stopped, rows) =
+            run_strategies(layout, opts, &opts.strategies[..1], fail_after, stop);
+        (stats.remove(0), stopped, rows)
+    }
+
+    /// Runs `strategies` as one group (interleaved when there are several,
+    /// paired with the first).
+    fn run_strategies(
+        layout: Layout,
+        opts: &RunOptions,
+        strategies: &[Strategy],
+        fail_after: Option<usize>,
+        stop: bool,
+    ) -> (Vec<UnitStats>, Option<Stop>, Vec<String>) {
         let infos = inspect(opts).unwrap();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(opts.threads)
@@ -1195,19 +1353,22 @@ mod tests {
             .unwrap();
         let mut sink = Sink {
             rows: Vec::new(),
+            units: Vec::new(),
             fail_after,
         };
         let flag = Arc::new(AtomicBool::new(stop));
-        let (stats, stopped) = run_unit(
+        let (stats, stopped) = run_group(
             layout,
             opts,
             &infos[0],
-            &opts.strategies[0],
+            strategies,
+            Some(0),
             &pool,
             &mut sink,
             &Silent,
             &flag,
         );
+        sink.end_group().unwrap();
         let rows = String::from_utf8(sink.rows)
             .unwrap()
             .lines()
@@ -1312,6 +1473,61 @@ mod tests {
             assert!(!stats.complete);
             assert!(stats.puzzles < 600, "{layout:?}");
             assert_eq!(rows.len() as u64, stats.puzzles);
+        }
+    }
+
+    #[test]
+    fn interleaving_leaves_every_answer_and_counter_as_sequential_runs_have_them() {
+        let path = dataset("interleave.txt", 500, 0);
+        let strategies: Vec<Strategy> = ["fast", "mrv", "locked,name=other", "fast,name=again"]
+            .iter()
+            .map(|s| Strategy::parse(s).unwrap())
+            .collect();
+        for (layout, threads, shuffle, batch, repeat) in [
+            (Layout::Helpers, 2, false, 50, 1),
+            (Layout::WorkersOnly, 2, true, 64, 2),
+            (Layout::WorkersOnly, 3, false, 1000, 1),
+            (Layout::Helpers, 1, true, 7, 1),
+        ] {
+            let mut o = options(path.clone());
+            o.threads = threads;
+            o.shuffle = shuffle;
+            o.batch_size = batch;
+            o.repeat = repeat;
+            let (together, stopped, rows) = run_strategies(layout, &o, &strategies, None, false);
+            assert!(stopped.is_none());
+            let mut apart_rows = Vec::new();
+            for (k, s) in strategies.iter().enumerate() {
+                let (alone, stopped, rows) =
+                    run_strategies(layout, &o, std::slice::from_ref(s), None, false);
+                assert!(stopped.is_none() && alone[0].paired.is_none());
+                let (a, b) = (&together[k], &alone[0]);
+                assert_eq!(summary(a), summary(b), "{}", s.name());
+                assert_eq!(a.status, b.status);
+                assert_eq!(
+                    (a.nodes_total, a.naked_total, a.hidden_total, a.no_guess),
+                    (b.nodes_total, b.naked_total, b.hidden_total, b.no_guess)
+                );
+                assert_eq!(a.passes, b.passes);
+                apart_rows.extend(rows);
+            }
+            // puzzles.csv row for row, unit after unit (times aside).
+            assert_eq!(rows, apart_rows, "{layout:?}");
+            // Every other strategy is paired with the first on every puzzle.
+            assert!(together[0].paired.is_none());
+            for u in &together[1..] {
+                let p = u.paired.as_ref().unwrap();
+                assert_eq!((p.pairs, p.unpaired, p.answers_differ), (500, 0, 0));
+                assert_eq!(p.baseline, "fast");
+            }
+            // The same engine under another label searches the same way.
+            let again = together[3].paired.as_ref().unwrap();
+            assert_eq!((again.counters_differ, again.guesses_ratio), (0, Some(1.0)));
+            let mrv = together[1].paired.as_ref().unwrap();
+            assert!(mrv.counters_differ > 0 && mrv.guesses_ratio.unwrap() > 1.0);
+            // The wall time is shared out, not counted once per strategy.
+            let wall: u64 = together.iter().map(|u| u.wall_ns).sum();
+            assert!(together.iter().all(|u| u.wall_ns > 0 && u.wall_ns < wall));
         }
     }
 }

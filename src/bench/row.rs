@@ -339,11 +339,12 @@ mod tests {
         let path = dir.join("p.csv");
         let mut w = PuzzleCsv::create(&path).unwrap();
         let format = w
-            .unit(
+            .group(
                 "set, \"one\"",
-                "prop=hidden,branch=max,order=asc",
-                CounterSet::ALL,
+                &[("prop=hidden,branch=max,order=asc", CounterSet::ALL)],
             )
+            .unwrap()
+            .remove(0)
             .unwrap();
         let rec = record(7, Some("a,b"), Some(" 3 "));
         let o = PuzzleOutcome {
@@ -368,7 +369,7 @@ mod tests {
         };
         let mut row = Vec::new();
         format.push(&mut row, &rec, &o);
-        w.write(&row).unwrap();
+        w.write(0, &row).unwrap();
         w.finish().unwrap();
         let mut r = csv::Reader::from_path(&path).unwrap();
         assert_eq!(r.headers().unwrap().len(), 16);

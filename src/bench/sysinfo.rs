@@ -70,6 +70,14 @@ pub struct RunOptionsMeta {
     /// the run has any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<String>,
+    /// How the strategies of a dataset ran: `interleaved` (each chunk by
+    /// every strategy in turn on one thread) or `sequential`. Absent in runs
+    /// of one strategy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<String>,
+    /// The strategy the others are paired with (interleaved runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
 }
 
 /// One strategy of a run, as `meta.json` records it.

@@ -5,6 +5,8 @@ use crate::bench::metrics::UnitStats;
 use crate::bench::sysinfo::{self, DatasetMeta, Meta, RunOptionsMeta, StrategyMeta};
 use crate::bench::{self, NoRows, Progress, PuzzleCsv, RowSink, RunOptions, Stop};
 use crate::cli::RunArgs;
+use crate::commands::compare::FailOn;
+use crate::compare::gate::{Gate, Verdict};
 use crate::report::{self, terminal, Report};
 use crate::solver::{external, Engine, Limits, Strategy};
 use anyhow::Context;
@@ -29,6 +31,7 @@ const OUTPUTS: &[&str] = &[
     "histograms",
     "charts",
     "report.html",
+    "gate.md",
 ];
 
 /// Exit status of an interrupted run (128 + SIGINT).
@@ -43,6 +46,50 @@ pub fn run(args: &RunArgs) -> CmdResult {
         .iter()
         .any(|s| matches!(s.engine(), Engine::External(_)));
     let trackers = super::export::tracker_exporters(&args.export)?;
+    let labels: Vec<&str> = strategies.iter().map(|s| s.name()).collect();
+    let gate = match &args.gate {
+        None => None,
+        Some(spec) => {
+            if args.sequential {
+                anyhow::bail!(
+                    "--gate pairs the puzzles of an interleaved run: drop --sequential"
+                );
+            }
+            if !(args.threshold.is_finite() && args.threshold >= 0.0) {
+                anyhow::bail!("--threshold {}: expected a percentage >= 0", args.threshold);
+            }
+            let (base, candidate) = Gate::parse(spec, &labels).map_err(anyhow::Error::msg)?;
+            Some(Gate {
+                base,
+                candidate,
+                threshold: args.threshold,
+                fail_on_counters: args.fail_on == Some(FailOn::Counters),
+            })
+        }
+    };
+    let baseline_label = match (&args.baseline, &gate) {
+        (Some(b), Some(g)) if *b != g.base => anyhow::bail!(
+            "--baseline {b} and --gate {}:{}: the gate pairs with its BASE; give the same label or drop --baseline",
+            g.base,
+            g.candidate
+        ),
+        (Some(b), _) => b.clone(),
+        (None, Some(g)) => g.base.clone(),
+        (None, None) => labels[0].to_string(),
+    };
+    let baseline = labels
+        .iter()
+        .position(|l| *l == baseline_label)
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "--baseline {baseline_label}: not a strategy of the run ({})",
+                labels.join(", ")
+            )
+        })?;
+    if args.sequential && args.baseline.is_some() {
+        anyhow::bail!("--baseline pairs the puzzles of an interleaved run: drop --sequential");
+    }
+    let several = strategies.len() > 1;
     let opts = RunOptions {
         datasets: args.datasets.clone(),
         strategies,
@@ -63,6 +110,8 @@ pub fn run(args: &RunArgs) -> CmdResult {
         batch_size: args.batch_size.max(1),
         skip_invalid: args.skip_invalid,
         shard: args.shard,
+        sequential: args.sequential,
+        baseline,
     };
     // File-level problems surface before anything is created.
     let infos = bench::inspect(&opts)?;
@@ -110,6 +159,10 @@ pub fn run(args: &RunArgs) -> CmdResult {
             strategy_details: opts.strategies.iter().map(StrategyMeta::of).collect(),
             timeout: external
                 .then(|| humantime::format_duration(args.engine.solvers.timeout).to_string()),
+            schedule: several.then(|| {
+                if opts.sequential { "sequential" } else { "interleaved" }.to_string()
+            }),
+            baseline: (several && !opts.sequential).then(|| baseline_label.clone()),
         },
         datasets: Vec::new(),
         processed: 0,
@@ -180,6 +233,25 @@ pub fn run(args: &RunArgs) -> CmdResult {
     report::json::write_meta(&meta, &out)?;
 
     super::print_out(&terminal::table(&report.results))?;
+    super::print_out(&terminal::paired_table(&report.results))?;
+    let verdict = gate
+        .as_ref()
+        .map(|g| Verdict::of(g, &report.results, results.stopped.is_none()));
+    if let Some(v) = &verdict {
+        let md = v.markdown();
+        report::write_atomic(&out.join("gate.md"), md.as_bytes())
+            .with_context(|| format!("{}: cannot write gate.md", out.display()))?;
+        if let Some(path) = &args.gate_summary {
+            use std::io::Write as _;
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut f| f.write_all(md.as_bytes()))
+                .with_context(|| format!("--gate-summary {}: cannot append", path.display()))?;
+        }
+        super::print_out(&v.terminal())?;
+    }
     let bad: u64 = report
         .results
         .iter()
@@ -218,7 +290,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
         Some(Stop::Interrupted) => EXIT_INTERRUPTED,
         Some(Stop::Dataset(_) | Stop::Output(_)) => 2,
         None if bad + faults > 0 => 1,
-        None => 0,
+        None => verdict.map_or(0, |v| v.exit_code()),
     })
 }
 

@@ -2,6 +2,7 @@
 //! search-effort counter changes and a bootstrap verdict on solve time.
 //! `bench-sudoku compare` prints it; its exit status gates CI.
 
+pub mod gate;
 pub mod load;
 pub mod stats;
 

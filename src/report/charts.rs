@@ -46,16 +46,22 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(23, 190, 207),
 ];
 
-/// The three charts of a dataset.
+/// The charts of a dataset (`Paired` only in interleaved runs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ChartKind {
     Latency,
     Guesses,
     Scatter,
+    Paired,
 }
 
 impl ChartKind {
-    pub const ALL: [ChartKind; 3] = [ChartKind::Latency, ChartKind::Guesses, ChartKind::Scatter];
+    pub const ALL: [ChartKind; 4] = [
+        ChartKind::Latency,
+        ChartKind::Guesses,
+        ChartKind::Scatter,
+        ChartKind::Paired,
+    ];
 
     /// The file-name suffix.
     pub fn slug(self) -> &'static str {
@@ -63,6 +69,7 @@ impl ChartKind {
             ChartKind::Latency => "latency",
             ChartKind::Guesses => "guesses",
             ChartKind::Scatter => "scatter",
+            ChartKind::Paired => "paired",
         }
     }
 }
@@ -160,8 +167,145 @@ pub fn render_all(report: &Report, dir: &Path) -> anyhow::Result<Vec<Chart>> {
             kind: ChartKind::Scatter,
             svg: scatter_svg(&ds, &points, csv_present)?,
         });
+        let paired: Vec<PairedSeries> = report
+            .results
+            .iter()
+            .filter(|r| r.dataset == ds)
+            .filter_map(|r| {
+                let p = r.paired.as_ref().filter(|p| p.pairs > 0)?;
+                Some((r.strategy.as_str(), color_of(&colors, &r.strategy), p))
+            })
+            .collect();
+        if !paired.is_empty() {
+            charts.push(Chart {
+                dataset: ds.clone(),
+                kind: ChartKind::Paired,
+                svg: paired_svg(&ds, &paired)?,
+            });
+        }
     }
     Ok(charts)
+}
+
+/// A strategy's paired comparison on the paired chart.
+type PairedSeries<'a> = (&'a str, RGBColor, &'a crate::bench::paired::Paired);
+
+/// The distribution of per-puzzle time ratios (strategy / baseline) on a
+/// log2 axis, one line per strategy, with the geometric mean marked.
+fn paired_svg(dataset: &str, series: &[PairedSeries]) -> anyhow::Result<String> {
+    use crate::bench::paired::CHART_BIN_LOG2;
+    let w = CHART_BIN_LOG2;
+    // The range holding 99.8% of each strategy's pairs, within 1/128..128.
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    let mut ymax = 1.0f64;
+    let mut lines: Vec<(&str, RGBColor, Vec<(f64, f64)>, f64)> = Vec::new();
+    for (name, color, p) in series {
+        let (mut seen, cut) = (0u64, (p.pairs as f64 * 0.001).floor() as u64);
+        for &(edge, c) in &p.log2_histogram {
+            seen += c;
+            if seen > cut {
+                lo = lo.min(edge);
+                break;
+            }
+        }
+        seen = 0;
+        for &(edge, c) in p.log2_histogram.iter().rev() {
+            seen += c;
+            if seen > cut {
+                hi = hi.max(edge + w);
+                break;
+            }
+        }
+        lines.push((name, *color, Vec::new(), p.geomean_ratio.log2()));
+    }
+    let lo = lo.clamp(-7.0, -0.25).floor();
+    let hi = hi.clamp(0.25, 7.0).ceil();
+    // Wider bins for fewer pairs (about 2·√n bins over the range, at least
+    // 16, at most 160), so that the curves show the shape, not the noise.
+    for ((_, _, p), line) in series.iter().zip(lines.iter_mut()) {
+        let n = p.pairs.max(1) as f64;
+        let bins = (2.0f64 * n.sqrt()).clamp(16.0, 160.0);
+        let width = (((hi - lo) / bins) / w).ceil().max(1.0) * w;
+        let count = ((hi - lo) / width).ceil() as usize;
+        let mut shares = vec![0.0f64; count];
+        for &(edge, c) in &p.log2_histogram {
+            let i = ((edge + w / 2.0 - lo) / width).floor();
+            if i >= 0.0 && (i as usize) < count {
+                shares[i as usize] += c as f64 * 100.0 / n;
+            }
+        }
+        ymax = shares.iter().copied().fold(ymax, f64::max);
+        line.2 = shares
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| (lo + (i as f64 + 0.5) * width, v))
+            .collect();
+    }
+    let xticks: Vec<f64> = (lo as i32..=hi as i32).map(f64::from).collect();
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let entries: Vec<(&str, RGBColor)> = lines.iter().map(|(n, c, _, _)| (*n, *c)).collect();
+        let baseline = series.first().map_or("", |s| s.2.baseline.as_str());
+        let area = frame(
+            &root,
+            &format!("{dataset}: per-puzzle time ratio to {baseline}"),
+            &entries,
+            Marker::Line,
+        )?;
+        let mut chart = ChartBuilder::on(&area)
+            .margin(16)
+            .margin_right(40)
+            .x_label_area_size(50)
+            .y_label_area_size(80)
+            .build_cartesian_2d(Axis::new(lo..hi, xticks), 0.0..ymax * 1.1)
+            .map_err(plot_err)?;
+        chart
+            .configure_mesh()
+            .x_desc(format!(
+                "time / {baseline}'s time, same puzzle (log scale; dashed: geometric mean)"
+            ))
+            .y_desc("share of puzzles (%)")
+            .x_label_formatter(&|x: &f64| {
+                let r = x.exp2();
+                if r >= 1.0 {
+                    format!("{r:.0}×")
+                } else {
+                    format!("1/{:.0}", 1.0 / r)
+                }
+            })
+            .y_label_formatter(&|y: &f64| format!("{y:.1}%"))
+            .label_style((FONT, 17))
+            .axis_desc_style((FONT, 19))
+            .light_line_style(RGBColor(235, 235, 235))
+            .bold_line_style(RGBColor(200, 200, 200))
+            .draw()
+            .map_err(plot_err)?;
+        chart
+            .draw_series(LineSeries::new(
+                [(0.0, 0.0), (0.0, ymax * 1.1)],
+                RGBColor(120, 120, 120).stroke_width(1),
+            ))
+            .map_err(plot_err)?;
+        for (_, color, pts, mean) in &lines {
+            chart
+                .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
+                .map_err(plot_err)?;
+            if (lo..=hi).contains(mean) {
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        [(*mean, 0.0), (*mean, ymax * 1.1)],
+                        6,
+                        4,
+                        color.stroke_width(2),
+                    ))
+                    .map_err(plot_err)?;
+            }
+        }
+        root.present().map_err(plot_err)?;
+    }
+    Ok(svg)
 }
 
 /// A strategy's points on the scatter: `(guesses, time_ns)`.

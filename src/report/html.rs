@@ -197,6 +197,35 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
         esc(&m.options.time_kept),
         m.options.repeat
     );
+    let paired = super::terminal::paired_rows(&report.results);
+    if !paired.is_empty() {
+        let _ = writeln!(
+            s,
+            "<h3 id=\"paired\">Paired with the baseline</h3>\n<table class=\"summary\">\n<thead><tr>"
+        );
+        for c in super::terminal::PAIRED_COLUMNS {
+            let _ = write!(s, "<th>{}</th>", esc(c));
+        }
+        let _ = writeln!(s, "</tr></thead>\n<tbody>");
+        for row in paired {
+            let _ = write!(s, "<tr>");
+            for (i, cell) in row.iter().enumerate() {
+                let _ = write!(
+                    s,
+                    "<td{}>{}</td>",
+                    if i >= 3 { " class=\"n\"" } else { "" },
+                    esc(cell)
+                );
+            }
+            let _ = writeln!(s, "</tr>");
+        }
+        let _ = writeln!(s, "</tbody></table>");
+        let _ = writeln!(
+            s,
+            "<p class=\"note\">{}</p>",
+            esc(&super::terminal::paired_note())
+        );
+    }
     let notes = clock_notes(&report.results);
     if !notes.is_empty() || report.results.iter().any(|r| r.counters != CounterSet::ALL) {
         let _ = writeln!(
@@ -239,6 +268,7 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
             let caption = match c.kind {
                 ChartKind::Latency => "Solve-time percentile distribution (HdrHistogram style). Read a curve left to right: the typical puzzle at 0–50%, the hard tail at 99% and beyond; the right end is the slowest puzzle. Lower is faster.",
                 ChartKind::Guesses => "How many guesses each strategy needed per puzzle, as a share of the dataset. More propagation moves the mass to the left (0 = solved by logic alone).",
+                ChartKind::Paired => "How each strategy's time compares with the baseline's on the same puzzle (interleaved run: both timed on one thread, one right after the other). Left of 1× the strategy was faster. The dashed line is the geometric mean of the ratios, the statistic with the confidence interval in the summary table.",
                 ChartKind::Scatter => "Each point is one puzzle (at most 5,000 per strategy, sampled deterministically from puzzles.csv). Time grows with guesses; the vertical spread at a fixed guess count is the cost per node of each strategy.",
             };
             let _ = writeln!(

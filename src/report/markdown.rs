@@ -1,6 +1,6 @@
 //! `summary.md`: the comparison table and the run's facts, in Markdown.
 
-use super::terminal::{clock_notes, rows, COLUMNS};
+use super::terminal::{clock_notes, paired_note, paired_rows, rows, COLUMNS, PAIRED_COLUMNS};
 use super::{write_atomic, Exporter, Report};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -23,13 +23,17 @@ pub fn render(report: &Report) -> String {
     );
     let _ = writeln!(
         s,
-        "Started {} · solution limit {} · guess budget {} · repeat {} (warm-up {}, per-puzzle time = {}){}\n",
+        "Started {} · solution limit {} · guess budget {} · repeat {} (warm-up {}, per-puzzle time = {}){}{}\n",
         m.started,
         m.options.solution_limit,
         m.options.max_guesses,
         m.options.repeat,
         m.options.warmup,
         m.options.time_kept,
+        m.options
+            .schedule
+            .as_ref()
+            .map_or(String::new(), |sch| format!(" · strategies {sch}")),
         if m.complete { "" } else { " · **INCOMPLETE RUN**" }
     );
     let _ = writeln!(s, "| {} |", COLUMNS.join(" | "));
@@ -55,6 +59,17 @@ pub fn render(report: &Report) -> String {
          `relative` compares mean solve time with the fastest strategy that finished every puzzle of the same dataset; `puzzles/s` counts every solve (puzzles × passes) per second of wall time.",
         m.timer_overhead_ns
     );
+    let paired = paired_rows(&report.results);
+    if !paired.is_empty() {
+        let _ = writeln!(s, "\n## Paired with the baseline\n");
+        let _ = writeln!(s, "| {} |", PAIRED_COLUMNS.join(" | "));
+        let _ = writeln!(s, "|---|---|---|---:|---:|---:|---:|---:|");
+        for row in paired {
+            let cells: Vec<String> = row.iter().map(|c| c.replace('|', "\\|")).collect();
+            let _ = writeln!(s, "| {} |", cells.join(" | "));
+        }
+        let _ = writeln!(s, "\n{}", paired_note());
+    }
     for note in clock_notes(&report.results) {
         let _ = writeln!(s, "\n{note}.");
     }

@@ -159,6 +159,93 @@ pub fn table(results: &[ResultRecord]) -> String {
     out
 }
 
+/// Columns of the paired comparison with the baseline.
+pub const PAIRED_COLUMNS: [&str; 8] = [
+    "dataset",
+    "strategy",
+    "vs",
+    "pairs",
+    "geomean ratio [95% CI]",
+    "median ratio",
+    "wins/ties/losses",
+    "guesses ratio",
+];
+
+/// The paired comparison's cells: one row per strategy that has one.
+pub fn paired_rows(results: &[ResultRecord]) -> Vec<[String; 8]> {
+    results
+        .iter()
+        .filter_map(|r| {
+            let p = r.paired.as_ref()?;
+            Some([
+                r.dataset.clone(),
+                r.strategy.clone(),
+                p.baseline.clone(),
+                p.pairs.to_string(),
+                if p.pairs == 0 {
+                    "-".to_string()
+                } else {
+                    p.ratio_text()
+                },
+                if p.pairs == 0 {
+                    "-".to_string()
+                } else {
+                    format!("{:.3}×", p.median_ratio)
+                },
+                format!("{}/{}/{}", p.wins, p.ties, p.losses),
+                p.guesses_ratio
+                    .map_or(ABSENT.to_string(), |g| format!("{g:.3}×")),
+            ])
+        })
+        .collect()
+}
+
+/// What the paired table means, in one paragraph.
+pub fn paired_note() -> String {
+    format!(
+        "Paired per puzzle ({}). Ratio = strategy time / baseline time; geometric mean with a 95% \
+         bootstrap interval over puzzles (2000 resamples, --seed); wins/ties/losses count the puzzles \
+         where the strategy was faster / within ±1% / slower; guesses ratio = total guesses / baseline's.",
+        crate::bench::paired::METHOD
+    )
+}
+
+/// The paired comparison as an aligned text table and its note (empty when
+/// no strategy has one).
+pub fn paired_table(results: &[ResultRecord]) -> String {
+    let rows = paired_rows(results);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut widths: Vec<usize> = PAIRED_COLUMNS.iter().map(|c| c.chars().count()).collect();
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row.iter()) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let header: Vec<String> = PAIRED_COLUMNS.iter().map(|s| s.to_string()).collect();
+    for cells in std::iter::once(&header[..]).chain(rows.iter().map(|r| &r[..])) {
+        let mut line = String::new();
+        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
+            let pad = " ".repeat(w - cell.chars().count());
+            if i < 3 {
+                line.push_str(cell);
+                line.push_str(&pad);
+            } else {
+                line.push_str(&pad);
+                line.push_str(cell);
+            }
+            line.push_str("  ");
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out.push_str(&paired_note());
+    out.push('\n');
+    out
+}
+
 /// One line per strategy whose times do not come from the harness's own
 /// clock around an in-process call (external solvers), saying where they
 /// come from: their times are not measured the same way as the others'.

@@ -221,8 +221,9 @@ pub fn spec_help() -> String {
 starting from a named strategy. Keys: prop=none|forward|naked|hidden|locked (propagation at \
 every node), branch=first|mrv|max (branch cell), order=asc|desc (value order), root=<prop> \
 (propagation applied once before the search), guess=yes|no. Unset keys default to \
-prop=hidden,branch=mrv,order=asc. Examples: 'prop=naked,branch=max', 'locked,order=desc', \
-'hidden,guess=no'.\n\n{}",
+prop=hidden,branch=mrv,order=asc. name=LABEL gives any strategy the label reports use (the same \
+strategy twice under two labels makes an A/A run). Examples: 'prop=naked,branch=max', \
+'locked,order=desc', 'hidden,guess=no', 'fast,name=base'.\n\n{}",
         names().join(", "),
         external::SPEC_HELP
     )
@@ -300,6 +301,31 @@ impl Strategy {
         if external::is_external(spec_t) {
             let (label, solver) = external::parse(spec_t, ctx).map_err(err)?;
             return Ok(Strategy::external(label, solver));
+        }
+        // `name=LABEL` relabels any other strategy (e.g. the same one twice
+        // under two labels, for an A/A run).
+        let mut label: Option<String> = None;
+        let mut rest: Vec<&str> = Vec::new();
+        for tok in spec_t.split(',').map(str::trim) {
+            match tok.split_once('=') {
+                Some((k, v)) if k.trim() == "name" => {
+                    if label.is_some() {
+                        return Err(err("name= is given twice".into()));
+                    }
+                    label = Some(external::check_label(v.trim()).map_err(err)?);
+                }
+                _ => rest.push(tok),
+            }
+        }
+        if let Some(label) = label {
+            if rest.is_empty() {
+                return Err(err(format!(
+                    "name={label} labels a strategy: give one too, e.g. 'fast,name={label}'"
+                )));
+            }
+            let mut s = Self::parse_in(&rest.join(","), ctx)?;
+            s.name = label;
+            return Ok(s);
         }
         let mut config = Config::new(P::Hidden, Mrv, Asc);
         let mut root: Option<Propagation> = None;

@@ -1,0 +1,473 @@
+//! The verdict of `run --gate BASE:CANDIDATE`: a CI gate on the paired
+//! statistics of an interleaved run (see [`crate::bench::paired`]).
+//!
+//! A dataset fails when
+//! - the candidate is slower than BASE beyond the threshold **with the
+//!   whole confidence interval** of the geometric-mean ratio beyond it (a
+//!   point estimate above the threshold is not enough: noise alone puts it
+//!   there now and then);
+//! - either side has an answer the harness rejects (a mismatch with the
+//!   dataset, a broken rule, a wrong solution count) or a fault;
+//! - the two sides' answers differ on some puzzle (status or solution count);
+//! - with `fail_on_counters`, a search counter differs on some puzzle;
+//! - nothing could be paired (nothing was measured, so nothing was judged).
+
+use crate::bench::metrics::ResultRecord;
+use crate::bench::paired::Paired;
+use std::fmt::Write as _;
+
+/// The default threshold of `--gate`, in percent.
+pub const DEFAULT_THRESHOLD: f64 = 3.0;
+
+/// What the gate compares.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Gate {
+    pub base: String,
+    pub candidate: String,
+    /// Percent.
+    pub threshold: f64,
+    pub fail_on_counters: bool,
+}
+
+impl Gate {
+    /// Parses `BASE:CANDIDATE` (labels may not contain ':' here; the split
+    /// is at the first ':' whose both sides are labels of the run).
+    pub fn parse(spec: &str, labels: &[&str]) -> Result<(String, String), String> {
+        let splits: Vec<(String, String)> = spec
+            .match_indices(':')
+            .map(|(i, _)| (spec[..i].to_string(), spec[i + 1..].to_string()))
+            .collect();
+        if splits.is_empty() {
+            return Err(format!(
+                "--gate {spec:?}: expected BASE:CANDIDATE, two strategy labels of the run"
+            ));
+        }
+        if let Some(found) = splits
+            .iter()
+            .find(|(b, c)| labels.contains(&b.as_str()) && labels.contains(&c.as_str()))
+        {
+            if found.0 == found.1 {
+                return Err(format!("--gate {spec:?}: BASE and CANDIDATE are the same strategy"));
+            }
+            return Ok(found.clone());
+        }
+        Err(format!(
+            "--gate {spec:?}: BASE and CANDIDATE must be labels of the run's strategies ({}); \
+             give a strategy a label with name=LABEL, e.g. -s 'fast,name=base'",
+            labels.join(", ")
+        ))
+    }
+}
+
+/// Why a dataset failed or passed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GateRow {
+    pub dataset: String,
+    pub paired: Option<Paired>,
+    /// `slower`, `faster`, `unchanged` or `not judged`.
+    pub time: &'static str,
+    /// Reasons to fail (empty: passed).
+    pub failures: Vec<String>,
+    /// Facts that do not fail the gate.
+    pub notes: Vec<String>,
+}
+
+/// The gate over every dataset of a run.
+#[derive(Clone, Debug)]
+pub struct Verdict {
+    pub gate: Gate,
+    pub rows: Vec<GateRow>,
+    /// The run was interrupted or failed.
+    pub incomplete: bool,
+}
+
+impl Verdict {
+    /// Judges the results of a run.
+    pub fn of(gate: &Gate, results: &[ResultRecord], complete: bool) -> Verdict {
+        let mut datasets: Vec<&str> = Vec::new();
+        for r in results {
+            if !datasets.contains(&r.dataset.as_str()) {
+                datasets.push(&r.dataset);
+            }
+        }
+        let t = gate.threshold / 100.0;
+        let rows = datasets
+            .into_iter()
+            .map(|d| {
+                let find = |label: &str| results.iter().find(|r| r.dataset == d && r.strategy == label);
+                let (base, cand) = (find(&gate.base), find(&gate.candidate));
+                let mut failures = Vec::new();
+                let mut notes = Vec::new();
+                for (side, r) in [("BASE", base), ("CANDIDATE", cand)] {
+                    let Some(r) = r else {
+                        failures.push(format!("{side} has no results on this dataset"));
+                        continue;
+                    };
+                    let bad = r.bad();
+                    if bad > 0 {
+                        failures.push(format!(
+                            "{bad} answers of {} rejected (mismatch, broken rule or wrong count)",
+                            r.strategy
+                        ));
+                    }
+                    if r.faults() > 0 {
+                        failures.push(format!("{} faults in {}", r.faults(), r.strategy));
+                    }
+                }
+                let paired = cand.and_then(|c| c.paired.clone());
+                let time = match &paired {
+                    Some(p) if p.baseline != gate.base => {
+                        failures.push(format!(
+                            "paired with {} rather than {}",
+                            p.baseline, gate.base
+                        ));
+                        "not judged"
+                    }
+                    Some(p) if p.pairs == 0 => {
+                        failures.push("no puzzle timed on both sides: nothing was judged".into());
+                        "not judged"
+                    }
+                    Some(p) => {
+                        if p.answers_differ > 0 {
+                            failures.push(format!(
+                                "answers differ on {} puzzles (status or solution count; e.g. index {})",
+                                p.answers_differ,
+                                examples(&p.answer_examples)
+                            ));
+                        }
+                        if p.counters_differ > 0 {
+                            let what = format!(
+                                "search counters ({}) differ on {} puzzles (e.g. index {})",
+                                p.counters_compared.names().join(", "),
+                                p.counters_differ,
+                                examples(&p.counter_examples)
+                            );
+                            if gate.fail_on_counters {
+                                failures.push(format!("{what}; failing: --fail-on counters"));
+                            } else {
+                                notes.push(format!("{what}: a behaviour change, not noise"));
+                            }
+                        }
+                        if p.unpaired > 0 {
+                            notes.push(format!("{} puzzles left out (a fault on one side)", p.unpaired));
+                        }
+                        if p.ci_low > 1.0 + t {
+                            failures.push(format!(
+                                "slower: {} with the whole {:.0}% interval above +{}%",
+                                p.ratio_text(),
+                                p.level * 100.0,
+                                gate.threshold
+                            ));
+                            "slower"
+                        } else if p.ci_high < 1.0 - t {
+                            "faster"
+                        } else {
+                            "unchanged"
+                        }
+                    }
+                    None => {
+                        if base.is_some() && cand.is_some() {
+                            failures.push("no paired statistics (not an interleaved run)".into());
+                        }
+                        "not judged"
+                    }
+                };
+                GateRow {
+                    dataset: d.to_string(),
+                    paired,
+                    time,
+                    failures,
+                    notes,
+                }
+            })
+            .collect();
+        Verdict {
+            gate: gate.clone(),
+            rows,
+            incomplete: !complete,
+        }
+    }
+
+    pub fn passed(&self) -> bool {
+        !self.incomplete && !self.rows.is_empty() && self.rows.iter().all(|r| r.failures.is_empty())
+    }
+
+    /// 0 passed, 1 failed.
+    pub fn exit_code(&self) -> i32 {
+        i32::from(!self.passed())
+    }
+
+    fn headline(&self) -> String {
+        let g = &self.gate;
+        let failed = self.rows.iter().filter(|r| !r.failures.is_empty()).count();
+        let mut s = format!(
+            "{}: {} vs {} on {} datasets, {} failed (threshold +{}%{})",
+            if self.passed() { "PASS" } else { "FAIL" },
+            g.candidate,
+            g.base,
+            self.rows.len(),
+            failed,
+            g.threshold,
+            if g.fail_on_counters {
+                ", counter changes fail"
+            } else {
+                ""
+            }
+        );
+        if self.incomplete {
+            s.push_str("; the run did not complete, so it is not judged");
+        }
+        s
+    }
+
+    fn cells(&self) -> Vec<[String; 7]> {
+        let mut out = vec![[
+            "dataset".to_string(),
+            "pairs".to_string(),
+            "geomean ratio [95% CI]".to_string(),
+            "median ratio".to_string(),
+            "wins/ties/losses".to_string(),
+            "guesses ratio".to_string(),
+            "verdict".to_string(),
+        ]];
+        for r in &self.rows {
+            let (pairs, ratio, median, wtl, guesses) = match &r.paired {
+                Some(p) => (
+                    p.pairs.to_string(),
+                    p.ratio_text(),
+                    format!("{:.3}×", p.median_ratio),
+                    format!("{}/{}/{}", p.wins, p.ties, p.losses),
+                    p.guesses_ratio
+                        .map_or("—".to_string(), |g| format!("{g:.3}×")),
+                ),
+                None => ("-".into(), "-".into(), "-".into(), "-".into(), "-".into()),
+            };
+            let verdict = if r.failures.is_empty() {
+                format!("pass ({})", r.time)
+            } else {
+                format!("FAIL ({})", r.time)
+            };
+            out.push([r.dataset.clone(), pairs, ratio, median, wtl, guesses, verdict]);
+        }
+        out
+    }
+
+    /// How the verdict is reached, in one paragraph.
+    pub fn method(&self) -> String {
+        format!(
+            "Paired, in one process: {}. Ratio = {} time / {} time per puzzle; geometric mean with a \
+             seeded 95% bootstrap interval over puzzles; wins/ties/losses are the candidate's (a tie is \
+             within ±1%). A dataset fails when the whole interval lies above +{}%, when either side \
+             has a rejected answer or a fault, when the two sides' answers differ{}.",
+            crate::bench::paired::METHOD,
+            self.gate.candidate,
+            self.gate.base,
+            self.gate.threshold,
+            if self.gate.fail_on_counters {
+                ", or when a search counter differs"
+            } else {
+                " (counter changes are reported, not failed; --fail-on counters fails them)"
+            }
+        )
+    }
+
+    /// Aligned text for the terminal.
+    pub fn terminal(&self) -> String {
+        let cells = self.cells();
+        let mut widths = [0usize; 7];
+        for row in &cells {
+            for (w, c) in widths.iter_mut().zip(row) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
+        let mut out = String::from("gate:\n");
+        for row in &cells {
+            let mut line = String::new();
+            for (c, w) in row.iter().zip(&widths) {
+                line.push_str(c);
+                line.push_str(&" ".repeat(w - c.chars().count() + 2));
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        self.reasons(&mut out, "");
+        let _ = writeln!(out, "{}", self.method());
+        let _ = writeln!(out, "{}", self.headline());
+        out
+    }
+
+    fn reasons(&self, out: &mut String, bullet: &str) {
+        for r in &self.rows {
+            for f in &r.failures {
+                let _ = writeln!(out, "{bullet}{}: FAIL: {f}", r.dataset);
+            }
+            for n in &r.notes {
+                let _ = writeln!(out, "{bullet}{}: note: {n}", r.dataset);
+            }
+        }
+    }
+
+    /// GitHub-flavoured Markdown (for a CI job summary).
+    pub fn markdown(&self) -> String {
+        let esc = |c: &str| c.replace('|', "\\|").replace('\n', " ");
+        let mut out = format!(
+            "### bench-sudoku gate: {} vs {}\n\n",
+            esc(&self.gate.candidate),
+            esc(&self.gate.base)
+        );
+        for (i, row) in self.cells().iter().enumerate() {
+            let cells: Vec<String> = row.iter().map(|c| esc(c)).collect();
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+            if i == 0 {
+                let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---|");
+            }
+        }
+        out.push('\n');
+        let mut reasons = String::new();
+        self.reasons(&mut reasons, "- ");
+        if !reasons.is_empty() {
+            out.push_str(&esc_lines(&reasons));
+            out.push('\n');
+        }
+        let _ = writeln!(out, "{}\n", self.method());
+        let _ = writeln!(out, "**{}**", self.headline());
+        out
+    }
+}
+
+fn esc_lines(s: &str) -> String {
+    s.lines()
+        .map(|l| l.replace('|', "\\|"))
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+fn examples(v: &[u64]) -> String {
+    v.iter()
+        .take(3)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::metrics::UnitStats;
+    use crate::bench::paired::PairAcc;
+    use crate::solver::CounterSet;
+
+    /// A result record of `strategy` paired with "base" at the per-puzzle
+    /// log ratios `logs`.
+    fn record(strategy: &str, logs: Option<&[f64]>) -> ResultRecord {
+        let mut u = UnitStats::new("set", strategy, 1);
+        u.complete = true;
+        u.paired = logs.map(|logs| {
+            let mut acc = PairAcc::new("base", CounterSet::ALL, CounterSet::ALL);
+            for &l in logs {
+                acc.add_log(l);
+            }
+            acc.result(0)
+        });
+        u.summary(1)
+    }
+
+    fn gate(threshold: f64) -> Gate {
+        Gate {
+            base: "base".into(),
+            candidate: "cand".into(),
+            threshold,
+            fail_on_counters: false,
+        }
+    }
+
+    fn logs(ratio: f64, spread: f64, n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|i| ratio.ln() + spread * ((i % 21) as f64 - 10.0) / 10.0)
+            .collect()
+    }
+
+    #[test]
+    fn the_gate_fails_only_when_the_whole_interval_is_beyond_the_threshold() {
+        let base = record("base", None);
+        // 5% slower, tight: fails at 2%, passes at 10%.
+        let slow = logs(1.05, 0.05, 2000);
+        let results = [base.clone(), record("cand", Some(&slow))];
+        let v = Verdict::of(&gate(2.0), &results, true);
+        assert_eq!(v.exit_code(), 1, "{}", v.terminal());
+        assert_eq!(v.rows[0].time, "slower");
+        assert_eq!(Verdict::of(&gate(10.0), &results, true).exit_code(), 0);
+        // 3% slower at a 2% threshold but so noisy that the interval
+        // reaches below +2%: not a regression.
+        let noisy = logs(1.03, 0.3, 210);
+        let results = [base.clone(), record("cand", Some(&noisy))];
+        let v = Verdict::of(&gate(2.0), &results, true);
+        let p = v.rows[0].paired.as_ref().unwrap();
+        assert!(p.geomean_ratio > 1.02 && p.ci_low < 1.02, "{p:?}");
+        assert_eq!(v.exit_code(), 0, "{}", v.terminal());
+        // Faster: passes.
+        let fast = logs(0.8, 0.05, 500);
+        let results = [base.clone(), record("cand", Some(&fast))];
+        let v = Verdict::of(&gate(2.0), &results, true);
+        assert_eq!((v.exit_code(), v.rows[0].time), (0, "faster"));
+        // An incomplete run is not judged.
+        assert_eq!(Verdict::of(&gate(10.0), &results, false).exit_code(), 1);
+    }
+
+    #[test]
+    fn wrong_answers_differences_and_missing_pairs_fail() {
+        let base = record("base", None);
+        let same = logs(1.0, 0.01, 100);
+        let mut cand = record("cand", Some(&same));
+        cand.mismatches = 1;
+        let v = Verdict::of(&gate(5.0), &[base.clone(), cand], true);
+        assert_eq!(v.exit_code(), 1);
+        assert!(v.rows[0].failures[0].contains("rejected"), "{:?}", v.rows);
+
+        let mut cand = record("cand", Some(&same));
+        cand.paired.as_mut().unwrap().answers_differ = 2;
+        assert_eq!(Verdict::of(&gate(5.0), &[base.clone(), cand], true).exit_code(), 1);
+
+        let mut cand = record("cand", Some(&same));
+        cand.paired.as_mut().unwrap().counters_differ = 3;
+        let mut g = gate(5.0);
+        let v = Verdict::of(&g, &[base.clone(), cand.clone()], true);
+        assert_eq!(v.exit_code(), 0);
+        assert!(v.rows[0].notes[0].contains("differ on 3"));
+        g.fail_on_counters = true;
+        assert_eq!(Verdict::of(&g, &[base.clone(), cand], true).exit_code(), 1);
+
+        // Nothing paired, or no paired statistics at all.
+        let cand = record("cand", Some(&[]));
+        assert_eq!(Verdict::of(&gate(5.0), &[base.clone(), cand], true).exit_code(), 1);
+        let cand = record("cand", None);
+        let v = Verdict::of(&gate(5.0), &[base.clone(), cand], true);
+        assert_eq!(v.exit_code(), 1);
+        // A missing side.
+        assert_eq!(Verdict::of(&gate(5.0), &[base], true).exit_code(), 1);
+    }
+
+    #[test]
+    fn labels_are_split_at_the_colon_that_names_two_strategies() {
+        let labels = ["a:1", "b", "c"];
+        assert_eq!(
+            Gate::parse("a:1:b", &labels),
+            Ok(("a:1".to_string(), "b".to_string()))
+        );
+        assert_eq!(Gate::parse("b:c", &labels), Ok(("b".into(), "c".into())));
+        assert!(Gate::parse("b:x", &labels).unwrap_err().contains("labels of the run"));
+        assert!(Gate::parse("bc", &labels).is_err());
+        assert!(Gate::parse("b:b", &labels).unwrap_err().contains("same"));
+    }
+
+    #[test]
+    fn the_markdown_verdict_escapes_labels() {
+        let base = record("base", None);
+        let same = logs(1.0, 0.01, 100);
+        let v = Verdict::of(&gate(5.0), &[base, record("cand", Some(&same))], true);
+        let md = v.markdown();
+        assert!(md.contains("**PASS"), "{md}");
+        assert!(md.lines().filter(|l| l.starts_with('|')).count() == 3, "{md}");
+    }
+}
