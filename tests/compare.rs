@@ -119,7 +119,7 @@ fn markdown_is_a_table_and_a_verdict_line() {
     assert_eq!(o.status.code(), Some(1));
     let s = out(&o);
     assert!(
-        s.contains("| dataset | strategy | baseline p50 | current p50 | change | 95% CI | verdict | counters |"),
+        s.contains("| dataset | strategy | baseline p50 | current p50 | change | 95% CI | repeats | verdict | counters |"),
         "{s}"
     );
     assert!(s.contains("|---|---|---:|"), "{s}");

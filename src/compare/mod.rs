@@ -63,6 +63,9 @@ pub struct Row {
     pub verdict: Verdict,
     /// `None` for new / missing units.
     pub time: Option<TimeEvidence>,
+    /// With two or more measured passes on both sides: the smallest and
+    /// largest ratio of a current pass's total to a baseline pass's total.
+    pub repeats: Option<(f64, f64)>,
     pub counters: Vec<CounterChange>,
 }
 
@@ -143,6 +146,7 @@ pub fn compare(
                 strategy: c.strategy.clone(),
                 verdict: Verdict::New,
                 time: None,
+                repeats: None,
                 counters: Vec::new(),
             });
             continue;
@@ -187,9 +191,15 @@ pub fn compare(
             },
         };
         let t = settings.threshold / 100.0;
+        let repeats = repeat_ratios(b, c);
+        // Every repeat must agree: a run-level change (the machine busier
+        // during one run) moves all of a run's passes together.
+        let (rep_lo, rep_hi) = repeats.unwrap_or((f64::INFINITY, 0.0));
         let verdict = match time {
-            TimeEvidence::Bootstrap(i) if i.lo > 1.0 + t => Verdict::Regressed,
-            TimeEvidence::Bootstrap(i) if i.hi < 1.0 - t => Verdict::Improved,
+            TimeEvidence::Bootstrap(i) if i.lo > 1.0 + t && rep_lo > 1.0 + t => {
+                Verdict::Regressed
+            }
+            TimeEvidence::Bootstrap(i) if i.hi < 1.0 - t && rep_hi < 1.0 - t => Verdict::Improved,
             TimeEvidence::Summary { base, current } if current > base * (1.0 + t) => {
                 Verdict::Regressed
             }
@@ -203,6 +213,7 @@ pub fn compare(
             strategy: c.strategy.clone(),
             verdict,
             time: Some(time),
+            repeats,
             counters: changes,
         });
     }
@@ -214,6 +225,7 @@ pub fn compare(
                 strategy: b.strategy.clone(),
                 verdict: Verdict::Missing,
                 time: None,
+                repeats: None,
                 counters: Vec::new(),
             });
         }
@@ -263,6 +275,18 @@ fn setup_differences(base: &ResultsDir, current: &ResultsDir) -> anyhow::Result<
     Ok(notes)
 }
 
+/// (min, max) over the pairs of measured passes of current pass total /
+/// baseline pass total, when both runs measured two or more passes.
+fn repeat_ratios(b: &ResultRecord, c: &ResultRecord) -> Option<(f64, f64)> {
+    let (bp, cp) = (&b.pass_solve_ns, &c.pass_solve_ns);
+    if bp.len() < 2 || cp.len() < 2 || bp.contains(&0) {
+        return None;
+    }
+    let (bmin, bmax) = (*bp.iter().min()?, *bp.iter().max()?);
+    let (cmin, cmax) = (*cp.iter().min()?, *cp.iter().max()?);
+    Some((cmin as f64 / bmax as f64, cmax as f64 / bmin as f64))
+}
+
 fn samples_of<'a>(
     s: &'a Option<HashMap<(String, String), Samples>>,
     k: &(String, String),
@@ -301,6 +325,7 @@ impl Comparison {
             format!("current {m}"),
             "change".to_string(),
             "95% CI".to_string(),
+            "repeats".to_string(),
             "verdict".to_string(),
             "counters".to_string(),
         ]];
@@ -346,6 +371,9 @@ impl Comparison {
                 c,
                 ch,
                 ci,
+                r.repeats.map_or("-".to_string(), |(lo, hi)| {
+                    format!("[{}, {}]", pct(lo), pct(hi))
+                }),
                 r.verdict.as_str().to_string(),
                 counters,
             ]);
@@ -418,8 +446,16 @@ impl Comparison {
                 t = st.threshold
             );
         }
+        if self.rows.iter().any(|r| r.repeats.is_some()) {
+            s.push_str(
+                " With repeats on both sides, a verdict also needs every repeat to agree: each current pass total beyond each baseline pass total by the threshold.",
+            );
+        }
         s.push_str(
             " Counters (puzzles, faults, guesses, backtracks, max_depth) are exact and compared exactly (— where a strategy does not report one).",
+        );
+        s.push_str(
+            " Unpaired: the two runs were made at different times, so whatever the machine did in between lands on one side; to compare two solvers or builds in one process, interleaved and paired per puzzle, use run --gate BASE:CANDIDATE.",
         );
         s
     }
@@ -467,7 +503,7 @@ impl Comparison {
             let esc: Vec<String> = row.iter().map(|c| c.replace('|', "\\|")).collect();
             let _ = writeln!(out, "| {} |", esc.join(" | "));
             if i == 0 {
-                let _ = writeln!(out, "|---|---|---:|---:|---:|---|---|---|");
+                let _ = writeln!(out, "|---|---|---:|---:|---:|---|---|---|---|");
             }
         }
         out.push('\n');
