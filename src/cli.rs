@@ -254,9 +254,13 @@ pub struct RunArgs {
     /// minimum over them.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub repeat: u32,
-    /// Discarded passes before the measured ones.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub warmup: u32,
+    /// Discarded passes before the measured ones [default: 1 when two or
+    /// more strategies run interleaved, else 0]. Interleaved strategies
+    /// solve the same puzzles one after another, and a puzzle's first solve
+    /// is slower than the next ones (its data and branches are new), so
+    /// without a warm-up the strategy that goes first is penalised.
+    #[arg(long, value_name = "N")]
+    pub warmup: Option<u32>,
     /// Only the first N puzzles of each dataset.
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,

@@ -1,10 +1,10 @@
 //! Aggregates of one (dataset, strategy) unit: status counts, exact counter
 //! totals, and HdrHistograms of solve time, guesses and maximum depth.
 
+use super::paired::Paired;
 use crate::solver::{Clock, Counter, CounterSet, Counters, Status};
 use hdrhistogram::Histogram;
 use serde::Serialize;
-use super::paired::Paired;
 
 /// Significant figures kept by every histogram (0.1 % value precision).
 pub const SIGFIG: u8 = 3;

@@ -32,7 +32,7 @@
 //! memory is bounded by the batch size whatever the dataset size.
 
 use super::metrics::{PuzzleOutcome, Skipped, SmallCounts, UnitStats};
-use super::paired::PairAcc;
+use super::paired::{self, PairAcc};
 use super::{sysinfo, DatasetInfo, Progress, RowFormat, RowSink, RunOptions, Stop, IN_FLIGHT};
 use crate::dataset::{self, DatasetError, Record};
 use crate::grid::Grid;
@@ -168,6 +168,7 @@ pub(super) fn run_group(
         warmup: opts.warmup,
         runners: &runners,
         formats: &formats,
+        baseline: tally.baseline,
     };
     let out = Ordered {
         pending: BTreeMap::new(),
@@ -176,7 +177,9 @@ pub(super) fn run_group(
         sink: rows,
         progress,
         error: None,
-        small: (0..strategies.len()).map(|_| SmallCounts::default()).collect(),
+        small: (0..strategies.len())
+            .map(|_| SmallCounts::default())
+            .collect(),
         tally: &mut tally,
     };
     let mut stopped = match layout {
@@ -221,6 +224,8 @@ struct Job<'a> {
     /// How each strategy's `puzzles.csv` rows are formatted (`None`: no
     /// rows).
     formats: &'a [Option<RowFormat>],
+    /// The strategy the others are paired with.
+    baseline: Option<usize>,
 }
 
 impl Job<'_> {
@@ -317,132 +322,141 @@ struct Chunk {
     busy_ns: u64,
 }
 
-/// Solves a chunk with every strategy of the job, one after the other,
-/// starting with strategy `rotation % n` (so that each strategy comes first
-/// as often as the others). Each strategy solves it `passes` times, keeping
-/// each puzzle's minimum time over the measured passes and each measured
-/// pass's total. Returns one [`Chunk`] per strategy, in the job's order.
+/// Solves a chunk `passes` times with every strategy of the job: pass by
+/// pass, and within a pass strategy after strategy, starting with strategy
+/// `(rotation + pass) % n` (so that each strategy comes first as often as
+/// the others, and no strategy always follows another on the same
+/// puzzles). Keeps each puzzle's minimum time over the measured passes and
+/// each measured pass's total. Returns one [`Chunk`] per strategy, in the
+/// job's order.
 fn solve_chunk(records: &[Record], job: &Job, rotation: usize) -> Vec<Chunk> {
     let n = job.strategies.len();
-    let mut out: Vec<Chunk> = (0..n).map(|_| Chunk::default()).collect();
-    for j in 0..n {
-        let k = (rotation + j) % n;
-        let start = Instant::now();
-        let mut chunk = match &job.runners[k] {
-            Runner::Builtin(b) => solve_chunk_builtin(records, job, b),
-            Runner::External(instances) => solve_chunk_external(records, job, instances),
-        };
-        chunk.busy_ns = start.elapsed().as_nanos() as u64;
-        out[k] = chunk;
+    let measured = (job.passes - job.warmup) as usize;
+    let mut out: Vec<Chunk> = (0..n)
+        .map(|_| Chunk {
+            solved: Vec::with_capacity(records.len()),
+            extra: Vec::new(),
+            pass_ns: vec![0; measured],
+            busy_ns: 0,
+        })
+        .collect();
+    // An external solver's puzzles, made once.
+    let puzzles: Vec<Grid> = if job.runners.iter().any(|r| matches!(r, Runner::External(_))) {
+        records.iter().map(|r| r.puzzle).collect()
+    } else {
+        Vec::new()
+    };
+    for pass in 0..job.passes {
+        for j in 0..n {
+            let k = (rotation + pass as usize + j) % n;
+            let start = Instant::now();
+            match &job.runners[k] {
+                Runner::Builtin(b) => solve_pass_builtin(records, job, b, pass, &mut out[k]),
+                Runner::External(instances) => {
+                    solve_pass_external(&puzzles, job, instances, pass, &mut out[k])
+                }
+            }
+            out[k].busy_ns += start.elapsed().as_nanos() as u64;
+        }
     }
     out
 }
 
-/// [`solve_chunk`] for a built-in engine, called directly (static
-/// dispatch). Each solve is timed alone with the monotonic clock; nothing
-/// else happens between the two clock reads. A function of its own, so that
-/// the code around the clock reads is chosen for this loop alone.
+/// One pass of [`solve_chunk`] for a built-in engine, called directly
+/// (static dispatch). Each solve is timed alone with the monotonic clock;
+/// nothing else happens between the two clock reads. A function of its
+/// own, so that the code around the clock reads is chosen for this loop
+/// alone. Warm-up times are not kept.
 #[inline(never)]
-fn solve_chunk_builtin(records: &[Record], job: &Job, builtin: &Builtin) -> Chunk {
-    let mut solved: Vec<Solved> = Vec::with_capacity(records.len());
-    let mut pass_ns = vec![0u64; (job.passes - job.warmup) as usize];
+fn solve_pass_builtin(
+    records: &[Record],
+    job: &Job,
+    builtin: &Builtin,
+    pass: u32,
+    chunk: &mut Chunk,
+) {
+    let measured = pass >= job.warmup;
+    let first = pass == 0;
+    let solved = &mut chunk.solved;
+    let mut total = 0u64;
     SOLVER.with(|s| {
         let mut solver = s.borrow_mut();
-        for pass in 0..job.passes {
-            // Warm-up times are not kept.
-            let measured = pass >= job.warmup;
-            let mut total = 0u64;
-            for (i, rec) in records.iter().enumerate() {
-                let t = Instant::now();
-                let result =
-                    solver.solve_builtin(&rec.puzzle, builtin, job.limits, &mut NoopObserver);
-                let ns = t.elapsed().as_nanos() as u64;
-                total += ns;
-                let kept = if measured { ns } else { u64::MAX };
-                if pass == 0 {
-                    solved.push(Solved {
-                        result,
-                        time_ns: kept,
-                    });
-                } else {
-                    let s = &mut solved[i];
-                    s.time_ns = s.time_ns.min(kept);
-                    debug_assert_eq!(s.result.counters, result.counters);
-                }
-            }
-            if measured {
-                pass_ns[(pass - job.warmup) as usize] = total;
+        for (i, rec) in records.iter().enumerate() {
+            let t = Instant::now();
+            let result = solver.solve_builtin(&rec.puzzle, builtin, job.limits, &mut NoopObserver);
+            let ns = t.elapsed().as_nanos() as u64;
+            total += ns;
+            let kept = if measured { ns } else { u64::MAX };
+            if first {
+                solved.push(Solved {
+                    result,
+                    time_ns: kept,
+                });
+            } else {
+                let s = &mut solved[i];
+                s.time_ns = s.time_ns.min(kept);
+                debug_assert_eq!(s.result.counters, result.counters);
             }
         }
     });
-    Chunk {
-        solved,
-        extra: Vec::new(),
-        pass_ns,
-        busy_ns: 0,
+    if measured {
+        chunk.pass_ns[(pass - job.warmup) as usize] = total;
     }
 }
 
-/// [`solve_chunk`] for an external solver: the chunk goes to the thread's
-/// instance as one batch per pass (a solver process gets its requests
+/// One pass of [`solve_chunk`] for an external solver: the chunk goes to
+/// the thread's instance as one batch (a solver process gets its requests
 /// pipelined), and each answer carries its time. A puzzle that fails in any
 /// pass keeps its first fault.
-fn solve_chunk_external(records: &[Record], job: &Job, instances: &Instances) -> Chunk {
-    let puzzles: Vec<Grid> = records.iter().map(|r| r.puzzle).collect();
-    let mut solved: Vec<Solved> = Vec::with_capacity(records.len());
-    let mut extra: Vec<Extra> = Vec::with_capacity(records.len());
-    let mut pass_ns = vec![0u64; (job.passes - job.warmup) as usize];
-    let mut answers = Vec::with_capacity(records.len());
-    for pass in 0..job.passes {
-        let measured = pass >= job.warmup;
-        answers.clear();
-        instances.solve_batch(&puzzles, job.limits, &mut answers);
-        debug_assert_eq!(answers.len(), puzzles.len());
-        let mut total = 0u64;
-        for (i, a) in answers.drain(..).enumerate() {
-            let fault = a.result.status.is_fault();
-            let ns = if fault { 0 } else { a.time_ns.unwrap_or(0) };
-            total += ns;
-            let kept = if measured && !fault { ns } else { u64::MAX };
-            if pass == 0 {
-                solved.push(Solved {
-                    result: a.result,
-                    time_ns: kept,
-                });
-                extra.push(Extra {
-                    note: a.note,
-                    unwritten: a.unwritten,
-                });
-                continue;
-            }
-            let (Some(s), Some(e)) = (solved.get_mut(i), extra.get_mut(i)) else {
-                break;
-            };
-            if s.result.status.is_fault() {
-                continue;
-            }
-            if fault {
-                *s = Solved {
-                    result: a.result,
-                    time_ns: u64::MAX,
-                };
-                *e = Extra {
-                    note: a.note,
-                    unwritten: false,
-                };
-            } else {
-                s.time_ns = s.time_ns.min(kept);
-            }
+fn solve_pass_external(
+    puzzles: &[Grid],
+    job: &Job,
+    instances: &Instances,
+    pass: u32,
+    chunk: &mut Chunk,
+) {
+    let measured = pass >= job.warmup;
+    let mut answers = Vec::with_capacity(puzzles.len());
+    instances.solve_batch(puzzles, job.limits, &mut answers);
+    debug_assert_eq!(answers.len(), puzzles.len());
+    let mut total = 0u64;
+    for (i, a) in answers.into_iter().enumerate() {
+        let fault = a.result.status.is_fault();
+        let ns = if fault { 0 } else { a.time_ns.unwrap_or(0) };
+        total += ns;
+        let kept = if measured && !fault { ns } else { u64::MAX };
+        if pass == 0 {
+            chunk.solved.push(Solved {
+                result: a.result,
+                time_ns: kept,
+            });
+            chunk.extra.push(Extra {
+                note: a.note,
+                unwritten: a.unwritten,
+            });
+            continue;
         }
-        if measured {
-            pass_ns[(pass - job.warmup) as usize] = total;
+        let (Some(s), Some(e)) = (chunk.solved.get_mut(i), chunk.extra.get_mut(i)) else {
+            break;
+        };
+        if s.result.status.is_fault() {
+            continue;
+        }
+        if fault {
+            *s = Solved {
+                result: a.result,
+                time_ns: u64::MAX,
+            };
+            *e = Extra {
+                note: a.note,
+                unwritten: false,
+            };
+        } else {
+            s.time_ns = s.time_ns.min(kept);
         }
     }
-    Chunk {
-        solved,
-        extra,
-        pass_ns,
-        busy_ns: 0,
+    if measured {
+        chunk.pass_ns[(pass - job.warmup) as usize] = total;
     }
 }
 
@@ -583,17 +597,22 @@ struct DoneUnit {
     pass_ns: Vec<u64>,
     /// The time the strategy spent on this batch.
     busy_ns: u64,
+    /// Each chunk's pairs with the baseline: (pairs, sum of log ratios).
+    blocks: Vec<(u32, f64)>,
 }
 
 /// Verifies one batch's chunks of every strategy (each chunk list covers
-/// `records` in order, in solve order) and puts them in input order.
+/// `records` in order, in solve order), sums each chunk's pairs with the
+/// baseline (for the bootstrap's blocks) and puts every strategy's outcomes
+/// in input order.
 fn finish_batch(
     job: &Job,
     records: &[Record],
     parts: &[(usize, Vec<Chunk>)],
     shuffled: bool,
 ) -> Vec<DoneUnit> {
-    (0..job.strategies.len())
+    let n = job.strategies.len();
+    let mut verified: Vec<(Vec<PuzzleOutcome>, Vec<u64>, u64)> = (0..n)
         .map(|k| {
             let mut outcomes = Vec::with_capacity(records.len());
             let mut pass_ns = vec![0u64; (job.passes - job.warmup) as usize];
@@ -611,6 +630,34 @@ fn finish_batch(
                 }
                 busy_ns += chunk.busy_ns;
             }
+            (outcomes, pass_ns, busy_ns)
+        })
+        .collect();
+    // Each chunk's pairs: (pairs, sum of log ratios), per strategy.
+    let mut blocks: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n];
+    if let Some(b) = job.baseline {
+        for (k, out) in blocks.iter_mut().enumerate().filter(|(k, _)| *k != b) {
+            for (a, chunks) in parts {
+                let range = *a..*a + chunks[k].solved.len();
+                let (mut pairs, mut sum) = (0u32, 0.0);
+                for (bo, o) in verified[b].0[range.clone()]
+                    .iter()
+                    .zip(&verified[k].0[range])
+                {
+                    if let Some(l) = paired::log_ratio(bo, o) {
+                        pairs += 1;
+                        sum += l;
+                    }
+                }
+                out.push((pairs, sum));
+            }
+        }
+    }
+    verified
+        .drain(..)
+        .zip(blocks)
+        .enumerate()
+        .map(|(k, ((outcomes, pass_ns, busy_ns), blocks))| {
             let (outcomes, rows) =
                 in_input_order(records, outcomes, shuffled, job.formats[k].as_ref());
             DoneUnit {
@@ -618,6 +665,7 @@ fn finish_batch(
                 rows,
                 pass_ns,
                 busy_ns,
+                blocks,
             }
         })
         .collect()
@@ -688,6 +736,9 @@ impl Ordered<'_> {
                     if let Some(acc) = acc {
                         for (bo, o) in base.iter().zip(&d.units[k].outcomes) {
                             acc.add(bo, o);
+                        }
+                        for &(pairs, sum) in &d.units[k].blocks {
+                            acc.add_chunk(pairs, sum);
                         }
                     }
                 }

@@ -51,9 +51,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
         None => None,
         Some(spec) => {
             if args.sequential {
-                anyhow::bail!(
-                    "--gate pairs the puzzles of an interleaved run: drop --sequential"
-                );
+                anyhow::bail!("--gate pairs the puzzles of an interleaved run: drop --sequential");
             }
             if !(args.threshold.is_finite() && args.threshold >= 0.0) {
                 anyhow::bail!("--threshold {}: expected a percentage >= 0", args.threshold);
@@ -99,7 +97,9 @@ pub fn run(args: &RunArgs) -> CmdResult {
             args.threads
         },
         repeat: args.repeat.max(1),
-        warmup: args.warmup,
+        warmup: args
+            .warmup
+            .unwrap_or(if several && !args.sequential { 1 } else { 0 }),
         limit: args.limit,
         shuffle: args.shuffle,
         seed: args.seed,
@@ -160,7 +160,12 @@ pub fn run(args: &RunArgs) -> CmdResult {
             timeout: external
                 .then(|| humantime::format_duration(args.engine.solvers.timeout).to_string()),
             schedule: several.then(|| {
-                if opts.sequential { "sequential" } else { "interleaved" }.to_string()
+                if opts.sequential {
+                    "sequential"
+                } else {
+                    "interleaved"
+                }
+                .to_string()
             }),
             baseline: (several && !opts.sequential).then(|| baseline_label.clone()),
         },

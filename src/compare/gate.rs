@@ -47,7 +47,9 @@ impl Gate {
             .find(|(b, c)| labels.contains(&b.as_str()) && labels.contains(&c.as_str()))
         {
             if found.0 == found.1 {
-                return Err(format!("--gate {spec:?}: BASE and CANDIDATE are the same strategy"));
+                return Err(format!(
+                    "--gate {spec:?}: BASE and CANDIDATE are the same strategy"
+                ));
             }
             return Ok(found.clone());
         }
@@ -247,7 +249,15 @@ impl Verdict {
             } else {
                 format!("FAIL ({})", r.time)
             };
-            out.push([r.dataset.clone(), pairs, ratio, median, wtl, guesses, verdict]);
+            out.push([
+                r.dataset.clone(),
+                pairs,
+                ratio,
+                median,
+                wtl,
+                guesses,
+                verdict,
+            ]);
         }
         out
     }
@@ -427,7 +437,10 @@ mod tests {
 
         let mut cand = record("cand", Some(&same));
         cand.paired.as_mut().unwrap().answers_differ = 2;
-        assert_eq!(Verdict::of(&gate(5.0), &[base.clone(), cand], true).exit_code(), 1);
+        assert_eq!(
+            Verdict::of(&gate(5.0), &[base.clone(), cand], true).exit_code(),
+            1
+        );
 
         let mut cand = record("cand", Some(&same));
         cand.paired.as_mut().unwrap().counters_differ = 3;
@@ -440,7 +453,10 @@ mod tests {
 
         // Nothing paired, or no paired statistics at all.
         let cand = record("cand", Some(&[]));
-        assert_eq!(Verdict::of(&gate(5.0), &[base.clone(), cand], true).exit_code(), 1);
+        assert_eq!(
+            Verdict::of(&gate(5.0), &[base.clone(), cand], true).exit_code(),
+            1
+        );
         let cand = record("cand", None);
         let v = Verdict::of(&gate(5.0), &[base.clone(), cand], true);
         assert_eq!(v.exit_code(), 1);
@@ -456,7 +472,9 @@ mod tests {
             Ok(("a:1".to_string(), "b".to_string()))
         );
         assert_eq!(Gate::parse("b:c", &labels), Ok(("b".into(), "c".into())));
-        assert!(Gate::parse("b:x", &labels).unwrap_err().contains("labels of the run"));
+        assert!(Gate::parse("b:x", &labels)
+            .unwrap_err()
+            .contains("labels of the run"));
         assert!(Gate::parse("bc", &labels).is_err());
         assert!(Gate::parse("b:b", &labels).unwrap_err().contains("same"));
     }
@@ -468,6 +486,9 @@ mod tests {
         let v = Verdict::of(&gate(5.0), &[base, record("cand", Some(&same))], true);
         let md = v.markdown();
         assert!(md.contains("**PASS"), "{md}");
-        assert!(md.lines().filter(|l| l.starts_with('|')).count() == 3, "{md}");
+        assert!(
+            md.lines().filter(|l| l.starts_with('|')).count() == 3,
+            "{md}"
+        );
     }
 }

@@ -196,9 +196,7 @@ pub fn compare(
         // during one run) moves all of a run's passes together.
         let (rep_lo, rep_hi) = repeats.unwrap_or((f64::INFINITY, 0.0));
         let verdict = match time {
-            TimeEvidence::Bootstrap(i) if i.lo > 1.0 + t && rep_lo > 1.0 + t => {
-                Verdict::Regressed
-            }
+            TimeEvidence::Bootstrap(i) if i.lo > 1.0 + t && rep_lo > 1.0 + t => Verdict::Regressed,
             TimeEvidence::Bootstrap(i) if i.hi < 1.0 - t && rep_hi < 1.0 - t => Verdict::Improved,
             TimeEvidence::Summary { base, current } if current > base * (1.0 + t) => {
                 Verdict::Regressed
