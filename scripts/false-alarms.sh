@@ -11,8 +11,8 @@
 #   RUN_ARGS          added to every `run` (e.g. --repeat 3)
 #
 # Experiments (each N times, the verdict's exit status counted):
-#   gate A/A      run FILE -s fast,name=a -s fast,name=b --gate a:b            (default threshold)
-#   compare A/A   two separate runs of -s fast, then compare                    (default threshold)
+#   gate A/A      run FILE -s fast,name=a -s fast,name=b --gate a:b            (defaults: threshold 3 %, --repeat 3)
+#   compare A/A   two separate runs of -s fast, then compare                    (default threshold 5 %)
 #   gate 5 %      run FILE -s lib=capi,config=1000 -s lib=capi,config=1050 --gate base:slow --threshold 2
 #   compare 5 %   separate runs of each side, then compare --threshold 2
 # The library is bench-sudoku's own C ABI build (cargo build --release -p bench-sudoku-capi),

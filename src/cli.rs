@@ -251,9 +251,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub force: bool,
     /// Measured passes over every batch; the per-puzzle time kept is the
-    /// minimum over them.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub repeat: u32,
+    /// minimum over them [default: 3 with --gate, else 1].
+    #[arg(long, value_name = "N")]
+    pub repeat: Option<u32>,
     /// Discarded passes before the measured ones [default: 1 when two or
     /// more strategies run interleaved, else 0]. Interleaved strategies
     /// solve the same puzzles one after another, and a puzzle's first solve

@@ -53,7 +53,7 @@ pub const CHART_BIN_LOG2: f64 = 1.0 / 32.0;
 
 /// How the pairs are made, stated in every report.
 pub const METHOD: &str = "interleaved: each chunk of puzzles solved by every strategy in turn on one thread, \
-the order rotating from chunk to chunk; pairs are the same puzzle's times (minimum over the repeats); \
+pass by pass, the order rotating from chunk to chunk and from pass to pass; pairs are the same puzzle's times (minimum over the repeats); \
 the interval resamples whole chunks";
 
 /// The running tally of one strategy against the baseline.
@@ -138,8 +138,8 @@ impl PairAcc {
             }
         }
         if self.compared.has(Counter::Guesses) {
-            self.base_guesses += base.counters.guesses as u64;
-            self.guesses += o.counters.guesses as u64;
+            self.base_guesses += base.counters.guesses;
+            self.guesses += o.counters.guesses;
         }
     }
 

@@ -96,7 +96,10 @@ pub fn run(args: &RunArgs) -> CmdResult {
         } else {
             args.threads
         },
-        repeat: args.repeat.max(1),
+        repeat: args
+            .repeat
+            .unwrap_or(if gate.is_some() { 3 } else { 1 })
+            .max(1),
         warmup: args
             .warmup
             .unwrap_or(if several && !args.sequential { 1 } else { 0 }),

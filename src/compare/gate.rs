@@ -266,7 +266,7 @@ impl Verdict {
     pub fn method(&self) -> String {
         format!(
             "Paired, in one process: {}. Ratio = {} time / {} time per puzzle; geometric mean with a \
-             seeded 95% bootstrap interval over puzzles; wins/ties/losses are the candidate's (a tie is \
+             seeded 95% bootstrap interval (whole chunks resampled); wins/ties/losses are the candidate's (a tie is \
              within ±1%). A dataset fails when the whole interval lies above +{}%, when either side \
              has a rejected answer or a fault, when the two sides' answers differ{}.",
             crate::bench::paired::METHOD,

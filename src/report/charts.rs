@@ -187,6 +187,9 @@ pub fn render_all(report: &Report, dir: &Path) -> anyhow::Result<Vec<Chart>> {
     Ok(charts)
 }
 
+/// A line's points.
+type LinePoints = Vec<(f64, f64)>;
+
 /// A strategy's paired comparison on the paired chart.
 type PairedSeries<'a> = (&'a str, RGBColor, &'a crate::bench::paired::Paired);
 
@@ -198,7 +201,8 @@ fn paired_svg(dataset: &str, series: &[PairedSeries]) -> anyhow::Result<String> 
     // The range holding 99.8% of each strategy's pairs, within 1/128..128.
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     let mut ymax = 1.0f64;
-    let mut lines: Vec<(&str, RGBColor, Vec<(f64, f64)>, f64)> = Vec::new();
+    // (label, colour, points, log2 of the geometric mean) per strategy.
+    let mut lines: Vec<(&str, RGBColor, LinePoints, f64)> = Vec::new();
     for (name, color, p) in series {
         let (mut seen, cut) = (0u64, (p.pairs as f64 * 0.001).floor() as u64);
         for &(edge, c) in &p.log2_histogram {

@@ -204,7 +204,7 @@ pub fn paired_rows(results: &[ResultRecord]) -> Vec<[String; 8]> {
 pub fn paired_note() -> String {
     format!(
         "Paired per puzzle ({}). Ratio = strategy time / baseline time; geometric mean with a 95% \
-         bootstrap interval over puzzles (2000 resamples, --seed); wins/ties/losses count the puzzles \
+         bootstrap interval (whole chunks resampled, 2000 times, seeded by --seed); wins/ties/losses count the puzzles \
          where the strategy was faster / within ±1% / slower; guesses ratio = total guesses / baseline's.",
         crate::bench::paired::METHOD
     )
