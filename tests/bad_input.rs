@@ -245,8 +245,9 @@ fn existing_results_are_not_overwritten_without_force() {
 
 #[test]
 fn a_dataset_that_disappears_mid_run() {
-    // Each strategy re-reads the dataset: removing the file while the first
-    // strategy runs makes the second fail to open it.
+    // Sequential strategies each re-read the dataset: removing the file
+    // while the first strategy runs makes the second fail to open it.
+    // (Interleaved strategies share one reading of the file.)
     let dir = scratch("vanish");
     std::fs::create_dir_all(&dir).unwrap();
     let data = dir.join("vanishing.txt");
@@ -257,7 +258,7 @@ fn a_dataset_that_disappears_mid_run() {
     let child = Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
         .arg("run")
         .arg(&data)
-        .args(["-s", "mrv", "-s", "hidden", "-q", "--out"])
+        .args(["-s", "mrv", "-s", "hidden", "--sequential", "-q", "--out"])
         .arg(&out)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())

@@ -122,7 +122,18 @@ fn run_writes_charts_and_a_self_contained_page_that_report_rebuilds() {
     ] {
         assert!(html.contains(needle), "no `{needle}` in the page");
     }
-    assert_eq!(html.matches("<svg").count(), 6);
+    // Three charts per dataset, and the paired one (the strategies ran
+    // interleaved): the per-puzzle ratios to the first, every other
+    // strategy in the legend.
+    assert_eq!(html.matches("<svg").count(), 8);
+    for ds in DATASETS {
+        let t = svg_text(&out.join(format!("charts/{ds}-paired.svg")));
+        assert!(t.contains("per-puzzle time ratio to"), "{t}");
+        for s in &STRATEGIES[1..] {
+            assert!(t.lines().any(|line| line == *s), "{ds}-paired: no {s}");
+        }
+    }
+    assert!(html.contains("Paired with the baseline"));
 
     // Self-contained: no addresses, scripts or external resources.
     for bad in [

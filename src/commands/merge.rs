@@ -449,6 +449,14 @@ pub fn run(args: &MergeArgs) -> CmdResult {
     }
     report::json::write_meta(&meta, &args.out)?;
     super::print_out(&terminal::table(&report.results))?;
+    let paired = inputs
+        .iter()
+        .any(|d| d.results.iter().any(|r| r.paired.is_some()));
+    if paired && inputs.len() > 1 {
+        eprintln!(
+            "note: the shards' paired statistics (per-puzzle ratios to the baseline) are not merged; each shard's are in its own summary.json"
+        );
+    }
     if !meta.complete {
         eprintln!(
             "merged results are incomplete ({})",
