@@ -367,6 +367,16 @@ pub struct Paired {
 }
 
 impl Paired {
+    /// The guesses ratio as text: `—` when a side does not report guesses,
+    /// `no guesses` when the baseline made none.
+    pub fn guesses_text(&self) -> String {
+        match self.guesses_ratio {
+            Some(g) => format!("{g:.3}×"),
+            None if self.counters_compared.has(Counter::Guesses) => "no guesses".to_string(),
+            None => crate::report::terminal::ABSENT.to_string(),
+        }
+    }
+
     /// `1.023× [1.011, 1.035]`.
     pub fn ratio_text(&self) -> String {
         format!(

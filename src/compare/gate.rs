@@ -239,8 +239,7 @@ impl Verdict {
                     p.ratio_text(),
                     format!("{:.3}×", p.median_ratio),
                     format!("{}/{}/{}", p.wins, p.ties, p.losses),
-                    p.guesses_ratio
-                        .map_or("—".to_string(), |g| format!("{g:.3}×")),
+                    p.guesses_text(),
                 ),
                 None => ("-".into(), "-".into(), "-".into(), "-".into(), "-".into()),
             };

@@ -193,8 +193,7 @@ pub fn paired_rows(results: &[ResultRecord]) -> Vec<[String; 8]> {
                     format!("{:.3}×", p.median_ratio)
                 },
                 format!("{}/{}/{}", p.wins, p.ties, p.losses),
-                p.guesses_ratio
-                    .map_or(ABSENT.to_string(), |g| format!("{g:.3}×")),
+                p.guesses_text(),
             ])
         })
         .collect()
