@@ -371,7 +371,7 @@ impl Paired {
     /// `no guesses` when the baseline made none.
     pub fn guesses_text(&self) -> String {
         match self.guesses_ratio {
-            Some(g) => format!("{g:.3}×"),
+            Some(g) => format!("{}×", ratio(g)),
             None if self.counters_compared.has(Counter::Guesses) => "no guesses".to_string(),
             None => crate::report::terminal::ABSENT.to_string(),
         }
@@ -380,9 +380,27 @@ impl Paired {
     /// `1.023× [1.011, 1.035]`.
     pub fn ratio_text(&self) -> String {
         format!(
-            "{:.3}× [{:.3}, {:.3}]",
-            self.geomean_ratio, self.ci_low, self.ci_high
+            "{}× [{}, {}]",
+            ratio(self.geomean_ratio),
+            ratio(self.ci_low),
+            ratio(self.ci_high)
         )
+    }
+
+    /// `1.002×`.
+    pub fn median_text(&self) -> String {
+        format!("{}×", ratio(self.median_ratio))
+    }
+}
+
+/// A ratio with three decimals, or three significant digits below 0.01
+/// (`0.000412` rather than `0.000`).
+pub fn ratio(r: f64) -> String {
+    if r == 0.0 || r.abs() >= 0.01 {
+        format!("{r:.3}")
+    } else {
+        let digits = (2.0 - r.abs().log10().floor()) as usize;
+        format!("{r:.digits$}")
     }
 }
 
@@ -453,6 +471,15 @@ mod tests {
         }
         // Median of {0.5, 1.005, 2, 2}: the lower middle value.
         assert!((p.median_ratio - 1.005).abs() < 0.001, "{p:?}");
+    }
+
+    #[test]
+    fn small_ratios_keep_three_significant_digits() {
+        assert_eq!(ratio(1.0234), "1.023");
+        assert_eq!(ratio(0.0123), "0.012");
+        assert_eq!(ratio(0.004123), "0.00412");
+        assert_eq!(ratio(0.000_412_3), "0.000412");
+        assert_eq!(ratio(0.0), "0.000");
     }
 
     #[test]

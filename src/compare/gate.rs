@@ -237,7 +237,7 @@ impl Verdict {
                 Some(p) => (
                     p.pairs.to_string(),
                     p.ratio_text(),
-                    format!("{:.3}×", p.median_ratio),
+                    p.median_text(),
                     format!("{}/{}/{}", p.wins, p.ties, p.losses),
                     p.guesses_text(),
                 ),

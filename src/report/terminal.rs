@@ -190,7 +190,7 @@ pub fn paired_rows(results: &[ResultRecord]) -> Vec<[String; 8]> {
                 if p.pairs == 0 {
                     "-".to_string()
                 } else {
-                    format!("{:.3}×", p.median_ratio)
+                    p.median_text()
                 },
                 format!("{}/{}/{}", p.wins, p.ties, p.losses),
                 p.guesses_text(),
