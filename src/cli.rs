@@ -102,6 +102,9 @@ const RUN_HELP: &str = "Examples:
   bench-sudoku run datasets/hard.csv -s fast -s 'lib=./libmysolver.so'     (tdoku's C signature, symbol 'solve')
   bench-sudoku run datasets/hard.csv -s fast -s 'cmd=python3 examples/solvers/python/solver.py'
   bench-sudoku run datasets/hard.csv --solvers solvers.toml -s fast -s tdoku -s mine
+  bench-sudoku run datasets/hard.csv -s fast -s fast,name=again               (an A/A run)
+  bench-sudoku run datasets/hard.csv -s 'lib=base.so,name=base' -s 'lib=head.so,name=head' \
+      --gate base:head --gate-summary \"$GITHUB_STEP_SUMMARY\"              (CI gate, paired)
 
 Datasets: CSV with a header (puzzle column quizzes|puzzle|quiz|question|sudoku; optional
 solution column solutions|solution|answer, id, and a rating/difficulty column) or plain
@@ -112,8 +115,14 @@ givens, and against the dataset's solution when there is one.
 Outputs in --out DIR (default results/<dataset>-<UTC time>/): puzzles.csv (one row per
 puzzle x strategy, input order), summary.csv, summary.json, summary.md, meta.json and
 histograms/<dataset>-<strategy>{,.guesses,.depth}.{hgrm,hdr},
-charts/<dataset>-{latency,guesses,scatter}.svg and report.html (the page to open;
-'bench-sudoku report DIR' regenerates it).
+charts/<dataset>-{latency,guesses,scatter,paired}.svg and report.html (the page to open;
+'bench-sudoku report DIR' regenerates it); gate.md with --gate.
+
+Two or more strategies run interleaved: each chunk of puzzles is solved by every strategy
+in turn on one thread, pass by pass, and each strategy's per-puzzle times are paired with the
+baseline's (geometric mean of the ratios with a 95% bootstrap interval, median, wins / ties /
+losses, guesses ratio). How timing and pairing work and how far to trust them:
+docs/MEASUREMENT.md.
 
 External solvers (docs/SOLVERS.md): -s 'lib=PATH[,symbol=NAME|,solver=NAME]…' loads a
 shared library, -s 'cmd=COMMAND' runs a program speaking docs/SOLVER-PROTOCOL.md, and
@@ -123,7 +132,7 @@ protocol error is an outcome of its puzzle, and the run goes on.
 
 Exit status: 0 success; 1 when an answer disagrees with the dataset's solution, the
 rules or bench-sudoku's count of solutions, or an external solver failed on a puzzle
-(crashed, timeout, protocol_error, error); 2 on bad input (file:line: what is wrong),
+(crashed, timeout, protocol_error, error), or when the --gate failed; 2 on bad input (file:line: what is wrong),
 a solver that cannot be loaded or started, or an unusable output directory; 130 when
 interrupted (partial results written, meta.json \"complete\": false).";
 
@@ -274,7 +283,7 @@ pub struct RunArgs {
     /// Run the strategies one after another on each dataset. By default,
     /// with two or more strategies, every chunk of puzzles is solved by each
     /// strategy in turn on one thread (interleaved, the order rotating from
-    /// chunk to chunk), and each strategy's per-puzzle times are paired with
+    /// chunk to chunk and from pass to pass), and each strategy's per-puzzle times are paired with
     /// the baseline's.
     #[arg(long)]
     pub sequential: bool,
