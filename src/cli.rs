@@ -103,8 +103,7 @@ const RUN_HELP: &str = "Examples:
   bench-sudoku run datasets/hard.csv -s fast -s 'cmd=python3 examples/solvers/python/solver.py'
   bench-sudoku run datasets/hard.csv --solvers solvers.toml -s fast -s tdoku -s mine
   bench-sudoku run datasets/hard.csv -s fast -s fast,name=again               (an A/A run)
-  bench-sudoku run datasets/hard.csv -s 'lib=base.so,name=base' -s 'lib=head.so,name=head' \
-      --gate base:head --gate-summary \"$GITHUB_STEP_SUMMARY\"              (CI gate, paired)
+  bench-sudoku run hard.csv -s 'lib=old.so,name=base' -s 'lib=new.so,name=head' --gate base:head
 
 Datasets: CSV with a header (puzzle column quizzes|puzzle|quiz|question|sudoku; optional
 solution column solutions|solution|answer, id, and a rating/difficulty column) or plain
