@@ -15,8 +15,8 @@
 //! change) is shared by that chunk's pairs. Resampling whole chunks, with
 //! replacement, lets such noise widen the interval as it should; resampling
 //! single puzzles would treat a chunk's 32 or 64 correlated pairs as
-//! independent and give an interval too narrow (on a loaded 2-core machine,
-//! several times too narrow: docs/MEASUREMENT.md). A resample's statistic is
+//! independent and give an interval too narrow (several times too narrow
+//! when the chunks share noise: docs/MEASUREMENT.md §4). A resample's statistic is
 //! the mean log ratio of the pairs it holds; the interval is the
 //! 2.5th–97.5th percentile of 2000 resamples.
 //!
