@@ -142,7 +142,11 @@ fn other_digits() {
 
 #[test]
 fn csv_without_puzzle_column() {
-    rejected_before_start("missing_column.csv", "no puzzle column in the CSV header");
+    // The header is on line 1, and the message says so.
+    rejected_before_start(
+        "missing_column.csv",
+        "missing_column.csv:1: no puzzle column in the CSV header",
+    );
 }
 
 #[test]

@@ -311,7 +311,7 @@ fn file_level_errors() {
         (
             "no_puzzle_column.csv",
             Format::Auto,
-            "FIX/no_puzzle_column.csv: no puzzle column in the CSV header (expected one of: \
+            "FIX/no_puzzle_column.csv:1: no puzzle column in the CSV header (expected one of: \
              quizzes, puzzle, quiz, question, sudoku); found: \"id\", \"grid\", \"answer\"",
         ),
         (

@@ -39,10 +39,10 @@ use std::sync::Arc;
 
 /// Batches queued between the reader thread and the pool.
 pub const IN_FLIGHT: usize = 2;
-/// Default number of puzzles per batch (also the shuffle window). 256 rather
-/// than 1024 since the third session: with the solver threads doing all the
-/// work (`-j` = cores), the harness's share of the wall time was about 1.8 %
-/// smaller (docs/PERFORMANCE.md §2), and `-j 1` was unchanged.
+/// Default number of puzzles per batch (also the shuffle window). Small
+/// batches keep the solver threads busy at the end of a batch when they do
+/// all the work (`-j` = cores); docs/PERFORMANCE.md §2 compares 256 with
+/// 1024.
 pub const DEFAULT_BATCH: usize = 256;
 
 /// Everything a run needs.
@@ -401,10 +401,10 @@ impl RowSink for PuzzleCsv {
 /// pinned to core `i`, and the reader and writer threads (when there are
 /// fewer solver threads than cores) to the remaining cores
 /// ([`pin_helper_thread`]). The scheduler then never parks the pipeline's
-/// own threads on a solver's core, nor wakes two solvers on one core: on
-/// this project's 2-core VM, an unpinned pool at `-j 2` often started its
-/// second thread 2–5 ms late, since both were woken on one core until the
-/// load balancer moved one. With more threads than cores nothing is pinned.
+/// own threads on a solver's core, nor wakes two solvers on one core (an
+/// unpinned pool can start its second thread milliseconds late, both woken
+/// on one core until the load balancer moves one; docs/PERFORMANCE.md §2).
+/// With more threads than cores nothing is pinned.
 pub fn pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
     let cores = core_affinity::get_core_ids().unwrap_or_default();
     let pin = threads > 0 && threads <= cores.len();

@@ -60,8 +60,8 @@ const CHUNK: usize = 32;
 
 /// Puzzles a worker takes at a time in the workers-only layout: more than
 /// [`CHUNK`], since there every chunk also costs a trip through the shared
-/// queue (`-j 2`, 17-clue, 11 alternating rounds: wall / solve time 0.5589
-/// with 64 against 0.5673 with 32). Once the input is exhausted the last
+/// queue (docs/PERFORMANCE.md §2 compares 64 with 32). Once the input is
+/// exhausted the last
 /// chunks are halved as they are taken, down to [`MIN_CHUNK`], so hard
 /// puzzles at the end do not leave a thread idle.
 const WORKER_CHUNK: usize = 64;
@@ -1050,7 +1050,7 @@ impl Workers<'_, '_> {
                     // Nothing to do until a batch is read or written. Spin
                     // briefly first: the wait is usually short, and a thread
                     // that sleeps can take milliseconds to be woken again
-                    // (seen on virtual machines, whose idle CPUs halt).
+                    // (virtual machines halt idle CPUs).
                     if !spun {
                         spun = true;
                         let seen = self.generation.load(Ordering::Acquire);

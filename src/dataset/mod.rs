@@ -264,11 +264,13 @@ impl Reader {
         Ok(())
     }
 
-    /// Binary-data and header errors point at the line; the rest name the file.
+    /// Binary-data and header errors (a missing puzzle column among them)
+    /// point at the line; the rest name the file.
     fn file_error(&self, kind: ErrorKind) -> DatasetError {
         match kind {
             ErrorKind::Binary { .. }
             | ErrorKind::BadHeader(_)
+            | ErrorKind::MissingPuzzleColumn { .. }
             | ErrorKind::UnknownFormat { .. } => {
                 DatasetError::at_line(&self.path, self.src.number(), kind)
             }
