@@ -11,6 +11,7 @@ pub mod dataset;
 pub mod generate;
 pub mod grid;
 pub mod report;
+pub mod results;
 pub mod solver;
 
 pub use grid::Grid;

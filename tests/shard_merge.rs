@@ -150,6 +150,35 @@ fn three_shards_merged_equal_the_unsharded_run() {
         .unwrap()
         .contains("only 2 of 3 shards"));
 
+    // --force replaces every output of a results directory, including the
+    // charts, the page and a gate's verdict of an earlier run there, and
+    // leaves other files alone.
+    let stale = dir.join("stale");
+    std::fs::create_dir_all(stale.join("charts")).unwrap();
+    for f in [
+        "charts/old-paired.svg",
+        "report.html",
+        "gate.md",
+        "summary.json",
+        "notes.txt",
+    ] {
+        std::fs::write(stale.join(f), "stale").unwrap();
+    }
+    let o = bin(&[
+        "merge",
+        &d("s1"),
+        &d("s2"),
+        &d("s3"),
+        "--out",
+        &d("stale"),
+        "--force",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(!stale.join("charts/old-paired.svg").exists());
+    assert!(!stale.join("gate.md").exists());
+    assert_ne!(std::fs::read(stale.join("report.html")).unwrap(), b"stale");
+    assert_eq!(std::fs::read(stale.join("notes.txt")).unwrap(), b"stale");
+
     // Refusals: exit 2 with the reason.
     let refusals: [(Vec<String>, &str); 5] = [
         (vec![d("s1"), d("s1")], "overlapping shards"),

@@ -136,32 +136,14 @@ fn prepare_out(args: &MergeArgs, inputs: &[ResultsDir]) -> anyhow::Result<()> {
     if out.exists() && !out.is_dir() {
         bail!("--out {}: exists and is not a directory", out.display());
     }
-    let ours = [
-        "puzzles.csv",
-        "summary.csv",
-        "summary.json",
-        "summary.md",
-        "meta.json",
-        "histograms",
-    ];
-    if ours.iter().any(|f| out.join(f).exists()) {
+    if crate::results::holds_results(out) {
         if !args.force {
             bail!(
                 "--out {}: already holds results; choose another directory or pass --force to replace them",
                 out.display()
             );
         }
-        for f in ours {
-            let p = out.join(f);
-            if p.is_dir() {
-                std::fs::remove_dir_all(&p)
-            } else if p.exists() {
-                std::fs::remove_file(&p)
-            } else {
-                Ok(())
-            }
-            .with_context(|| format!("--force: cannot remove {}", p.display()))?;
-        }
+        crate::results::remove(out)?;
     }
     std::fs::create_dir_all(out)
         .with_context(|| format!("{}: cannot create the results directory", out.display()))

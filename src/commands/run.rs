@@ -8,6 +8,7 @@ use crate::cli::RunArgs;
 use crate::commands::compare::FailOn;
 use crate::compare::gate::{Gate, Verdict};
 use crate::report::{self, terminal, Report};
+use crate::results;
 use crate::solver::{external, Engine, Limits, Strategy};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -19,20 +20,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// Strategies run when no `-s` is given: the classic propagating ones plus
 /// the fastest engine.
 pub const DEFAULT_STRATEGIES: &[&str] = &["mrv", "hidden", "locked", "fast"];
-
-/// Files a results directory holds; `--force` removes exactly these.
-const OUTPUTS: &[&str] = &[
-    "puzzles.csv",
-    "puzzles.csv.partial",
-    "summary.csv",
-    "summary.json",
-    "summary.md",
-    "meta.json",
-    "histograms",
-    "charts",
-    "report.html",
-    "gate.md",
-];
 
 /// Exit status of an interrupted run (128 + SIGINT).
 pub const EXIT_INTERRUPTED: i32 = 130;
@@ -344,7 +331,7 @@ fn output_dir(args: &RunArgs, infos: &[bench::DatasetInfo]) -> anyhow::Result<Pa
                 if !d.is_dir() {
                     anyhow::bail!("--out {}: exists and is not a directory", d.display());
                 }
-                let has_results = OUTPUTS.iter().any(|f| d.join(f).exists());
+                let has_results = results::holds_results(d);
                 if has_results && !args.force {
                     anyhow::bail!(
                         "--out {}: already holds results; choose another directory or pass --force to replace them",
@@ -352,7 +339,7 @@ fn output_dir(args: &RunArgs, infos: &[bench::DatasetInfo]) -> anyhow::Result<Pa
                     );
                 }
                 if has_results {
-                    remove_outputs(d)?;
+                    results::remove(d)?;
                 }
             }
             d.clone()
@@ -385,21 +372,6 @@ fn output_dir(args: &RunArgs, infos: &[bench::DatasetInfo]) -> anyhow::Result<Pa
         .with_context(|| format!("{}: results directory is not writable", dir.display()))?;
     let _ = std::fs::remove_file(probe);
     Ok(dir)
-}
-
-fn remove_outputs(dir: &Path) -> anyhow::Result<()> {
-    for f in OUTPUTS {
-        let p = dir.join(f);
-        if p.is_dir() {
-            std::fs::remove_dir_all(&p)
-        } else if p.exists() {
-            std::fs::remove_file(&p)
-        } else {
-            Ok(())
-        }
-        .with_context(|| format!("--force: cannot remove {}", p.display()))?;
-    }
-    Ok(())
 }
 
 /// The stop flag raised by SIGINT/SIGTERM. The first signal asks the run to
