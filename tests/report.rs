@@ -209,7 +209,7 @@ fn report_on_a_directory_that_is_not_a_results_directory_exits_2() {
     let o = bin(&["report", missing.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        text(&o.stderr).contains("not a directory"),
+        text(&o.stderr).contains("no such directory"),
         "{}",
         text(&o.stderr)
     );

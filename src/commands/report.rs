@@ -2,14 +2,12 @@
 //! existing results directory from what it holds on disk.
 
 use super::CmdResult;
-use crate::bench::metrics::{Fault, ResultRecord, Skipped, UnitStats};
+use crate::bench::metrics::{ResultRecord, UnitStats};
 use crate::bench::sysinfo::Meta;
 use crate::cli::ReportArgs;
-use crate::compare::load::{MismatchRow, UnitRows};
 use crate::report::{charts::Charts, file_safe, html::HtmlReport, Exporter, Report};
-use anyhow::{anyhow, bail, Context};
+use anyhow::{anyhow, Context};
 use hdrhistogram::Histogram;
-use serde::Deserialize;
 use std::path::Path;
 
 pub fn run(args: &ReportArgs) -> CmdResult {
@@ -45,37 +43,10 @@ impl Loaded {
     }
 }
 
-#[derive(Deserialize)]
-struct SummaryFile {
-    meta: Meta,
-    results: Vec<ResultRecord>,
-    #[serde(default)]
-    mismatch_list: Vec<UnitRows<MismatchRow>>,
-    #[serde(default)]
-    skipped_rows: Vec<UnitRows<Skipped>>,
-    #[serde(default)]
-    fault_list: Vec<UnitRows<Fault>>,
-}
-
 /// Reads `summary.json` and `histograms/*.hdr` of a results directory.
 pub fn load(dir: &Path) -> anyhow::Result<Loaded> {
-    if !dir.is_dir() {
-        bail!("{}: not a directory", dir.display());
-    }
+    let summary = crate::results::Summary::read(dir)?;
     let path = dir.join("summary.json");
-    if !path.is_file() {
-        bail!(
-            "{}: not a results directory (no summary.json; `bench-sudoku run` writes one)",
-            dir.display()
-        );
-    }
-    let bytes = std::fs::read(&path).with_context(|| format!("{}: cannot read", path.display()))?;
-    let summary: SummaryFile = serde_json::from_slice(&bytes).with_context(|| {
-        format!(
-            "{}: not a bench-sudoku summary (a results directory written by `run`)",
-            path.display()
-        )
-    })?;
     let mut units = Vec::with_capacity(summary.results.len());
     for r in &summary.results {
         let mut u = UnitStats::new(&r.dataset, &r.strategy, 1).reporting(r.counters, r.clock);

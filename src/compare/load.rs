@@ -2,67 +2,16 @@
 //! the per-puzzle times of `puzzles.csv`, and the V2 `.hdr` histograms.
 //! Every error names the file it is about.
 
-use crate::bench::metrics::{Fault, Mismatch, MismatchKind, ResultRecord, Skipped};
+use crate::bench::metrics::{Fault, ResultRecord, Skipped};
 use crate::bench::sysinfo::Meta;
 use crate::report::file_safe;
-use crate::solver::Status;
-use anyhow::{bail, Context};
+use crate::results::Summary;
+use anyhow::Context;
 use hdrhistogram::Histogram;
-use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// The rows listed for one unit in `mismatch_list` / `skipped_rows`.
-#[derive(Clone, Debug, Deserialize)]
-pub struct UnitRows<T> {
-    pub dataset: String,
-    pub strategy: String,
-    pub rows: Vec<T>,
-}
-
-/// A `mismatch_list` row as written (status as text).
-#[derive(Clone, Debug, Deserialize)]
-pub struct MismatchRow {
-    pub index: u64,
-    pub line: u64,
-    pub status: String,
-    /// Absent in results written before mismatches had kinds.
-    #[serde(default)]
-    pub kind: Option<MismatchKind>,
-    pub detail: String,
-}
-
-impl MismatchRow {
-    /// The row as the aggregates hold it; `None` for an unknown status.
-    pub fn to_mismatch(&self) -> Option<Mismatch> {
-        let kind = self
-            .kind
-            .unwrap_or(if self.detail.starts_with("invalid answer") {
-                MismatchKind::WrongGrid
-            } else {
-                MismatchKind::Differs
-            });
-        Some(Mismatch {
-            index: self.index,
-            line: self.line,
-            status: Status::parse(&self.status)?,
-            kind,
-            detail: self.detail.clone(),
-        })
-    }
-}
-
-#[derive(Deserialize)]
-struct SummaryFile {
-    meta: Meta,
-    results: Vec<ResultRecord>,
-    #[serde(default)]
-    mismatch_list: Vec<UnitRows<MismatchRow>>,
-    #[serde(default)]
-    skipped_rows: Vec<UnitRows<Skipped>>,
-    #[serde(default)]
-    fault_list: Vec<UnitRows<Fault>>,
-}
+pub use crate::results::summary::{MismatchRow, UnitRows};
 
 /// A results directory as `compare`, `merge` and `export` see it.
 #[derive(Clone, Debug)]
@@ -81,23 +30,7 @@ pub type Samples = Vec<(u64, u64)>;
 impl ResultsDir {
     /// Reads `DIR/summary.json`.
     pub fn load(path: &Path) -> anyhow::Result<Self> {
-        if !path.exists() {
-            bail!("{}: no such directory", path.display());
-        }
-        if !path.is_dir() {
-            bail!("{}: not a directory", path.display());
-        }
-        let file = path.join("summary.json");
-        if !file.is_file() {
-            bail!(
-                "{}: not a results directory (no summary.json; make one with `bench-sudoku run --out DIR`)",
-                path.display()
-            );
-        }
-        let bytes =
-            std::fs::read(&file).with_context(|| format!("{}: cannot read", file.display()))?;
-        let s: SummaryFile = serde_json::from_slice(&bytes)
-            .with_context(|| format!("{}: malformed summary", file.display()))?;
+        let s = Summary::read(path)?;
         Ok(ResultsDir {
             path: path.to_path_buf(),
             meta: s.meta,

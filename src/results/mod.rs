@@ -4,8 +4,12 @@
 //! holds: a new output file is added to [`FILES`], and `--force` then
 //! replaces it like every other.
 
+pub mod summary;
+
 use anyhow::Context;
 use std::path::Path;
+
+pub use summary::Summary;
 
 /// Every file and directory a run or a merge writes in a results directory,
 /// including the temporary name `puzzles.csv` has while a run goes.

@@ -1,0 +1,140 @@
+//! `summary.json`: the one type that writes it and reads it back.
+//!
+//! `{"meta": …, "results": […], "mismatch_list": […], "skipped_rows": […],
+//! "fault_list": […]}`: the run's facts, one record per (dataset,
+//! strategy), and the listed rows of each unit. What `run` and `merge`
+//! write, [`Summary::read`] reads, and writing it again gives the same
+//! bytes.
+
+use crate::bench::metrics::{Fault, Mismatch, MismatchKind, ResultRecord, Skipped};
+use crate::bench::sysinfo::Meta;
+use crate::report::Report;
+use crate::solver::Status;
+use anyhow::{bail, Context};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The contents of `summary.json`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Summary {
+    pub meta: Meta,
+    pub results: Vec<ResultRecord>,
+    #[serde(default)]
+    pub mismatch_list: Vec<UnitRows<MismatchRow>>,
+    #[serde(default)]
+    pub skipped_rows: Vec<UnitRows<Skipped>>,
+    #[serde(default)]
+    pub fault_list: Vec<UnitRows<Fault>>,
+}
+
+/// The rows listed for one unit.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct UnitRows<T> {
+    pub dataset: String,
+    pub strategy: String,
+    pub rows: Vec<T>,
+}
+
+/// A `mismatch_list` row as written (status as text).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MismatchRow {
+    pub index: u64,
+    pub line: u64,
+    pub status: String,
+    /// Absent in results written before mismatches had kinds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<MismatchKind>,
+    pub detail: String,
+}
+
+impl MismatchRow {
+    fn of(m: &Mismatch) -> Self {
+        MismatchRow {
+            index: m.index,
+            line: m.line,
+            status: m.status.as_str().to_string(),
+            kind: Some(m.kind),
+            detail: m.detail.clone(),
+        }
+    }
+
+    /// The row as the aggregates hold it; `None` for an unknown status.
+    pub fn to_mismatch(&self) -> Option<Mismatch> {
+        let kind = self
+            .kind
+            .unwrap_or(if self.detail.starts_with("invalid answer") {
+                MismatchKind::WrongGrid
+            } else {
+                MismatchKind::Differs
+            });
+        Some(Mismatch {
+            index: self.index,
+            line: self.line,
+            status: Status::parse(&self.status)?,
+            kind,
+            detail: self.detail.clone(),
+        })
+    }
+}
+
+impl Summary {
+    /// The summary of a report: its meta and records, and each unit's
+    /// listed rows (units without any are left out).
+    pub fn of(report: &Report) -> Self {
+        fn rows<T: Clone, U>(
+            report: &Report,
+            list: impl Fn(&crate::bench::metrics::UnitStats) -> &[T],
+            map: impl Fn(&T) -> U,
+        ) -> Vec<UnitRows<U>> {
+            report
+                .units
+                .iter()
+                .filter(|u| !list(u).is_empty())
+                .map(|u| UnitRows {
+                    dataset: u.dataset.clone(),
+                    strategy: u.strategy.clone(),
+                    rows: list(u).iter().map(&map).collect(),
+                })
+                .collect()
+        }
+        Summary {
+            meta: report.meta.clone(),
+            results: report.results.clone(),
+            mismatch_list: rows(report, |u| &u.mismatch_list, MismatchRow::of),
+            skipped_rows: rows(report, |u| &u.skipped_list, Skipped::clone),
+            fault_list: rows(report, |u| &u.fault_list, Fault::clone),
+        }
+    }
+
+    /// The file's bytes: pretty JSON and a final newline.
+    pub fn to_bytes(&self) -> serde_json::Result<Vec<u8>> {
+        let mut bytes = serde_json::to_vec_pretty(self)?;
+        bytes.push(b'\n');
+        Ok(bytes)
+    }
+
+    /// Reads `DIR/summary.json`; every error names the directory or the file.
+    pub fn read(dir: &Path) -> anyhow::Result<Self> {
+        if !dir.exists() {
+            bail!("{}: no such directory", dir.display());
+        }
+        if !dir.is_dir() {
+            bail!("{}: not a directory", dir.display());
+        }
+        let file = dir.join("summary.json");
+        if !file.is_file() {
+            bail!(
+                "{}: not a results directory (no summary.json; `bench-sudoku run --out DIR` writes one)",
+                dir.display()
+            );
+        }
+        let bytes =
+            std::fs::read(&file).with_context(|| format!("{}: cannot read", file.display()))?;
+        serde_json::from_slice(&bytes).with_context(|| {
+            format!(
+                "{}: malformed summary (not a bench-sudoku summary.json)",
+                file.display()
+            )
+        })
+    }
+}
