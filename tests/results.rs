@@ -54,3 +54,41 @@ fn a_runs_summary_loads_and_writes_back_byte_identical() {
         String::from_utf8_lossy(&again)
     );
 }
+
+#[test]
+fn a_summary_of_a_later_schema_is_refused_naming_the_version() {
+    let dir = scratch("results-schema");
+    let out = dir.join("out");
+    let o = bin(&[
+        "run",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("datasets/easy.csv")
+            .to_str()
+            .unwrap(),
+        "-s",
+        "fast",
+        "--limit",
+        "20",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let path = out.join("summary.json");
+    let mut v = json(&path);
+    assert_eq!(v["schema"], bench_sudoku::results::summary::SCHEMA);
+    v["schema"] = 99.into();
+    std::fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
+    for args in [
+        vec!["report", out.to_str().unwrap()],
+        vec!["compare", out.to_str().unwrap(), out.to_str().unwrap()],
+    ] {
+        let o = bin(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(err(&o).contains("summary schema 99"), "{}", err(&o));
+    }
+    // Without the field: the layout before versions, which loads.
+    v.as_object_mut().unwrap().remove("schema");
+    std::fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
+    assert_eq!(Summary::read(&out).unwrap().schema, 1);
+}

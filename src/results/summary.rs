@@ -14,9 +14,21 @@ use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+/// The layout version of `summary.json` this build writes. Files without
+/// the field (version 1) were written before it existed and load the same
+/// way; a file of a later version is refused with a message naming it.
+pub const SCHEMA: u32 = 2;
+
+fn unversioned() -> u32 {
+    1
+}
+
 /// The contents of `summary.json`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Summary {
+    /// The layout version ([`SCHEMA`] when written by this build).
+    #[serde(default = "unversioned")]
+    pub schema: u32,
     pub meta: Meta,
     pub results: Vec<ResultRecord>,
     #[serde(default)]
@@ -98,6 +110,7 @@ impl Summary {
                 .collect()
         }
         Summary {
+            schema: SCHEMA,
             meta: report.meta.clone(),
             results: report.results.clone(),
             mismatch_list: rows(report, |u| &u.mismatch_list, MismatchRow::of),
@@ -130,6 +143,20 @@ impl Summary {
         }
         let bytes =
             std::fs::read(&file).with_context(|| format!("{}: cannot read", file.display()))?;
+        // The version first: a later layout may not parse as this one.
+        #[derive(Deserialize)]
+        struct Version {
+            #[serde(default = "unversioned")]
+            schema: u32,
+        }
+        if let Ok(Version { schema }) = serde_json::from_slice::<Version>(&bytes) {
+            if schema > SCHEMA {
+                bail!(
+                    "{}: written by a later bench-sudoku (summary schema {schema}; this build reads schemas 1 to {SCHEMA})",
+                    file.display()
+                );
+            }
+        }
         serde_json::from_slice(&bytes).with_context(|| {
             format!(
                 "{}: malformed summary (not a bench-sudoku summary.json)",
