@@ -1,0 +1,564 @@
+//! How a group of units runs: batches of one dataset are read, solved in
+//! chunks ([`CHUNK`], [`WORKER_CHUNK`]) by the pool's threads, verified, put
+//! back in input order, aggregated and written.
+//!
+//! A group is one (dataset, strategy) unit, or, in an interleaved run, every
+//! strategy on one dataset: then each chunk is solved by every strategy in
+//! turn on the thread that took it, the order rotating from chunk to chunk,
+//! so that whatever the machine does meets every strategy alike, and the
+//! same puzzle's times can be paired ([`super::paired`]).
+//!
+//! Two layouts, chosen by whether a core is left over for the pipeline:
+//!
+//! - **Helper threads** (fewer solver threads than cores): a reader thread
+//!   and a writer thread run on the spare cores. The reader sends batches
+//!   over a bounded channel; each batch is one job in the pool, whose chunks
+//!   idle threads steal, with no barrier between batches; the writer
+//!   verifies every answer, restores input order, aggregates and writes. The
+//!   solver threads do nothing but solve.
+//! - **Workers only** (as many solver threads as cores, or more): there is
+//!   no spare core, so handing records to other threads would only add work
+//!   and context switches on the solvers' cores. Every pool thread runs one
+//!   loop ([`rayon::ThreadPool::broadcast`]): it takes the next chunk from a
+//!   shared queue and solves it, and when the queue runs low it reads the
+//!   next batch itself. Whoever finishes a batch's last chunk verifies the
+//!   batch's answers, formats its rows and hands it to the ordered writer;
+//!   whoever holds the writer writes every batch that is next in order.
+//!   (Verifying per batch rather than per chunk interrupts the solves less
+//!   often.)
+//!
+//! In both layouts at most `threads + 1` batches are held by the solvers
+//! and the writer (plus [`IN_FLIGHT`] queued by the reader in the first), so
+//! memory is bounded by the batch size whatever the dataset size.
+//!
+//! One role per file: this one runs a group ([`run_group`]) and holds what
+//! every part shares; `read` cuts the dataset into batches (limit, shard,
+//! shuffle, skipped rows); `solve` times the solves of a chunk; `verify`
+//! checks each answer; `order` pairs, restores input order, aggregates and
+//! writes; `helpers` and `workers` are the two thread layouts.
+
+use super::metrics::{PuzzleOutcome, Skipped, SmallCounts, UnitStats};
+use super::paired::{self, PairAcc};
+use super::{sysinfo, DatasetInfo, Progress, RowFormat, RowSink, RunOptions, Stop, IN_FLIGHT};
+use crate::dataset::{self, DatasetError, Record};
+use crate::grid::Grid;
+use crate::solver::{
+    Answer, Builtin, Engine, ExternalSolver, Limits, NoopObserver, SolveResult, Solver,
+    SolverInstance, Status, Strategy,
+};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rayon::prelude::*;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Instant;
+
+mod helpers;
+mod order;
+mod read;
+mod solve;
+mod verify;
+mod workers;
+
+use helpers::*;
+use order::*;
+use read::*;
+use solve::*;
+use verify::*;
+use workers::*;
+
+/// Puzzles a solver thread takes at a time; idle threads take (or steal)
+/// the next chunk, so even a one-batch dataset uses every thread and the
+/// end of a unit leaves no thread idle for long.
+const CHUNK: usize = 32;
+
+/// Puzzles a worker takes at a time in the workers-only layout: more than
+/// [`CHUNK`], since there every chunk also costs a trip through the shared
+/// queue (docs/PERFORMANCE.md §2 compares 64 with 32). Once the input is
+/// exhausted the last
+/// chunks are halved as they are taken, down to [`MIN_CHUNK`], so hard
+/// puzzles at the end do not leave a thread idle.
+const WORKER_CHUNK: usize = 64;
+const MIN_CHUNK: usize = 8;
+
+thread_local! {
+    static SOLVER: RefCell<Solver> = RefCell::new(Solver::new());
+}
+
+/// Where reading, verification and writing run (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Layout {
+    /// A reader and a writer thread beside the solver threads.
+    Helpers,
+    /// The solver threads do everything.
+    WorkersOnly,
+}
+
+impl Layout {
+    /// Helper threads when they have a core of their own.
+    pub(super) fn for_threads(threads: usize) -> Layout {
+        if threads >= sysinfo::logical_cores() {
+            Layout::WorkersOnly
+        } else {
+            Layout::Helpers
+        }
+    }
+}
+
+/// Runs a group of units (one strategy, or all of them interleaved) on one
+/// dataset with the given layout (see the module docs;
+/// [`Layout::for_threads`] picks the one that suits a pool). Returns one
+/// [`UnitStats`] per strategy, in the order given.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_group(
+    layout: Layout,
+    opts: &RunOptions,
+    info: &DatasetInfo,
+    strategies: &[Strategy],
+    baseline: Option<usize>,
+    pool: &rayon::ThreadPool,
+    rows: &mut dyn RowSink,
+    progress: &dyn Progress,
+    stop: &Arc<AtomicBool>,
+) -> (Vec<UnitStats>, Option<Stop>) {
+    // Wake every pool thread before the clock starts: an idle thread can
+    // take milliseconds to be scheduled again (virtual machines halt idle
+    // CPUs), which is not the harness's cost.
+    pool.broadcast(|_| ());
+    let runners: Vec<Runner> = strategies
+        .iter()
+        .map(|s| match s.engine() {
+            Engine::Builtin(b) => Runner::Builtin(*b),
+            Engine::External(e) => Runner::External(Instances::new(e, pool.current_num_threads())),
+        })
+        .collect();
+    let start = Instant::now();
+    let repeat = opts.repeat.max(1);
+    let mut stats: Vec<UnitStats> = strategies
+        .iter()
+        .map(|s| {
+            let caps = s.capabilities();
+            let mut u =
+                UnitStats::new(&info.name, s.name(), repeat).reporting(caps.counters, caps.clock);
+            u.passes = opts.warmup + repeat;
+            u
+        })
+        .collect();
+    let units: Vec<(&str, crate::solver::CounterSet)> = strategies
+        .iter()
+        .map(|s| (s.name(), s.capabilities().counters))
+        .collect();
+    let formats = match rows.group(&info.name, &units) {
+        Ok(f) => f,
+        Err(e) => return (stats, Some(Stop::Output(e))),
+    };
+    let mut tally = Tally {
+        baseline: baseline.filter(|&b| b < strategies.len() && strategies.len() > 1),
+        pairs: Vec::new(),
+        busy: vec![0; strategies.len()],
+    };
+    tally.pairs = strategies
+        .iter()
+        .enumerate()
+        .map(|(k, s)| match tally.baseline {
+            Some(b) if b != k => Some(PairAcc::new(
+                strategies[b].name(),
+                strategies[b].capabilities().counters,
+                s.capabilities().counters,
+            )),
+            _ => None,
+        })
+        .collect();
+    let job = Job {
+        strategies,
+        limits: &opts.limits,
+        passes: opts.warmup + repeat,
+        warmup: opts.warmup,
+        runners: &runners,
+        formats: &formats,
+        baseline: tally.baseline,
+    };
+    let out = Ordered {
+        pending: BTreeMap::new(),
+        next: 0,
+        stats: &mut stats,
+        sink: rows,
+        progress,
+        error: None,
+        small: (0..strategies.len())
+            .map(|_| SmallCounts::default())
+            .collect(),
+        tally: &mut tally,
+    };
+    let mut stopped = match layout {
+        Layout::WorkersOnly => workers_only(opts, info, &job, pool, out, stop),
+        Layout::Helpers => with_helpers(opts, info, &job, pool, out, stop),
+    };
+    if stopped.is_none() && stop.load(Ordering::Relaxed) {
+        stopped = Some(Stop::Interrupted);
+    }
+    let wall_ns = start.elapsed().as_nanos() as u64;
+    // Ends the group's solver processes and frees the library states (after
+    // the wall time: shutting down is not the group's work).
+    drop(runners);
+    if let Err(e) = rows.end_group() {
+        stopped.get_or_insert(Stop::Output(e));
+    }
+    // Interleaved strategies share the wall time: each is given the share
+    // its own solving took of the whole.
+    let busy: u64 = tally.busy.iter().sum();
+    for (u, &b) in stats.iter_mut().zip(&tally.busy) {
+        u.wall_ns = if strategies.len() == 1 || busy == 0 {
+            wall_ns / strategies.len().max(1) as u64
+        } else {
+            (wall_ns as u128 * b as u128 / busy as u128) as u64
+        };
+        u.complete = stopped.is_none();
+    }
+    for (u, acc) in stats.iter_mut().zip(&tally.pairs) {
+        u.paired = acc.as_ref().map(|a| a.result(opts.seed));
+    }
+    (stats, stopped)
+}
+
+/// The per-group constants every chunk needs.
+struct Job<'a> {
+    strategies: &'a [Strategy],
+    limits: &'a Limits,
+    passes: u32,
+    warmup: u32,
+    /// What solves for each strategy.
+    runners: &'a [Runner],
+    /// How each strategy's `puzzles.csv` rows are formatted (`None`: no
+    /// rows).
+    formats: &'a [Option<RowFormat>],
+    /// The strategy the others are paired with.
+    baseline: Option<usize>,
+}
+
+impl Job<'_> {
+    /// Where an external strategy's counts are checked (`None` for the
+    /// built-in engines, which are the reference).
+    fn count_check(&self, k: usize) -> Option<&Limits> {
+        matches!(self.runners[k], Runner::External(_)).then_some(self.limits)
+    }
+}
+
+/// What solves a strategy's chunks: a built-in engine (called directly), or
+/// an external solver's per-thread instances.
+enum Runner {
+    Builtin(Builtin),
+    External(Instances),
+}
+
+/// What the writer accumulates across strategies: the pairs with the
+/// baseline and each strategy's solving time (to share the wall time).
+struct Tally {
+    baseline: Option<usize>,
+    pairs: Vec<Option<PairAcc>>,
+    busy: Vec<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::{inspect, Shard, Silent};
+    use crate::dataset::Format;
+    use crate::solver::CounterSet;
+    use std::io::Write;
+    use std::path::PathBuf;
+
+    /// Collects rows in memory (each group's units one after another, like
+    /// the file); fails every write after `fail_after` bytes.
+    struct Sink {
+        rows: Vec<u8>,
+        units: Vec<Vec<u8>>,
+        fail_after: Option<usize>,
+    }
+
+    impl RowSink for Sink {
+        fn group(
+            &mut self,
+            dataset: &str,
+            units: &[(&str, CounterSet)],
+        ) -> std::io::Result<Vec<Option<RowFormat>>> {
+            self.end_group()?;
+            self.units = vec![Vec::new(); units.len()];
+            Ok(units
+                .iter()
+                .map(|&(s, c)| Some(RowFormat::new(dataset, s, c)))
+                .collect())
+        }
+        fn write(&mut self, unit: usize, rows: &[u8]) -> std::io::Result<()> {
+            let held: usize = self.units.iter().map(Vec::len).sum();
+            if self
+                .fail_after
+                .is_some_and(|n| self.rows.len() + held + rows.len() > n)
+            {
+                return Err(std::io::Error::other("disk full"));
+            }
+            self.units[unit].extend_from_slice(rows);
+            Ok(())
+        }
+        fn end_group(&mut self) -> std::io::Result<()> {
+            for u in self.units.drain(..) {
+                self.rows.extend(u);
+            }
+            Ok(())
+        }
+    }
+
+    /// A lines dataset of the shipped hard puzzles with a bad row every
+    /// `bad_every` lines (0: none) and a comment at the top.
+    fn dataset(name: &str, n: usize, bad_every: usize) -> PathBuf {
+        let hard = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/hard.csv"),
+        )
+        .unwrap();
+        let dir =
+            std::env::temp_dir().join(format!("bench-sudoku-pipeline-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        let mut f = std::fs::File::create(&path).unwrap();
+        writeln!(f, "# generated by a unit test").unwrap();
+        for (i, line) in hard.lines().skip(1).take(n).enumerate() {
+            if bad_every > 0 && i % bad_every == bad_every - 1 {
+                writeln!(f, "12345").unwrap();
+            } else {
+                writeln!(f, "{}", line.split(',').next().unwrap()).unwrap();
+            }
+        }
+        path
+    }
+
+    fn options(path: PathBuf) -> RunOptions {
+        RunOptions {
+            datasets: vec![path],
+            strategies: vec![Strategy::named("fast").unwrap()],
+            threads: 2,
+            repeat: 1,
+            warmup: 0,
+            limit: None,
+            shuffle: false,
+            seed: 1,
+            limits: Limits::first(),
+            format: Format::Auto,
+            batch_size: 50,
+            skip_invalid: false,
+            shard: None,
+            sequential: false,
+            baseline: 0,
+        }
+    }
+
+    /// Runs one unit (the first strategy); returns its stats, how it
+    /// stopped and its rows with the time column blanked (times differ
+    /// between runs).
+    fn run(
+        layout: Layout,
+        opts: &RunOptions,
+        fail_after: Option<usize>,
+        stop: bool,
+    ) -> (UnitStats, Option<Stop>, Vec<String>) {
+        let (mut stats, stopped, rows) =
+            run_strategies(layout, opts, &opts.strategies[..1], fail_after, stop);
+        (stats.remove(0), stopped, rows)
+    }
+
+    /// Runs `strategies` as one group (interleaved when there are several,
+    /// paired with the first).
+    fn run_strategies(
+        layout: Layout,
+        opts: &RunOptions,
+        strategies: &[Strategy],
+        fail_after: Option<usize>,
+        stop: bool,
+    ) -> (Vec<UnitStats>, Option<Stop>, Vec<String>) {
+        let infos = inspect(opts).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(opts.threads)
+            .build()
+            .unwrap();
+        let mut sink = Sink {
+            rows: Vec::new(),
+            units: Vec::new(),
+            fail_after,
+        };
+        let flag = Arc::new(AtomicBool::new(stop));
+        let (stats, stopped) = run_group(
+            layout,
+            opts,
+            &infos[0],
+            strategies,
+            Some(0),
+            &pool,
+            &mut sink,
+            &Silent,
+            &flag,
+        );
+        sink.end_group().unwrap();
+        let rows = String::from_utf8(sink.rows)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let mut f: Vec<&str> = l.split(',').collect();
+                f[7] = "";
+                f.join(",")
+            })
+            .collect();
+        (stats, stopped, rows)
+    }
+
+    /// What must not depend on the layout.
+    fn summary(s: &UnitStats) -> (u64, u64, u64, u64, u64, Vec<Option<u64>>) {
+        (
+            s.puzzles,
+            s.guesses_total,
+            s.backtracks_total,
+            s.max_depth_max,
+            s.skipped,
+            s.skipped_list.iter().map(|k| k.line).collect(),
+        )
+    }
+
+    #[test]
+    fn both_layouts_give_the_same_rows_in_input_order() {
+        let path = dataset("layouts.txt", 700, 97);
+        let mut variants = Vec::new();
+        for (threads, shuffle, batch, shard, limit) in [
+            (2, false, 50, None, None),
+            (2, true, 64, None, None),
+            (3, false, 1, None, None),
+            (2, false, 33, Some(Shard { k: 2, n: 3 }), Some(500)),
+            (1, true, 1000, None, None),
+            // One batch: its last chunks are split among the threads.
+            (2, false, 1000, None, None),
+            (3, true, 1000, None, None),
+        ] {
+            let mut o = options(path.clone());
+            o.threads = threads;
+            o.shuffle = shuffle;
+            o.batch_size = batch;
+            o.shard = shard;
+            o.limit = limit;
+            o.skip_invalid = true;
+            variants.push(o);
+        }
+        for o in &variants {
+            let (a, sa, ra) = run(Layout::Helpers, o, None, false);
+            let (b, sb, rb) = run(Layout::WorkersOnly, o, None, false);
+            assert!(sa.is_none() && sb.is_none(), "{o:?}");
+            assert!(a.complete && b.complete);
+            assert_eq!(summary(&a), summary(&b), "{o:?}");
+            assert_eq!(ra, rb, "{o:?}");
+            assert_eq!(ra.len() as u64, a.puzzles);
+            let index: Vec<u64> = ra
+                .iter()
+                .map(|r| r.split(',').nth(1).unwrap().parse().unwrap())
+                .collect();
+            assert!(index.windows(2).all(|w| w[0] < w[1]), "input order");
+            if o.shard.is_none() && o.limit.is_none() {
+                // Every 97th of 700 rows is bad: 7 skipped, the rest solved.
+                assert_eq!((a.skipped, a.puzzles), (7, 693), "{o:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_bad_row_stops_either_layout_after_the_rows_before_it() {
+        let path = dataset("bad.txt", 400, 300);
+        for layout in [Layout::Helpers, Layout::WorkersOnly] {
+            let (stats, stopped, rows) = run(layout, &options(path.clone()), None, false);
+            let Some(Stop::Dataset(e)) = stopped else {
+                panic!("{layout:?}: {stopped:?}")
+            };
+            // The bad row is the 300th puzzle row, on line 301.
+            assert_eq!(e.line(), Some(301), "{layout:?}");
+            assert!(!stats.complete);
+            // Whole batches of 50 before the bad one are written, in order.
+            assert_eq!(rows.len() as u64, stats.puzzles);
+            assert_eq!(stats.puzzles, 250, "{layout:?}");
+        }
+    }
+
+    #[test]
+    fn a_failed_write_stops_either_layout() {
+        let path = dataset("fail.txt", 600, 0);
+        for layout in [Layout::Helpers, Layout::WorkersOnly] {
+            let (stats, stopped, rows) = run(layout, &options(path.clone()), Some(3000), false);
+            assert!(matches!(stopped, Some(Stop::Output(_))), "{layout:?}");
+            assert!(!stats.complete);
+            assert!(rows.len() < 600);
+        }
+    }
+
+    #[test]
+    fn a_raised_stop_flag_ends_either_layout_early() {
+        let path = dataset("stop.txt", 600, 0);
+        for layout in [Layout::Helpers, Layout::WorkersOnly] {
+            let (stats, stopped, rows) = run(layout, &options(path.clone()), None, true);
+            assert!(matches!(stopped, Some(Stop::Interrupted)), "{layout:?}");
+            assert!(!stats.complete);
+            assert!(stats.puzzles < 600, "{layout:?}");
+            assert_eq!(rows.len() as u64, stats.puzzles);
+        }
+    }
+
+    #[test]
+    fn interleaving_leaves_every_answer_and_counter_as_sequential_runs_have_them() {
+        let path = dataset("interleave.txt", 500, 0);
+        let strategies: Vec<Strategy> = ["fast", "mrv", "locked,name=other", "fast,name=again"]
+            .iter()
+            .map(|s| Strategy::parse(s).unwrap())
+            .collect();
+        for (layout, threads, shuffle, batch, repeat) in [
+            (Layout::Helpers, 2, false, 50, 1),
+            (Layout::WorkersOnly, 2, true, 64, 2),
+            (Layout::WorkersOnly, 3, false, 1000, 1),
+            (Layout::Helpers, 1, true, 7, 1),
+        ] {
+            let mut o = options(path.clone());
+            o.threads = threads;
+            o.shuffle = shuffle;
+            o.batch_size = batch;
+            o.repeat = repeat;
+            let (together, stopped, rows) = run_strategies(layout, &o, &strategies, None, false);
+            assert!(stopped.is_none());
+            let mut apart_rows = Vec::new();
+            for (k, s) in strategies.iter().enumerate() {
+                let (alone, stopped, rows) =
+                    run_strategies(layout, &o, std::slice::from_ref(s), None, false);
+                assert!(stopped.is_none() && alone[0].paired.is_none());
+                let (a, b) = (&together[k], &alone[0]);
+                assert_eq!(summary(a), summary(b), "{}", s.name());
+                assert_eq!(a.status, b.status);
+                assert_eq!(
+                    (a.nodes_total, a.naked_total, a.hidden_total, a.no_guess),
+                    (b.nodes_total, b.naked_total, b.hidden_total, b.no_guess)
+                );
+                assert_eq!(a.passes, b.passes);
+                apart_rows.extend(rows);
+            }
+            // puzzles.csv row for row, unit after unit (times aside).
+            assert_eq!(rows, apart_rows, "{layout:?}");
+            // Every other strategy is paired with the first on every puzzle.
+            assert!(together[0].paired.is_none());
+            for u in &together[1..] {
+                let p = u.paired.as_ref().unwrap();
+                assert_eq!((p.pairs, p.unpaired, p.answers_differ), (500, 0, 0));
+                assert_eq!(p.baseline, "fast");
+            }
+            // The same engine under another label searches the same way.
+            let again = together[3].paired.as_ref().unwrap();
+            assert_eq!((again.counters_differ, again.guesses_ratio), (0, Some(1.0)));
+            let mrv = together[1].paired.as_ref().unwrap();
+            assert!(mrv.counters_differ > 0 && mrv.guesses_ratio.unwrap() > 1.0);
+            // The wall time is shared out, not counted once per strategy.
+            let wall: u64 = together.iter().map(|u| u.wall_ns).sum();
+            assert!(together.iter().all(|u| u.wall_ns > 0 && u.wall_ns < wall));
+        }
+    }
+}

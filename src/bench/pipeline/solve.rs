@@ -1,0 +1,214 @@
+//! Timing: a chunk solved by every strategy of a group, pass by pass, each
+//! solve timed alone (built-in engines called directly, external solvers
+//! through their per-thread instances).
+
+use super::*;
+
+/// One instance of an external solver per pool thread, made on the
+/// thread's first chunk and dropped when the unit ends (which stops solver
+/// processes and frees library states).
+pub(super) struct Instances {
+    pub(super) solver: std::sync::Arc<dyn ExternalSolver>,
+    pub(super) slots: Vec<Mutex<Option<Box<dyn SolverInstance>>>>,
+}
+
+impl Instances {
+    pub(super) fn new(solver: &std::sync::Arc<dyn ExternalSolver>, threads: usize) -> Self {
+        Instances {
+            solver: std::sync::Arc::clone(solver),
+            slots: (0..threads.max(1)).map(|_| Mutex::new(None)).collect(),
+        }
+    }
+
+    /// Solves `puzzles` with the calling pool thread's instance; when none
+    /// can be made, every puzzle is `crashed` with the reason (and the next
+    /// chunk tries again).
+    pub(super) fn solve_batch(&self, puzzles: &[Grid], limits: &Limits, out: &mut Vec<Answer>) {
+        let i = rayon::current_thread_index().unwrap_or(0) % self.slots.len();
+        let mut slot = self.slots[i].lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_none() {
+            match self.solver.instance() {
+                Ok(instance) => *slot = Some(instance),
+                Err(e) => {
+                    let why = format!("{e:#}");
+                    out.extend(
+                        puzzles
+                            .iter()
+                            .map(|p| Answer::fault(p, Status::Crashed, why.clone())),
+                    );
+                    return;
+                }
+            }
+        }
+        if let Some(instance) = slot.as_mut() {
+            instance.solve_batch(puzzles, limits, out);
+        }
+    }
+}
+
+/// A raw result on its way to verification.
+pub(super) struct Solved {
+    pub(super) result: SolveResult,
+    pub(super) time_ns: u64,
+}
+
+/// What an external solver's answer carries beyond a [`Solved`]. Kept apart
+/// so that the built-in engines' loop writes no more than it needs.
+#[derive(Default)]
+pub(super) struct Extra {
+    /// An external solver's fault, or why its solution is not a grid.
+    pub(super) note: Option<Box<str>>,
+    /// The solver counted solutions without writing one (only the count
+    /// can be checked).
+    pub(super) unwritten: bool,
+}
+
+/// A chunk solved by one strategy: results in solve order, each measured
+/// pass's total, the time the strategy took over the whole chunk (warm-up
+/// and clock reads included) and, for an external solver, the [`Extra`] of
+/// each result (empty otherwise).
+#[derive(Default)]
+pub(super) struct Chunk {
+    pub(super) solved: Vec<Solved>,
+    pub(super) extra: Vec<Extra>,
+    pub(super) pass_ns: Vec<u64>,
+    pub(super) busy_ns: u64,
+}
+
+/// Solves a chunk `passes` times with every strategy of the job: pass by
+/// pass, and within a pass strategy after strategy, starting with strategy
+/// `(rotation + pass) % n` (so that each strategy comes first as often as
+/// the others, and no strategy always follows another on the same
+/// puzzles). Keeps each puzzle's minimum time over the measured passes and
+/// each measured pass's total. Returns one [`Chunk`] per strategy, in the
+/// job's order.
+pub(super) fn solve_chunk(records: &[Record], job: &Job, rotation: usize) -> Vec<Chunk> {
+    let n = job.strategies.len();
+    let measured = (job.passes - job.warmup) as usize;
+    let mut out: Vec<Chunk> = (0..n)
+        .map(|_| Chunk {
+            solved: Vec::with_capacity(records.len()),
+            extra: Vec::new(),
+            pass_ns: vec![0; measured],
+            busy_ns: 0,
+        })
+        .collect();
+    // An external solver's puzzles, made once.
+    let puzzles: Vec<Grid> = if job.runners.iter().any(|r| matches!(r, Runner::External(_))) {
+        records.iter().map(|r| r.puzzle).collect()
+    } else {
+        Vec::new()
+    };
+    for pass in 0..job.passes {
+        for j in 0..n {
+            let k = (rotation + pass as usize + j) % n;
+            let start = Instant::now();
+            match &job.runners[k] {
+                Runner::Builtin(b) => solve_pass_builtin(records, job, b, pass, &mut out[k]),
+                Runner::External(instances) => {
+                    solve_pass_external(&puzzles, job, instances, pass, &mut out[k])
+                }
+            }
+            out[k].busy_ns += start.elapsed().as_nanos() as u64;
+        }
+    }
+    out
+}
+
+/// One pass of [`solve_chunk`] for a built-in engine, called directly
+/// (static dispatch). Each solve is timed alone with the monotonic clock;
+/// nothing else happens between the two clock reads. A function of its
+/// own, so that the code around the clock reads is chosen for this loop
+/// alone. Warm-up times are not kept.
+#[inline(never)]
+pub(super) fn solve_pass_builtin(
+    records: &[Record],
+    job: &Job,
+    builtin: &Builtin,
+    pass: u32,
+    chunk: &mut Chunk,
+) {
+    let measured = pass >= job.warmup;
+    let first = pass == 0;
+    let solved = &mut chunk.solved;
+    let mut total = 0u64;
+    SOLVER.with(|s| {
+        let mut solver = s.borrow_mut();
+        for (i, rec) in records.iter().enumerate() {
+            let t = Instant::now();
+            let result = solver.solve_builtin(&rec.puzzle, builtin, job.limits, &mut NoopObserver);
+            let ns = t.elapsed().as_nanos() as u64;
+            total += ns;
+            let kept = if measured { ns } else { u64::MAX };
+            if first {
+                solved.push(Solved {
+                    result,
+                    time_ns: kept,
+                });
+            } else {
+                let s = &mut solved[i];
+                s.time_ns = s.time_ns.min(kept);
+                debug_assert_eq!(s.result.counters, result.counters);
+            }
+        }
+    });
+    if measured {
+        chunk.pass_ns[(pass - job.warmup) as usize] = total;
+    }
+}
+
+/// One pass of [`solve_chunk`] for an external solver: the chunk goes to
+/// the thread's instance as one batch (a solver process gets its requests
+/// pipelined), and each answer carries its time. A puzzle that fails in any
+/// pass keeps its first fault.
+pub(super) fn solve_pass_external(
+    puzzles: &[Grid],
+    job: &Job,
+    instances: &Instances,
+    pass: u32,
+    chunk: &mut Chunk,
+) {
+    let measured = pass >= job.warmup;
+    let mut answers = Vec::with_capacity(puzzles.len());
+    instances.solve_batch(puzzles, job.limits, &mut answers);
+    debug_assert_eq!(answers.len(), puzzles.len());
+    let mut total = 0u64;
+    for (i, a) in answers.into_iter().enumerate() {
+        let fault = a.result.status.is_fault();
+        let ns = if fault { 0 } else { a.time_ns.unwrap_or(0) };
+        total += ns;
+        let kept = if measured && !fault { ns } else { u64::MAX };
+        if pass == 0 {
+            chunk.solved.push(Solved {
+                result: a.result,
+                time_ns: kept,
+            });
+            chunk.extra.push(Extra {
+                note: a.note,
+                unwritten: a.unwritten,
+            });
+            continue;
+        }
+        let (Some(s), Some(e)) = (chunk.solved.get_mut(i), chunk.extra.get_mut(i)) else {
+            break;
+        };
+        if s.result.status.is_fault() {
+            continue;
+        }
+        if fault {
+            *s = Solved {
+                result: a.result,
+                time_ns: u64::MAX,
+            };
+            *e = Extra {
+                note: a.note,
+                unwritten: false,
+            };
+        } else {
+            s.time_ns = s.time_ns.min(kept);
+        }
+    }
+    if measured {
+        chunk.pass_ns[(pass - job.warmup) as usize] = total;
+    }
+}

@@ -1,0 +1,96 @@
+//! Verification: every answer checked against the rules, the givens, the
+//! dataset's solution and (for external solvers) bench-sudoku's count,
+//! off the timed region.
+
+use super::*;
+
+/// Verifies every answer of a chunk (in solve order), appending the
+/// outcomes to `out`. With `count_check` (external solvers), each count is
+/// also checked against the built-in `fast` engine's, outside the timed
+/// region.
+pub(super) fn verify(
+    records: &[Record],
+    chunk: &Chunk,
+    count_check: Option<&Limits>,
+    out: &mut Vec<PuzzleOutcome>,
+) {
+    const PLAIN: Extra = Extra {
+        note: None,
+        unwritten: false,
+    };
+    let results = records.iter().zip(&chunk.solved);
+    if chunk.extra.is_empty() {
+        // A built-in engine: nothing beyond the results.
+        out.extend(results.map(|(rec, s)| outcome(rec, s, &PLAIN, count_check)));
+    } else {
+        out.extend(
+            results
+                .zip(&chunk.extra)
+                .map(|((rec, s), x)| outcome(rec, s, x, count_check)),
+        );
+    }
+}
+
+/// Verifies a result and turns it into the aggregator's record. Inlined
+/// into [`verify`]'s loop, so that the record is built in place.
+#[inline(always)]
+pub(super) fn outcome(
+    rec: &Record,
+    s: &Solved,
+    x: &Extra,
+    count_check: Option<&Limits>,
+) -> PuzzleOutcome {
+    let r = &s.result;
+    if r.status.is_fault() {
+        return PuzzleOutcome {
+            index: rec.index,
+            line: rec.line,
+            status: r.status,
+            solutions: 0,
+            time_ns: 0,
+            counters: r.counters,
+            givens: rec.puzzle.givens() as u8,
+            matches_solution: None,
+            wrong: None,
+            wrong_count: None,
+            fault: x.note.clone(),
+        };
+    }
+    let wrong = match (&x.note, r.solution()) {
+        (Some(note), _) => Some(note.to_string()),
+        (None, _) if x.unwritten => None,
+        (None, Some(g)) if !g.is_solution_of(&rec.puzzle) => Some(
+            g.check_solution_of(&rec.puzzle)
+                .err()
+                .map_or_else(|| "invalid grid".to_string(), |e| e.to_string()),
+        ),
+        _ => None,
+    };
+    let matches_solution = match (&rec.solution, r.status) {
+        _ if x.unwritten => None,
+        (Some(expected), Status::Solved | Status::Multiple) => Some(r.grid == *expected),
+        (Some(_), Status::NoSolution | Status::Invalid) => Some(false),
+        _ => None,
+    };
+    let wrong_count = count_check.and_then(|limits| {
+        let proven = wrong.is_none() && !x.unwritten;
+        SOLVER.with(|solver| {
+            solver
+                .borrow_mut()
+                .count_disagrees(&rec.puzzle, r, limits, proven)
+        })
+    });
+    PuzzleOutcome {
+        index: rec.index,
+        line: rec.line,
+        status: r.status,
+        solutions: r.solutions,
+        time_ns: s.time_ns,
+        counters: r.counters,
+        givens: rec.puzzle.givens() as u8,
+        matches_solution,
+        wrong,
+        wrong_count,
+        fault: None,
+    }
+}

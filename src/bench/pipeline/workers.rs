@@ -1,0 +1,300 @@
+//! The workers-only layout: every pool thread reads, solves, verifies and
+//! writes (see the parent module).
+
+use super::*;
+
+/// How long an idle worker spins before it sleeps.
+pub(super) const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
+
+/// A batch being solved chunk by chunk.
+pub(super) struct Window {
+    pub(super) seq: u64,
+    /// In solve order.
+    pub(super) records: Vec<Record>,
+    pub(super) state: Mutex<WindowState>,
+}
+
+pub(super) struct WindowState {
+    /// Each solved chunk's first position and its results for every
+    /// strategy.
+    pub(super) parts: Vec<(usize, Vec<Chunk>)>,
+    /// Records not yet solved.
+    pub(super) remaining: usize,
+    pub(super) skipped: Vec<Skipped>,
+}
+
+/// What the workers share about the chunks to do.
+pub(super) struct Queue {
+    /// A window and a range of its records.
+    pub(super) chunks: VecDeque<(Arc<Window>, usize, usize)>,
+    /// A worker is reading the next batch.
+    pub(super) reading: bool,
+    /// No more batches: end of input, an error, the stop flag or a failed
+    /// write.
+    pub(super) ended: bool,
+    /// Batches read and not yet written.
+    pub(super) open: usize,
+    /// The next batch's number.
+    pub(super) seq: u64,
+    pub(super) fatal: Option<DatasetError>,
+}
+
+pub(super) struct Workers<'o, 'a> {
+    pub(super) queue: Mutex<Queue>,
+    pub(super) wake: Condvar,
+    /// Bumped whenever the queue changes (what spinning threads watch).
+    pub(super) generation: AtomicU64,
+    /// Threads waiting on `wake` (counted under the queue lock).
+    pub(super) sleepers: AtomicUsize,
+    /// Used by one worker at a time (the one with `reading` set).
+    pub(super) reader: Mutex<BatchReader<'a>>,
+    pub(super) out: Mutex<Ordered<'o>>,
+    pub(super) job: &'a Job<'a>,
+    pub(super) shuffled: bool,
+    /// Batches read and not yet written, at most.
+    pub(super) max_open: usize,
+    /// Read the next batch when fewer chunks than this are queued.
+    pub(super) low_water: usize,
+    /// Idle threads spin before sleeping (not when threads outnumber cores).
+    pub(super) spin: bool,
+    pub(super) threads: usize,
+    pub(super) stop: &'a AtomicBool,
+}
+
+pub(super) fn workers_only(
+    opts: &RunOptions,
+    info: &DatasetInfo,
+    job: &Job,
+    pool: &rayon::ThreadPool,
+    out: Ordered,
+    stop: &Arc<AtomicBool>,
+) -> Option<Stop> {
+    let reader = match BatchReader::open(opts, info) {
+        Ok(r) => r,
+        Err(e) => return Some(Stop::Dataset(e)),
+    };
+    let threads = pool.current_num_threads();
+    let w = Workers {
+        queue: Mutex::new(Queue {
+            chunks: VecDeque::new(),
+            reading: false,
+            ended: false,
+            open: 0,
+            seq: 0,
+            fatal: None,
+        }),
+        wake: Condvar::new(),
+        generation: AtomicU64::new(0),
+        sleepers: AtomicUsize::new(0),
+        reader: Mutex::new(reader),
+        out: Mutex::new(out),
+        job,
+        shuffled: opts.shuffle,
+        max_open: threads + 1,
+        spin: threads <= sysinfo::logical_cores(),
+        threads,
+        // Read a batch ahead, so that no thread runs dry while one reads.
+        low_water: opts.batch_size.div_ceil(WORKER_CHUNK).max(2 * threads),
+        stop,
+    };
+    pool.broadcast(|_| w.work());
+    let fatal = w
+        .queue
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .fatal;
+    let write_error = w
+        .out
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .error
+        .take();
+    match (fatal, write_error) {
+        (Some(e), _) => Some(Stop::Dataset(e)),
+        (None, Some(e)) => Some(Stop::Output(e)),
+        (None, None) => None,
+    }
+}
+
+impl Workers<'_, '_> {
+    /// One pool thread's loop; returns when no chunk is left to do.
+    pub(super) fn work(&self) {
+        loop {
+            let (task, read) = {
+                let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+                // With more threads than cores a spinning thread would take
+                // a core from one with work: sleep at once.
+                let mut spun = !self.spin;
+                loop {
+                    let can_read = !q.reading && !q.ended && q.open < self.max_open;
+                    let read = can_read && q.chunks.len() < self.low_water;
+                    if read {
+                        q.reading = true;
+                    }
+                    let mut task = q.chunks.pop_front();
+                    if let Some((w, a, b)) = &mut task {
+                        // The tail of the input: take half, leave half.
+                        if q.ended && q.chunks.len() < self.threads && *b - *a >= 2 * MIN_CHUNK {
+                            let mid = *a + (*b - *a) / 2;
+                            q.chunks.push_front((Arc::clone(w), mid, *b));
+                            *b = mid;
+                        }
+                    }
+                    if task.is_some() || read {
+                        break (task, read);
+                    }
+                    if q.ended && !q.reading {
+                        return;
+                    }
+                    // Nothing to do until a batch is read or written. Spin
+                    // briefly first: the wait is usually short, and a thread
+                    // that sleeps can take milliseconds to be woken again
+                    // (virtual machines halt idle CPUs).
+                    if !spun {
+                        spun = true;
+                        let seen = self.generation.load(Ordering::Acquire);
+                        drop(q);
+                        self.spin_while(seen);
+                        q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+                        continue;
+                    }
+                    self.sleepers.fetch_add(1, Ordering::SeqCst);
+                    q = self.wake.wait(q).unwrap_or_else(|e| e.into_inner());
+                    self.sleepers.fetch_sub(1, Ordering::SeqCst);
+                }
+            };
+            // Read first: the other threads may be about to run dry.
+            if read {
+                self.read_batch();
+            }
+            if let Some((window, a, b)) = task {
+                self.solve(&window, a, b);
+            }
+        }
+    }
+
+    /// Spins until the queue changes (`generation` moves on from `seen`), for
+    /// at most [`SPIN`].
+    pub(super) fn spin_while(&self, seen: u64) {
+        let start = Instant::now();
+        while self.generation.load(Ordering::Acquire) == seen {
+            for _ in 0..64 {
+                std::hint::spin_loop();
+            }
+            if start.elapsed() > SPIN {
+                return;
+            }
+        }
+    }
+
+    /// Wakes the threads waiting for the queue to change. Called after the
+    /// change, made under the queue lock. Waking is a system call, so it is
+    /// skipped when no thread sleeps (the usual case, as idle threads spin
+    /// first): a thread that went to sleep before the change registered in
+    /// `sleepers` while it held the queue lock, before the changer took the
+    /// lock, so the changer sees it here.
+    pub(super) fn changed(&self) {
+        self.generation.fetch_add(1, Ordering::Release);
+        if self.sleepers.load(Ordering::SeqCst) > 0 {
+            self.wake.notify_all();
+        }
+    }
+
+    /// Reads the next batch and queues its chunks.
+    pub(super) fn read_batch(&self) {
+        let next = if self.stop.load(Ordering::Relaxed) {
+            None
+        } else {
+            self.reader
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .next_batch()
+        };
+        let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        q.reading = false;
+        match next {
+            None => q.ended = true,
+            Some(Err(e)) => {
+                q.fatal = Some(e);
+                q.ended = true;
+            }
+            Some(Ok(batch)) => {
+                let seq = q.seq;
+                q.seq += 1;
+                q.open += 1;
+                let n = batch.records.len();
+                let window = Arc::new(Window {
+                    seq,
+                    records: batch.records,
+                    state: Mutex::new(WindowState {
+                        parts: Vec::new(),
+                        remaining: n,
+                        skipped: batch.skipped,
+                    }),
+                });
+                if n == 0 {
+                    // Only skipped rows: nothing to solve.
+                    drop(q);
+                    self.finish(&window);
+                    return self.changed();
+                }
+                q.chunks.extend(
+                    (0..n)
+                        .step_by(WORKER_CHUNK)
+                        .map(|a| (Arc::clone(&window), a, (a + WORKER_CHUNK).min(n))),
+                );
+            }
+        }
+        drop(q);
+        self.changed();
+    }
+
+    /// Solves records `a..b` of a window; the thread that completes a
+    /// batch finishes it.
+    pub(super) fn solve(&self, window: &Window, a: usize, b: usize) {
+        let rotation = window.seq as usize + a / WORKER_CHUNK;
+        let chunk = solve_chunk(&window.records[a..b], self.job, rotation);
+        let last = {
+            let mut st = window.state.lock().unwrap_or_else(|e| e.into_inner());
+            st.parts.push((a, chunk));
+            st.remaining -= b - a;
+            st.remaining == 0
+        };
+        if last {
+            self.finish(window);
+        }
+    }
+
+    /// Verifies a solved batch, formats its rows in input order and hands
+    /// it to the writer, which writes every batch now next in order.
+    pub(super) fn finish(&self, window: &Window) {
+        let (mut parts, skipped) = {
+            let mut st = window.state.lock().unwrap_or_else(|e| e.into_inner());
+            (
+                std::mem::take(&mut st.parts),
+                std::mem::take(&mut st.skipped),
+            )
+        };
+        // Chunks finish in any order; they cover the window without overlap.
+        parts.sort_unstable_by_key(|p| p.0);
+        let done = Done {
+            seq: window.seq,
+            units: finish_batch(self.job, &window.records, &parts, self.shuffled),
+            skipped,
+        };
+        let (written, failed) = {
+            let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+            let written = out.accept(done);
+            (written, out.error.is_some())
+        };
+        let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        q.open -= written;
+        if failed {
+            // Nothing more can be written: drop the work left.
+            q.ended = true;
+            q.chunks.clear();
+        }
+        drop(q);
+        self.changed();
+    }
+}
