@@ -1,10 +1,30 @@
 //! `bench-sudoku check FILE`: classify every puzzle by its number of solutions.
 
+use super::args::EngineArgs;
 use super::CmdResult;
-use crate::cli::CheckArgs;
 use crate::dataset::{self, Format};
+use crate::solver::strategy::spec_help;
 use crate::solver::{Limits, Solver, Status};
+use clap::Args;
 use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// File of 81-character puzzle lines.
+    pub file: PathBuf,
+    /// Strategy used to count solutions.
+    #[arg(short, long, default_value = "locked", long_help = spec_help())]
+    pub strategy: String,
+    /// Print each puzzle that is not unique, with its line number.
+    #[arg(long)]
+    pub list: bool,
+    /// Exit with status 1 when any puzzle is not unique.
+    #[arg(long)]
+    pub strict: bool,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
 
 pub fn run(args: &CheckArgs) -> CmdResult {
     let strategy = args

@@ -1,9 +1,11 @@
 //! Implementations of the subcommands. Each returns the process exit status
 //! or an error; [`exit_code`] turns errors into a message and status 2.
 
+pub mod args;
 pub mod check;
 pub mod compare;
 pub mod export;
+pub mod generate;
 pub mod merge;
 pub mod report;
 pub mod run;
@@ -48,10 +50,4 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         c.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
-}
-
-/// `bench-sudoku generate`.
-pub fn generate(args: &crate::generate::cli::GenerateArgs) -> CmdResult {
-    crate::generate::cli::run(args)?;
-    Ok(0)
 }

@@ -4,11 +4,19 @@
 use super::CmdResult;
 use crate::bench::metrics::{ResultRecord, UnitStats};
 use crate::bench::sysinfo::Meta;
-use crate::cli::ReportArgs;
 use crate::report::{charts::Charts, file_safe, html::HtmlReport, Exporter, Report};
 use anyhow::{anyhow, Context};
+use clap::Args;
 use hdrhistogram::Histogram;
 use std::path::Path;
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A results directory written by `bench-sudoku run`.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+}
 
 pub fn run(args: &ReportArgs) -> CmdResult {
     let dir = &args.dir;

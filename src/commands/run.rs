@@ -1,21 +1,175 @@
 //! `bench-sudoku run`: the parallel batch benchmark and its reports.
 
+use super::args::EngineArgs;
 use super::CmdResult;
 use crate::bench::metrics::UnitStats;
 use crate::bench::sysinfo::{self, DatasetMeta, Meta, RunOptionsMeta, StrategyMeta};
 use crate::bench::{self, NoRows, Progress, PuzzleCsv, RowSink, RunOptions, Stop};
-use crate::cli::RunArgs;
 use crate::commands::compare::FailOn;
 use crate::compare::gate::{Gate, Verdict};
+use crate::dataset::Format;
 use crate::report::{self, terminal, Report};
 use crate::results;
+use crate::solver::strategy::spec_help;
 use crate::solver::{external, Engine, Limits, Strategy};
 use anyhow::Context;
+use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+
+pub const RUN_HELP: &str = "Examples:
+  bench-sudoku run datasets/hard.csv
+  bench-sudoku run datasets/easy.csv datasets/hard.csv -s all
+  bench-sudoku run puzzles.txt -s locked -s 'prop=hidden,branch=max' -j 1 --repeat 5 --warmup 1
+  bench-sudoku run big.csv.gz --limit 100000 --shuffle --seed 7 --no-puzzle-csv --out results/big
+  bench-sudoku run datasets/hard.csv --shard 2/3 --out r2          (then: merge r1 r2 r3 --out DIR)
+  bench-sudoku run datasets/hard.csv --export bmf bmf.json --export github-benchmark gab.json
+  bench-sudoku run datasets/hard.csv -s fast -s 'lib=./libmysolver.so'     (tdoku's C signature, symbol 'solve')
+  bench-sudoku run datasets/hard.csv -s fast -s 'cmd=python3 examples/solvers/python/solver.py'
+  bench-sudoku run datasets/hard.csv --solvers solvers.toml -s fast -s tdoku -s mine
+  bench-sudoku run datasets/hard.csv -s fast -s fast,name=again               (an A/A run)
+  bench-sudoku run hard.csv -s 'lib=old.so,name=base' -s 'lib=new.so,name=head' --gate base:head
+
+Datasets: CSV with a header (puzzle column quizzes|puzzle|quiz|question|sudoku; optional
+solution column solutions|solution|answer, id, and a rating/difficulty column) or plain
+lines of 81 characters ('#' comments, blank lines, CRLF). gzip is read transparently.
+Blanks are '0' or '.'. Every returned solution is checked against the rules and the
+givens, and against the dataset's solution when there is one.
+
+Outputs in --out DIR (default results/<dataset>-<UTC time>/): puzzles.csv (one row per
+puzzle x strategy, input order), summary.csv, summary.json, summary.md, meta.json and
+histograms/<dataset>-<strategy>{,.guesses,.depth}.{hgrm,hdr},
+charts/<dataset>-{latency,guesses,scatter,paired}.svg and report.html (the page to open;
+'bench-sudoku report DIR' regenerates it); gate.md with --gate.
+
+Two or more strategies run interleaved: each chunk of puzzles is solved by every strategy
+in turn on one thread, pass by pass, and each strategy's per-puzzle times are paired with the
+baseline's (geometric mean of the ratios with a 95% bootstrap interval, median, wins / ties /
+losses, guesses ratio). How timing and pairing work and how far to trust them:
+docs/MEASUREMENT.md.
+
+External solvers (docs/SOLVERS.md): -s 'lib=PATH[,symbol=NAME|,solver=NAME]…' loads a
+shared library, -s 'cmd=COMMAND' runs a program speaking docs/SOLVER-PROTOCOL.md, and
+--solvers FILE names them. Their answers are verified like every strategy's, and their
+counts checked against bench-sudoku's own engine; a crash, a timeout (--timeout) or a
+protocol error is an outcome of its puzzle, and the run goes on.
+
+Exit status: 0 success; 1 when an answer disagrees with the dataset's solution, the
+rules or bench-sudoku's count of solutions, or an external solver failed on a puzzle
+(crashed, timeout, protocol_error, error), or when the --gate failed; 2 on bad input (file:line: what is wrong),
+a solver that cannot be loaded or started, or an unusable output directory; 130 when
+interrupted (partial results written, meta.json \"complete\": false).";
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Dataset files (CSV with a header, or plain 81-character lines; .gz ok).
+    #[arg(required = true, value_name = "DATASET")]
+    pub datasets: Vec<PathBuf>,
+    /// Strategy to run (repeat the option for several; 'all' for every named
+    /// strategy) [default: mrv, hidden, locked, fast].
+    #[arg(short = 's', long = "strategy", value_name = "STRATEGY", long_help = spec_help())]
+    pub strategies: Vec<String>,
+    /// Solver threads [default: all logical cores].
+    #[arg(
+        short = 'j',
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        hide_default_value = true
+    )]
+    pub threads: usize,
+    /// Results directory [default: results/<dataset-stem>-<UTC timestamp>].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Replace the results already in --out DIR.
+    #[arg(long)]
+    pub force: bool,
+    /// Measured passes over every batch; the per-puzzle time kept is the
+    /// minimum over them [default: 3 with --gate, else 1].
+    #[arg(long, value_name = "N")]
+    pub repeat: Option<u32>,
+    /// Discarded passes before the measured ones [default: 1 when two or
+    /// more strategies run interleaved, else 0]. Interleaved strategies
+    /// solve the same puzzles one after another, and a puzzle's first solve
+    /// is slower than the next ones (its data and branches are new), so
+    /// without a warm-up the strategy that goes first is penalised.
+    #[arg(long, value_name = "N")]
+    pub warmup: Option<u32>,
+    /// Only the first N puzzles of each dataset.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
+    /// Solve in a random order (within each batch of --batch-size puzzles);
+    /// results stay in input order.
+    #[arg(long)]
+    pub shuffle: bool,
+    /// Seed of --shuffle and of the paired statistics' bootstrap.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// Run the strategies one after another on each dataset. By default,
+    /// with two or more strategies, every chunk of puzzles is solved by each
+    /// strategy in turn on one thread (interleaved, the order rotating from
+    /// chunk to chunk and from pass to pass), and each strategy's per-puzzle times are paired with
+    /// the baseline's.
+    #[arg(long)]
+    pub sequential: bool,
+    /// The strategy the others are paired with [default: BASE of --gate, or
+    /// the first -s].
+    #[arg(long, value_name = "LABEL")]
+    pub baseline: Option<String>,
+    /// CI gate: exit 1 when strategy CANDIDATE is slower than BASE beyond
+    /// --threshold with the whole 95% interval of the paired ratio beyond it,
+    /// when either side has a rejected answer or a fault, or when their
+    /// answers differ; the verdict is printed and written to gate.md. Give
+    /// the two sides labels with name=LABEL, e.g. -s 'lib=old.so,name=base'
+    /// -s 'lib=new.so,name=head' --gate base:head.
+    #[arg(long, value_name = "BASE:CANDIDATE")]
+    pub gate: Option<String>,
+    /// The gate's threshold: a slowdown in percent the whole interval must
+    /// exceed.
+    #[arg(long, value_name = "PCT", default_value_t = crate::compare::gate::DEFAULT_THRESHOLD, requires = "gate")]
+    pub threshold: f64,
+    /// Also fail the gate when a search counter differs on some puzzle.
+    #[arg(long, value_enum, value_name = "WHAT", requires = "gate")]
+    pub fail_on: Option<crate::commands::compare::FailOn>,
+    /// Also append the gate's Markdown verdict to FILE (e.g.
+    /// "$GITHUB_STEP_SUMMARY").
+    #[arg(long, value_name = "FILE", requires = "gate")]
+    pub gate_summary: Option<PathBuf>,
+    /// Count solutions up to N (1: first solution, the usual benchmark; 2:
+    /// also prove uniqueness).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub count: u32,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Dataset format.
+    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    pub format: Format,
+    /// Do not write puzzles.csv (summaries and histograms only).
+    #[arg(long)]
+    pub no_puzzle_csv: bool,
+    /// Skip malformed rows (counted and listed in the report) instead of
+    /// stopping.
+    #[arg(long)]
+    pub skip_invalid: bool,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Puzzles per batch (the unit of work in flight and the shuffle window).
+    #[arg(long, value_name = "N", default_value_t = crate::bench::DEFAULT_BATCH)]
+    pub batch_size: usize,
+    /// Only shard K of N of every dataset: the puzzles whose 0-based index
+    /// % N == K - 1 (after --limit). Combine the shards with `merge`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::bench::Shard>,
+    /// Also write a benchmark-tracker file: FORMAT `bmf` (Bencher Metric
+    /// Format) or `github-benchmark` (github-action-benchmark
+    /// customSmallerIsBetter). Repeatable.
+    #[arg(long = "export", num_args = 2, value_names = ["FORMAT", "FILE"])]
+    pub export: Vec<String>,
+}
 
 /// Strategies run when no `-s` is given: the classic propagating ones plus
 /// the fastest engine.

@@ -9,8 +9,8 @@
 //! Each reply carries `ns`, the solve's time on this process's monotonic
 //! clock, around the solve only.
 
+use super::args::EngineArgs;
 use super::CmdResult;
-use crate::cli::EngineArgs;
 use crate::solver::external::protocol::{self, Hello};
 use crate::solver::{spec_help, Limits};
 use clap::Args;

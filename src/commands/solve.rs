@@ -1,16 +1,40 @@
 //! `bench-sudoku solve`: one puzzle from the argument, or many from stdin.
 
+use super::args::EngineArgs;
 use super::CmdResult;
-use crate::cli::SolveArgs;
 use crate::grid::Grid;
 use crate::report::terminal::ABSENT;
+use crate::solver::strategy::spec_help;
 use crate::solver::{
     Answer, Counter, CounterSet, Limits, SolveResult, Solver, Status, Strategy, TraceObserver,
 };
 use anyhow::Context;
+use clap::Args;
 use serde::Serialize;
 use std::io::{BufRead, BufWriter, Write};
 use std::time::Instant;
+
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    /// The puzzle: 81 characters, '1'-'9' givens, '.' or '0' blanks. Omit it,
+    /// or give '-', to read puzzles from standard input, one per line.
+    #[arg(value_name = "PUZZLE|-")]
+    pub puzzle: Option<String>,
+    /// Strategy name or spec.
+    #[arg(short, long, default_value = "hidden", long_help = spec_help())]
+    pub strategy: String,
+    /// Count solutions up to N (2 proves uniqueness; 1 stops at the first).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub count: u32,
+    /// Print the solving process step by step.
+    #[arg(long)]
+    pub trace: bool,
+    /// One JSON object per puzzle (JSON Lines).
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
 
 /// One puzzle's answer as printed by `solve --json`. A counter the
 /// strategy does not report is null.

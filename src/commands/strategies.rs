@@ -2,11 +2,22 @@
 //! the external solvers of `--solvers` files (each loaded or started, so a
 //! broken entry shows here first).
 
+use super::args::SolverArgs;
 use super::CmdResult;
-use crate::cli::StrategiesArgs;
 use crate::solver::strategy::NAMED;
 use crate::solver::{Strategy, DEFAULT_MAX_GUESSES};
+use clap::Args;
 use std::fmt::Write as _;
+
+#[derive(Debug, Args)]
+pub struct StrategiesArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Also list (and check) the external solvers of these TOML files.
+    #[command(flatten)]
+    pub solvers: SolverArgs,
+}
 
 pub fn run(args: &StrategiesArgs) -> CmdResult {
     let mut strategies: Vec<(Strategy, bool)> = NAMED

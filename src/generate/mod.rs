@@ -25,7 +25,6 @@
 //! assert!(puzzles[0].solution.is_solution_of(&puzzles[0].puzzle));
 //! ```
 
-pub mod cli;
 mod dig;
 mod fill;
 mod output;

@@ -1,6 +1,6 @@
 //! The `generate` command: options and entry point.
 
-use super::{generate, CsvWriter, GenConfig, Removal};
+use crate::generate::{generate, CsvWriter, GenConfig, Removal};
 use crate::solver::{strategy::spec_help, Limits, Strategy};
 use anyhow::Context;
 use clap::Args;
@@ -240,7 +240,7 @@ mod tests {
             "puzzle,solution,clues,guesses,backtracks,max_depth"
         );
         let cfg = a.config().unwrap();
-        let expected = super::super::generate_vec(&cfg).unwrap();
+        let expected = crate::generate::generate_vec(&cfg).unwrap();
         for (line, p) in lines[1..].iter().zip(&expected) {
             assert!(line.starts_with(&p.puzzle.to_line_zeros()), "{line}");
         }
