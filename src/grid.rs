@@ -75,6 +75,45 @@ pub const fn row_col_box(cell: usize) -> (usize, usize, usize) {
 /// The 27 units: rows 0..9, columns 9..18, boxes 18..27, each as its 9 cells.
 pub const UNITS: [[u8; 9]; 27] = build_units();
 
+/// The three units of every cell, numbered as [`UNITS`]: row, 9 + column,
+/// 18 + box.
+pub const CELL_UNITS: [[u8; 3]; CELLS] = build_cell_units();
+
+/// The 20 peers of every cell (the other cells of its row, column and box),
+/// in increasing order.
+pub static PEERS: [[u8; 20]; CELLS] = build_peers();
+
+const fn build_cell_units() -> [[u8; 3]; CELLS] {
+    let mut t = [[0u8; 3]; CELLS];
+    let mut c = 0;
+    while c < CELLS {
+        let (r, col, b) = row_col_box(c);
+        t[c] = [r as u8, (9 + col) as u8, (18 + b) as u8];
+        c += 1;
+    }
+    t
+}
+
+const fn build_peers() -> [[u8; 20]; CELLS] {
+    let mut t = [[0u8; 20]; CELLS];
+    let mut c = 0;
+    while c < CELLS {
+        let (r, col, b) = row_col_box(c);
+        let mut n = 0;
+        let mut p = 0;
+        while p < CELLS {
+            let (pr, pc, pb) = row_col_box(p);
+            if p != c && (pr == r || pc == col || pb == b) {
+                t[c][n] = p as u8;
+                n += 1;
+            }
+            p += 1;
+        }
+        c += 1;
+    }
+    t
+}
+
 const fn build_units() -> [[u8; 9]; 27] {
     let mut u = [[0u8; 9]; 27];
     let mut i = 0;

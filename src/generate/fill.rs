@@ -40,9 +40,8 @@ const fn unit_indices() -> [[u8; 3]; CELLS] {
     let mut t = [[0u8; 3]; CELLS];
     let mut cell = 0;
     while cell < CELLS {
-        let r = cell / 9;
-        let c = cell % 9;
-        t[cell] = [r as u8, c as u8, ((r / 3) * 3 + c / 3) as u8];
+        let (r, c, b) = crate::grid::row_col_box(cell);
+        t[cell] = [r as u8, c as u8, b as u8];
         cell += 1;
     }
     t

@@ -27,8 +27,8 @@ const CELL_UNITS: [u32; CELLS] = {
     let mut t = [0u32; CELLS];
     let mut i = 0;
     while i < CELLS {
-        let (r, c) = (i / 9, i % 9);
-        t[i] = 1 << r | 1 << (9 + c) | 1 << (18 + r / 3 * 3 + c / 3);
+        let [r, c, b] = crate::grid::CELL_UNITS[i];
+        t[i] = 1 << r | 1 << c | 1 << b;
         i += 1;
     }
     t

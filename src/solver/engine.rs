@@ -16,7 +16,7 @@
 use super::observer::{observe, Contradiction, Locked, Observer, Reason};
 use super::strategy::{Branch, Config, Propagation, ValueOrder};
 use super::{Counters, Limits, SolveResult, Status};
-use crate::grid::{Grid, CELLS, UNITS};
+use crate::grid::{Grid, CELLS, CELL_UNITS, PEERS, UNITS};
 
 const ALL: u16 = 0x1FF;
 
@@ -34,45 +34,6 @@ fn level(p: Propagation) -> u8 {
         Propagation::Hidden => LVL_HIDDEN,
         Propagation::Locked => LVL_LOCKED,
     }
-}
-
-/// The 20 peers of every cell.
-static PEERS: [[u8; 20]; CELLS] = build_peers();
-/// Row, column and box unit of every cell (unit numbering as [`UNITS`]).
-static CELL_UNITS: [[u8; 3]; CELLS] = build_cell_units();
-
-const fn build_cell_units() -> [[u8; 3]; CELLS] {
-    let mut t = [[0u8; 3]; CELLS];
-    let mut c = 0;
-    while c < CELLS {
-        let r = c / 9;
-        let col = c % 9;
-        t[c] = [r as u8, (9 + col) as u8, (18 + (r / 3) * 3 + col / 3) as u8];
-        c += 1;
-    }
-    t
-}
-
-const fn build_peers() -> [[u8; 20]; CELLS] {
-    let mut t = [[0u8; 20]; CELLS];
-    let mut c = 0;
-    while c < CELLS {
-        let (r, col) = (c / 9, c % 9);
-        let b = (r / 3) * 3 + col / 3;
-        let mut n = 0;
-        let mut p = 0;
-        while p < CELLS {
-            let (pr, pc) = (p / 9, p % 9);
-            let pb = (pr / 3) * 3 + pc / 3;
-            if p != c && (pr == r || pc == col || pb == b) {
-                t[c][n] = p as u8;
-                n += 1;
-            }
-            p += 1;
-        }
-        c += 1;
-    }
-    t
 }
 
 /// Cells of the 54 triads (three cells where a row or column meets a box).
