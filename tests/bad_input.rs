@@ -2,8 +2,11 @@
 //! the file (and line), exit status 2, no panic, and no output that looks
 //! complete. Fixtures are in tests/fixtures/bad/.
 
+mod common;
+use common::command;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -21,7 +24,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn run(data: &Path, out: &Path, extra: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
+    command()
         .arg("run")
         .arg(data)
         .args(["-s", "hidden", "-q", "--out"])
@@ -259,7 +262,7 @@ fn a_dataset_that_disappears_mid_run() {
     let puzzle = line.trim_start_matches('\u{feff}').lines().next().unwrap();
     std::fs::write(&data, format!("{puzzle}\n").repeat(200_000)).unwrap();
     let out = dir.join("out");
-    let child = Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
+    let child = command()
         .arg("run")
         .arg(&data)
         .args(["-s", "mrv", "-s", "hidden", "--sequential", "-q", "--out"])

@@ -129,7 +129,7 @@ fn naive_explosion_gives_up_at_the_default_budget() {
 }
 
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
+    command()
 }
 
 /// `solve --count 1000` on the empty grid prints 1000 solutions counted,

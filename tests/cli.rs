@@ -7,7 +7,7 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
+    command()
 }
 
 fn run(args: &[&str]) -> Output {

@@ -3,13 +3,14 @@
 //! puzzles.csv, and two real runs of the same binary coming out unchanged.
 
 mod common;
+use common::command;
 use common::{err, scratch};
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn compare(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
+    command()
         .arg("compare")
         .args(args)
         .output()
@@ -214,7 +215,7 @@ fn two_real_runs_of_the_same_binary_are_unchanged() {
         let children: Vec<_> = dirs
             .iter()
             .map(|d| {
-                Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
+                command()
                     .args(["run", &easy, &hard, "--limit", "100", "-j", "1"])
                     .args(["-s", "hidden", "-s", "locked", "-s", "fast"])
                     .args([

@@ -108,7 +108,7 @@ impl Run {
 /// Runs `bench-sudoku run` with `args` (and `envs`) into `scratch(name)`.
 fn run(name: &str, args: &[&str], envs: &[(&str, &str)]) -> Run {
     let dir = scratch(name);
-    let out = Command::new(BIN)
+    let out = command()
         .arg("run")
         .args(args)
         .args(["--out", dir.to_str().unwrap(), "--quiet"])

@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::command;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -50,7 +51,7 @@ fn sigint_writes_partial_results_and_exits_130() {
     let data = big_dataset("big.txt", 400_000);
     let out = data.with_file_name("out-int");
     let _ = std::fs::remove_dir_all(&out);
-    let child = Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
+    let child = command()
         .args(["run", data.to_str().unwrap(), "-s", "mrv", "-q", "--out"])
         .arg(&out)
         .stdout(Stdio::piped())
@@ -95,7 +96,7 @@ fn sigterm_too() {
     let data = big_dataset("big-term.txt", 400_000);
     let out = data.with_file_name("out-term");
     let _ = std::fs::remove_dir_all(&out);
-    let child = Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
+    let child = command()
         .args(["run", data.to_str().unwrap(), "-s", "mrv", "-q", "--out"])
         .arg(&out)
         .stdout(Stdio::null())

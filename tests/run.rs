@@ -482,7 +482,7 @@ fn explosive_strategies_give_up_instead_of_hanging() {
 /// (Every command here starts a thread pool or reads files before it prints,
 /// so the pipe is closed before the first write.)
 fn with_closed_stdout(args: &[&str]) -> (Option<i32>, String) {
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
+    let mut child = command()
         .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

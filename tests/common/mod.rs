@@ -114,12 +114,14 @@ pub fn random_symmetry(g: &Grid, rng: &mut TestRng) -> Grid {
     Grid::from_cells(out).unwrap()
 }
 
+/// A command for the binary under test (the one way tests start it).
+pub fn command() -> Command {
+    Command::new(BIN)
+}
+
 /// Runs the binary with `args` and waits for it.
 pub fn bin(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
-        .args(args)
-        .output()
-        .expect("binary runs")
+    command().args(args).output().expect("binary runs")
 }
 
 /// Standard error of a finished command, as text.
