@@ -7,7 +7,6 @@ mod common;
 use bench_sudoku::solver::{Limits, SolveResult, Solver, Status, Strategy, DEFAULT_MAX_GUESSES};
 use bench_sudoku::Grid;
 use common::*;
-use std::process::Command;
 
 /// A valid full grid (the solution of `FAMOUS_HARD`).
 const FULL: &str =
@@ -128,16 +127,12 @@ fn naive_explosion_gives_up_at_the_default_budget() {
     }
 }
 
-fn bin() -> Command {
-    command()
-}
-
 /// `solve --count 1000` on the empty grid prints 1000 solutions counted,
 /// status multiple; `--max-guesses` turns the naive explosion into gave_up.
 #[test]
 fn cli_count_and_max_guesses() {
     let empty = "0".repeat(81);
-    let out = bin()
+    let out = command()
         .args(["solve", "--json", "--count", "1000", &empty])
         .output()
         .unwrap();
@@ -146,7 +141,7 @@ fn cli_count_and_max_guesses() {
     assert_eq!(v["status"], "multiple", "{v}");
     assert_eq!(v["solutions"], 1000, "{v}");
 
-    let out = bin()
+    let out = command()
         .args([
             "solve",
             "--json",

@@ -4,18 +4,14 @@ mod common;
 
 use common::*;
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-fn bin() -> Command {
-    command()
-}
+use std::process::{Output, Stdio};
 
 fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("binary runs")
+    command().args(args).output().expect("binary runs")
 }
 
 fn run_stdin(args: &[&str], input: &str) -> Output {
-    let mut child = bin()
+    let mut child = command()
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
