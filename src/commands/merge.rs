@@ -9,6 +9,7 @@ use crate::bench::sysinfo::Meta;
 use crate::bench::{Shard, PUZZLE_CSV_HEADER};
 use crate::compare::load::ResultsDir;
 use crate::report::{self, terminal, Report};
+use crate::results::puzzles::PuzzleRows;
 use crate::solver::Counter;
 use anyhow::{bail, Context};
 use clap::Args;
@@ -254,30 +255,24 @@ fn merged_meta(inputs: &[ResultsDir], n: u64, ks: &[u64]) -> Meta {
 
 /// One input's rows of puzzles.csv with their merge key.
 struct RowStream {
-    file: PathBuf,
-    rows: csv::StringRecordsIntoIter<std::fs::File>,
+    rows: PuzzleRows,
     head: Option<((usize, u64), csv::StringRecord)>,
 }
 
 impl RowStream {
     fn advance(&mut self, order: &dyn Fn(&str, &str) -> Option<usize>) -> anyhow::Result<()> {
         let prev = self.head.as_ref().map(|h| h.0);
-        self.head = match self.rows.next() {
+        let file = self.rows.file().to_path_buf();
+        self.head = match self.rows.next_row()? {
             None => None,
-            Some(rec) => {
-                let rec = rec.with_context(|| format!("{}: malformed row", self.file.display()))?;
-                let line = rec.position().map_or(0, |p| p.line());
-                let bad = |what: &str| anyhow::anyhow!("{}:{line}: {what}", self.file.display());
-                let unit = order(rec.get(0).unwrap_or(""), rec.get(4).unwrap_or(""))
+            Some(row) => {
+                let bad = |what: &str| anyhow::anyhow!("{}:{}: {what}", file.display(), row.line);
+                let unit = order(row.dataset, row.strategy)
                     .ok_or_else(|| bad("dataset/strategy not in the run's meta"))?;
-                let index: u64 = rec
-                    .get(1)
-                    .and_then(|v| v.parse().ok())
-                    .ok_or_else(|| bad("bad index"))?;
-                if prev.is_some_and(|p| p >= (unit, index)) {
+                if prev.is_some_and(|p| p >= (unit, row.index)) {
                     return Err(bad("rows out of order"));
                 }
-                Some(((unit, index), rec))
+                Some(((unit, row.index), row.record.clone()))
             }
         };
         Ok(())
@@ -305,19 +300,11 @@ fn merge_puzzle_csv(inputs: &[ResultsDir], out: &Path) -> anyhow::Result<()> {
     let mut streams = Vec::new();
     for d in inputs {
         let file = d.puzzles_csv();
-        let mut r = csv::Reader::from_path(&file)
-            .with_context(|| format!("{}: cannot read", file.display()))?;
-        let header = r
-            .headers()
-            .with_context(|| format!("{}: malformed header", file.display()))?;
-        if header.iter().ne(PUZZLE_CSV_HEADER.iter().copied()) {
+        let rows = PuzzleRows::open(&file)?;
+        if rows.header().iter().ne(PUZZLE_CSV_HEADER.iter().copied()) {
             bail!("{}: unexpected columns", file.display());
         }
-        let mut s = RowStream {
-            file,
-            rows: r.into_records(),
-            head: None,
-        };
+        let mut s = RowStream { rows, head: None };
         s.advance(&order)?;
         streams.push(s);
     }

@@ -5,6 +5,7 @@
 use crate::bench::metrics::{Fault, ResultRecord, Skipped};
 use crate::bench::sysinfo::Meta;
 use crate::report::file_safe;
+use crate::results::puzzles::PuzzleRows;
 use crate::results::Summary;
 use anyhow::Context;
 use hdrhistogram::Histogram;
@@ -57,40 +58,14 @@ impl ResultsDir {
         if !file.is_file() {
             return Ok(None);
         }
-        let ctx = || format!("{}: malformed per-puzzle results", file.display());
-        let mut r = csv::Reader::from_path(&file).with_context(ctx)?;
-        let headers = r.headers().with_context(ctx)?.clone();
-        let col = |name: &str| {
-            headers
-                .iter()
-                .position(|h| h == name)
-                .with_context(|| format!("{}: no '{name}' column", file.display()))
-        };
-        let (cd, ci, cs, ct) = (
-            col("dataset")?,
-            col("index")?,
-            col("strategy")?,
-            col("time_ns")?,
-        );
+        let mut rows = PuzzleRows::open(&file)?;
         let mut out: HashMap<(String, String), Samples> = HashMap::new();
-        let mut rec = csv::StringRecord::new();
-        while r.read_record(&mut rec).with_context(ctx)? {
-            let line = rec.position().map_or(0, |p| p.line());
-            let num = |c: usize, what: &str| -> anyhow::Result<u64> {
-                rec.get(c)
-                    .and_then(|v| v.parse().ok())
-                    .with_context(|| format!("{}:{line}: bad {what}", file.display()))
-            };
+        while let Some(row) = rows.next_row()? {
             // A fault of an external solver has no time: no sample.
-            if rec.get(ct) == Some("") {
-                continue;
-            }
-            let (index, time) = (num(ci, "index")?, num(ct, "time_ns")?);
-            let key = (
-                rec.get(cd).unwrap_or("").to_string(),
-                rec.get(cs).unwrap_or("").to_string(),
-            );
-            out.entry(key).or_default().push((index, time));
+            let Some(time) = row.time_ns else { continue };
+            out.entry((row.dataset.to_string(), row.strategy.to_string()))
+                .or_default()
+                .push((row.index, time));
         }
         for v in out.values_mut() {
             v.sort_unstable();

@@ -886,45 +886,13 @@ fn read_samples(path: &Path) -> anyhow::Result<Samples> {
     if !path.is_file() {
         return Ok(out);
     }
-    let ctx = || format!("{}: cannot read", path.display());
-    let mut rdr = csv::Reader::from_path(path).with_context(ctx)?;
-    let header = rdr.headers().with_context(ctx)?.clone();
-    let col = |name: &str| {
-        header
-            .iter()
-            .position(|h| h == name)
-            .ok_or_else(|| anyhow!("{}: no `{name}` column", path.display()))
-    };
-    let (cd, cs, ct, cg) = (
-        col("dataset")?,
-        col("strategy")?,
-        col("time_ns")?,
-        col("guesses")?,
-    );
-    let mut rec = csv::StringRecord::new();
-    let mut line = 1u64;
-    while rdr.read_record(&mut rec).with_context(ctx)? {
-        line += 1;
-        let field = |i: usize| rec.get(i).unwrap_or("");
-        let num = |i: usize| match field(i) {
-            "" => Ok(None),
-            f => f
-                .parse::<u64>()
-                .map(Some)
-                .map_err(|_| anyhow!("{}:{line}: bad number `{f}`", path.display())),
-        };
-        let (Some(t), Some(g)) = (num(ct)?, num(cg)?) else {
+    let mut rows = crate::results::puzzles::PuzzleRows::open(path)?;
+    while let Some(row) = rows.next_row()? {
+        let (Some(t), Some(g)) = (row.time_ns, row.guesses) else {
             continue;
         };
-        let key = (field(cd).to_string(), field(cs).to_string());
-        match out.get_mut(&key) {
-            Some(s) => s.offer((g, t)),
-            None => {
-                let mut s = Sample::default();
-                s.offer((g, t));
-                out.insert(key, s);
-            }
-        }
+        let key = (row.dataset.to_string(), row.strategy.to_string());
+        out.entry(key).or_default().offer((g, t));
     }
     Ok(out)
 }

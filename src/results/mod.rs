@@ -4,6 +4,7 @@
 //! holds: a new output file is added to [`FILES`], and `--force` then
 //! replaces it like every other.
 
+pub mod puzzles;
 pub mod summary;
 
 use anyhow::Context;

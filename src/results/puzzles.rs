@@ -1,0 +1,116 @@
+//! Reading `puzzles.csv` back: one reader for every command that needs the
+//! per-puzzle rows (compare's samples, the charts' scatter, merge). Its
+//! columns are [`crate::bench::PUZZLE_CSV_HEADER`]; every error names the
+//! file and the line.
+
+use anyhow::{anyhow, Context};
+use csv::StringRecord;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+/// The rows of a `puzzles.csv`, read one at a time.
+pub struct PuzzleRows {
+    file: PathBuf,
+    rdr: csv::Reader<File>,
+    header: StringRecord,
+    cols: Cols,
+    rec: StringRecord,
+}
+
+/// Positions of the columns the readers use.
+struct Cols {
+    dataset: usize,
+    index: usize,
+    strategy: usize,
+    time_ns: usize,
+    guesses: usize,
+}
+
+/// One row: the fields the readers use, parsed, and the whole record.
+pub struct Row<'a> {
+    /// 1-based line of the row in the file.
+    pub line: u64,
+    pub dataset: &'a str,
+    pub strategy: &'a str,
+    pub index: u64,
+    /// `None` for a puzzle without a time (an external solver's fault).
+    pub time_ns: Option<u64>,
+    /// `None` where the strategy does not report guesses, or on a fault.
+    pub guesses: Option<u64>,
+    pub record: &'a StringRecord,
+}
+
+impl PuzzleRows {
+    /// Opens `path` and checks its header names the columns read.
+    pub fn open(path: &Path) -> anyhow::Result<Self> {
+        let ctx = || format!("{}: cannot read", path.display());
+        let mut rdr = csv::Reader::from_path(path).with_context(ctx)?;
+        let header = rdr.headers().with_context(ctx)?.clone();
+        let col = |name: &str| {
+            header
+                .iter()
+                .position(|h| h == name)
+                .ok_or_else(|| anyhow!("{}: no `{name}` column", path.display()))
+        };
+        let cols = Cols {
+            dataset: col("dataset")?,
+            index: col("index")?,
+            strategy: col("strategy")?,
+            time_ns: col("time_ns")?,
+            guesses: col("guesses")?,
+        };
+        Ok(PuzzleRows {
+            file: path.to_path_buf(),
+            rdr,
+            header,
+            cols,
+            rec: StringRecord::new(),
+        })
+    }
+
+    /// The header record.
+    pub fn header(&self) -> &StringRecord {
+        &self.header
+    }
+
+    /// The file read.
+    pub fn file(&self) -> &Path {
+        &self.file
+    }
+
+    /// The next row, `None` at the end.
+    pub fn next_row(&mut self) -> anyhow::Result<Option<Row<'_>>> {
+        let file = &self.file;
+        if !self
+            .rdr
+            .read_record(&mut self.rec)
+            .with_context(|| format!("{}: malformed row", file.display()))?
+        {
+            return Ok(None);
+        }
+        let rec = &self.rec;
+        let line = rec.position().map_or(0, |p| p.line());
+        let field = |i: usize| rec.get(i).unwrap_or("");
+        let num = |i: usize, what: &str| -> anyhow::Result<Option<u64>> {
+            match field(i) {
+                "" => Ok(None),
+                f => f
+                    .parse::<u64>()
+                    .map(Some)
+                    .map_err(|_| anyhow!("{}:{line}: bad {what} `{f}`", file.display())),
+            }
+        };
+        let c = &self.cols;
+        let index =
+            num(c.index, "index")?.ok_or_else(|| anyhow!("{}:{line}: no index", file.display()))?;
+        Ok(Some(Row {
+            line,
+            dataset: field(c.dataset),
+            strategy: field(c.strategy),
+            index,
+            time_ns: num(c.time_ns, "time_ns")?,
+            guesses: num(c.guesses, "guesses")?,
+            record: rec,
+        }))
+    }
+}
