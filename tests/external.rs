@@ -305,9 +305,13 @@ fn an_isolated_library_that_segfaults_is_counted_and_the_run_goes_on() {
     );
     assert_eq!(r.code(), 1, "{}", r.stderr());
     let res = r.result("segv");
-    // Every process dies on its tenth call: about one puzzle in ten.
+    // Every process dies on its tenth call, after nine answers: at least 3
+    // of the 35 puzzles crash. Requests in flight when a process dies are
+    // replayed in the next one, where they are calls again, so how many
+    // more crash depends on how deep the pipeline was at that moment (the
+    // machine's load): a bound, not an exact count.
     let crashed = res["crashed"].as_u64().unwrap();
-    assert!((3..=4).contains(&crashed), "{res}");
+    assert!((3..=10).contains(&crashed), "{res}");
     assert_eq!(res["solved"].as_u64().unwrap() + crashed, 35);
     assert_eq!(
         (res["mismatches"].as_u64(), res["wrong_answers"].as_u64()),

@@ -39,6 +39,7 @@ pub fn run(args: &ExportArgs) -> CmdResult {
         meta: &dir.meta,
         results: dir.results.clone(),
         units: &[],
+        scatter: None,
     };
     for e in exporters {
         for path in e

@@ -410,7 +410,7 @@ pub fn run(args: &MergeArgs) -> CmdResult {
             "bench-sudoku: warning: some inputs have no puzzles.csv; the merged directory has none"
         );
     }
-    let report = Report::new(&meta, &units);
+    let report = Report::new(&meta, &units).with_scatter(&args.out)?;
     for exporter in report::exporters() {
         exporter
             .export(&report, &args.out)

@@ -21,7 +21,7 @@ pub struct ReportArgs {
 pub fn run(args: &ReportArgs) -> CmdResult {
     let dir = &args.dir;
     let loaded = load(dir)?;
-    let report = loaded.report();
+    let report = loaded.report().with_scatter(dir)?;
     for exporter in [&Charts as &dyn Exporter, &HtmlReport] {
         exporter
             .export(&report, dir)
@@ -47,6 +47,7 @@ impl Loaded {
             meta: &self.meta,
             results: self.results.clone(),
             units: &self.units,
+            scatter: None,
         }
     }
 }

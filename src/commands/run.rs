@@ -368,7 +368,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
         })
         .collect();
     let units: Vec<UnitStats> = results.units;
-    let report = Report::new(&meta, &units);
+    let report = Report::new(&meta, &units).with_scatter(&out)?;
     for exporter in report::exporters() {
         exporter
             .export(&report, &out)

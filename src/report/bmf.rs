@@ -9,10 +9,10 @@
 //!   0 … `upper_value` = the largest per-puzzle count; left out for a
 //!   strategy that does not report guesses.
 
-use super::{write_atomic, Exporter, Report};
+use super::{Exporter, Output, Report};
 use crate::bench::metrics::ResultRecord;
 use serde_json::{json, Map, Value};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The BMF document of a set of results.
 pub fn render(results: &[ResultRecord]) -> Value {
@@ -48,10 +48,9 @@ impl Exporter for Bmf {
     fn name(&self) -> &'static str {
         "bmf"
     }
-    fn export(&self, report: &Report, _dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    fn render(&self, report: &Report) -> anyhow::Result<Vec<Output>> {
         let mut bytes = serde_json::to_vec_pretty(&render(&report.results))?;
         bytes.push(b'\n');
-        write_atomic(&self.path, &bytes)?;
-        Ok(vec![self.path.clone()])
+        Ok(vec![Output::new(&self.path, bytes)])
     }
 }

@@ -14,17 +14,17 @@
 //! `puzzles.csv` in the results directory, so `bench-sudoku report DIR`
 //! redraws the same charts from disk.
 
-use super::{file_safe, write_atomic, Exporter, Report};
+use super::{file_safe, Exporter, Output, Report};
 use crate::bench::metrics::UnitStats;
 use crate::solver::Counter;
-use anyhow::{anyhow, Context};
+use anyhow::anyhow;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::collections::HashMap;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Points per (dataset, strategy) on the scatter chart, at most.
 pub const SCATTER_MAX: usize = 5000;
@@ -101,19 +101,11 @@ impl Exporter for Charts {
     fn name(&self) -> &'static str {
         "charts"
     }
-    fn export(&self, report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-        let charts = render_all(report, dir)?;
-        let cdir = dir.join("charts");
-        std::fs::create_dir_all(&cdir)
-            .with_context(|| format!("{}: cannot create", cdir.display()))?;
-        let mut written = Vec::new();
-        for c in &charts {
-            let path = dir.join(c.rel_path());
-            write_atomic(&path, c.svg.as_bytes())
-                .with_context(|| format!("{}: cannot write", path.display()))?;
-            written.push(path);
-        }
-        Ok(written)
+    fn render(&self, report: &Report) -> anyhow::Result<Vec<Output>> {
+        Ok(render_all(report)?
+            .into_iter()
+            .map(|c| Output::new(c.rel_path(), c.svg))
+            .collect())
     }
 }
 
@@ -129,10 +121,12 @@ pub fn datasets(report: &Report) -> Vec<String> {
 }
 
 /// Every chart of every dataset, in dataset order (latency, guesses,
-/// scatter). The scatter reads `dir/puzzles.csv` when there is one.
-pub fn render_all(report: &Report, dir: &Path) -> anyhow::Result<Vec<Chart>> {
+/// scatter, paired). The scatter's points are the report's
+/// ([`Report::with_scatter`]).
+pub fn render_all(report: &Report) -> anyhow::Result<Vec<Chart>> {
     let colors = strategy_colors(report);
-    let samples = read_samples(&dir.join("puzzles.csv"))?;
+    let none = Samples::new();
+    let samples = report.scatter.as_ref().unwrap_or(&none);
     let mut charts = Vec::new();
     for ds in datasets(report) {
         let units: Vec<(&UnitStats, RGBColor)> = report
@@ -161,7 +155,7 @@ pub fn render_all(report: &Report, dir: &Path) -> anyhow::Result<Vec<Chart>> {
                 (u.strategy.as_str(), *c, pts)
             })
             .collect();
-        let csv_present = dir.join("puzzles.csv").is_file();
+        let csv_present = report.scatter.is_some();
         charts.push(Chart {
             dataset: ds.clone(),
             kind: ChartKind::Scatter,
@@ -846,7 +840,7 @@ fn scatter_svg(
 /// sampling driven by a fixed-seed generator, so the same file always gives
 /// the same points.
 #[derive(Default)]
-struct Sample {
+pub struct Sample {
     seen: u64,
     rng: u64,
     points: Vec<(u64, u64)>,
@@ -875,16 +869,18 @@ impl Sample {
     }
 }
 
-type Samples = HashMap<(String, String), Sample>;
+/// Per (dataset, strategy), the sampled `(guesses, time_ns)` points of the
+/// scatter chart.
+pub type Samples = HashMap<(String, String), Sample>;
 
 /// `(guesses, time_ns)` samples per (dataset, strategy) from `puzzles.csv`;
 /// empty when the file does not exist. Rows without a time (faults of
 /// external solvers) or without guesses (a solver that does not report
 /// them) have no point.
-fn read_samples(path: &Path) -> anyhow::Result<Samples> {
+pub fn read_samples(path: &Path) -> anyhow::Result<Option<Samples>> {
     let mut out = Samples::new();
     if !path.is_file() {
-        return Ok(out);
+        return Ok(None);
     }
     let mut rows = crate::results::puzzles::PuzzleRows::open(path)?;
     while let Some(row) = rows.next_row()? {
@@ -894,7 +890,7 @@ fn read_samples(path: &Path) -> anyhow::Result<Samples> {
         let key = (row.dataset.to_string(), row.strategy.to_string());
         out.entry(key).or_default().offer((g, t));
     }
-    Ok(out)
+    Ok(Some(out))
 }
 
 #[cfg(test)]

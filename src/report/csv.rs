@@ -3,9 +3,8 @@
 //! comparison's fields are columns prefixed `paired_` (empty for the
 //! baseline), without its chart histogram.
 
-use super::{write_atomic, Exporter, Report};
+use super::{Exporter, Output, Report};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 
 pub struct SummaryCsv;
 
@@ -50,7 +49,7 @@ impl Exporter for SummaryCsv {
     fn name(&self) -> &'static str {
         "summary.csv"
     }
-    fn export(&self, report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    fn render(&self, report: &Report) -> anyhow::Result<Vec<Output>> {
         let rows: Vec<Vec<(String, String)>> = report
             .results
             .iter()
@@ -79,8 +78,6 @@ impl Exporter for SummaryCsv {
             w.write_record(&cells)?;
         }
         let bytes = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
-        let path = dir.join("summary.csv");
-        write_atomic(&path, &bytes)?;
-        Ok(vec![path])
+        Ok(vec![Output::new("summary.csv", bytes)])
     }
 }

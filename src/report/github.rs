@@ -8,10 +8,10 @@
 //! bigger-is-better, so it is left out.
 
 use super::terminal::fmt_ns;
-use super::{write_atomic, Exporter, Report};
+use super::{Exporter, Output, Report};
 use crate::bench::metrics::ResultRecord;
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// One entry of the `customSmallerIsBetter` array.
 #[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq)]
@@ -73,10 +73,9 @@ impl Exporter for GithubBenchmark {
     fn name(&self) -> &'static str {
         "github-benchmark"
     }
-    fn export(&self, report: &Report, _dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    fn render(&self, report: &Report) -> anyhow::Result<Vec<Output>> {
         let mut bytes = serde_json::to_vec_pretty(&render(&report.results))?;
         bytes.push(b'\n');
-        write_atomic(&self.path, &bytes)?;
-        Ok(vec![self.path.clone()])
+        Ok(vec![Output::new(&self.path, bytes)])
     }
 }

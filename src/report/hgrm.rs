@@ -4,10 +4,10 @@
 //! serialized V2 histogram (`.hdr`, values in ns / counts) for merging.
 //! A strategy that does not report guesses (or depth) has no such files.
 
-use super::{file_safe, write_atomic, Exporter, Report};
+use super::{file_safe, Exporter, Output, Report};
 use crate::bench::metrics::{hgrm_text, v2_bytes};
 use crate::solver::Counter;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub struct Histograms;
 
@@ -15,10 +15,9 @@ impl Exporter for Histograms {
     fn name(&self) -> &'static str {
         "histograms"
     }
-    fn export(&self, report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-        let hdir = dir.join("histograms");
-        std::fs::create_dir_all(&hdir)?;
-        let mut written = Vec::new();
+    fn render(&self, report: &Report) -> anyhow::Result<Vec<Output>> {
+        let hdir = Path::new("histograms");
+        let mut files = Vec::new();
         for u in report.units {
             let base = format!("{}-{}", file_safe(&u.dataset), file_safe(&u.strategy));
             for (suffix, h, scale, present) in [
@@ -34,14 +33,16 @@ impl Exporter for Histograms {
                 if !present {
                     continue;
                 }
-                let text = hdir.join(format!("{base}{suffix}.hgrm"));
-                write_atomic(&text, hgrm_text(h, scale).as_bytes())?;
-                let bin = hdir.join(format!("{base}{suffix}.hdr"));
-                write_atomic(&bin, &v2_bytes(h))?;
-                written.push(text);
-                written.push(bin);
+                files.push(Output::new(
+                    hdir.join(format!("{base}{suffix}.hgrm")),
+                    hgrm_text(h, scale),
+                ));
+                files.push(Output::new(
+                    hdir.join(format!("{base}{suffix}.hdr")),
+                    v2_bytes(h),
+                ));
             }
         }
-        Ok(written)
+        Ok(files)
     }
 }

@@ -9,11 +9,10 @@
 
 use super::charts::{self, Chart, ChartKind};
 use super::terminal::{clock_notes, rows, COLUMNS};
-use super::{write_atomic, Exporter, Report};
+use super::{Exporter, Output, Report};
 use crate::bench::metrics::UnitStats;
 use crate::solver::CounterSet;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 
 /// At most this many mismatches / skipped rows are shown per unit.
 const SHOWN_ROWS: usize = 50;
@@ -24,11 +23,9 @@ impl Exporter for HtmlReport {
     fn name(&self) -> &'static str {
         "report.html"
     }
-    fn export(&self, report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-        let charts = charts::render_all(report, dir)?;
-        let path = dir.join("report.html");
-        write_atomic(&path, render(report, &charts).as_bytes())?;
-        Ok(vec![path])
+    fn render(&self, report: &Report) -> anyhow::Result<Vec<Output>> {
+        let charts = charts::render_all(report)?;
+        Ok(vec![Output::new("report.html", render(report, &charts))])
     }
 }
 

@@ -1,6 +1,6 @@
 //! `summary.json` (its type is [`crate::results::Summary`]) and `meta.json`.
 
-use super::{write_atomic, Exporter, Report};
+use super::{write_atomic, Exporter, Output, Report};
 use crate::bench::sysinfo::Meta;
 use std::path::{Path, PathBuf};
 
@@ -10,10 +10,9 @@ impl Exporter for SummaryJson {
     fn name(&self) -> &'static str {
         "summary.json"
     }
-    fn export(&self, report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-        let path = dir.join("summary.json");
-        write_atomic(&path, &crate::results::Summary::of(report).to_bytes()?)?;
-        Ok(vec![path])
+    fn render(&self, report: &Report) -> anyhow::Result<Vec<Output>> {
+        let bytes = crate::results::Summary::of(report).to_bytes()?;
+        Ok(vec![Output::new("summary.json", bytes)])
     }
 }
 

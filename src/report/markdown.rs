@@ -1,9 +1,8 @@
 //! `summary.md`: the comparison table and the run's facts, in Markdown.
 
 use super::terminal::{clock_notes, paired_note, paired_rows, rows, COLUMNS, PAIRED_COLUMNS};
-use super::{write_atomic, Exporter, Report};
+use super::{Exporter, Output, Report};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 
 pub struct SummaryMarkdown;
 
@@ -109,9 +108,7 @@ impl Exporter for SummaryMarkdown {
     fn name(&self) -> &'static str {
         "summary.md"
     }
-    fn export(&self, report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-        let path = dir.join("summary.md");
-        write_atomic(&path, render(report).as_bytes())?;
-        Ok(vec![path])
+    fn render(&self, report: &Report) -> anyhow::Result<Vec<Output>> {
+        Ok(vec![Output::new("summary.md", render(report))])
     }
 }

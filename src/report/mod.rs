@@ -23,6 +23,9 @@ pub struct Report<'a> {
     pub results: Vec<ResultRecord>,
     /// The aggregates behind `results` (histograms), same order.
     pub units: &'a [UnitStats],
+    /// The scatter chart's per-puzzle points, read from `puzzles.csv`
+    /// ([`Report::with_scatter`]); `None` when the run has no puzzles.csv.
+    pub scatter: Option<charts::Samples>,
 }
 
 impl<'a> Report<'a> {
@@ -32,16 +35,64 @@ impl<'a> Report<'a> {
             meta,
             results,
             units,
+            scatter: None,
+        }
+    }
+
+    /// Adds the scatter chart's points from `dir/puzzles.csv`, when there is
+    /// one.
+    pub fn with_scatter(mut self, dir: &Path) -> anyhow::Result<Self> {
+        self.scatter = charts::read_samples(&dir.join("puzzles.csv"))?;
+        Ok(self)
+    }
+}
+
+/// A file an exporter renders: where it goes (relative to the results
+/// directory, or absolute) and its bytes.
+pub struct Output {
+    pub path: PathBuf,
+    pub bytes: Vec<u8>,
+}
+
+impl Output {
+    pub fn new(path: impl Into<PathBuf>, bytes: impl Into<Vec<u8>>) -> Self {
+        Output {
+            path: path.into(),
+            bytes: bytes.into(),
         }
     }
 }
 
-/// One output format.
+/// One output format: it turns a report into bytes and writes nothing
+/// itself; [`write`] puts the files in place.
 pub trait Exporter {
     /// A short name for messages.
     fn name(&self) -> &'static str;
-    /// Writes the format's file(s) into `dir`; returns the paths written.
-    fn export(&self, report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>>;
+    /// The format's file(s).
+    fn render(&self, report: &Report) -> anyhow::Result<Vec<Output>>;
+    /// Renders and writes the files into `dir`; returns the paths written.
+    fn export(&self, report: &Report, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+        write(&self.render(report)?, dir)
+    }
+}
+
+/// Writes rendered files under `dir` (each atomically, parent directories
+/// created); returns their paths. The one place exporters' files reach the
+/// disk.
+pub fn write(outputs: &[Output], dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    use anyhow::Context;
+    let mut written = Vec::with_capacity(outputs.len());
+    for o in outputs {
+        let path = dir.join(&o.path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("{}: cannot create", parent.display()))?;
+        }
+        write_atomic(&path, &o.bytes)
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+        written.push(path);
+    }
+    Ok(written)
 }
 
 /// Every file exporter, in the order they are written.
