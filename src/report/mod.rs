@@ -111,8 +111,14 @@ pub fn exporters() -> Vec<Box<dyn Exporter>> {
 pub const TRACKER_FORMATS: [&str; 2] = ["bmf", "github-benchmark"];
 
 /// The exporter of a benchmark-tracker format writing to `path`.
+///
+/// The file is the user's, named from the working directory: its path is
+/// made absolute here, so that [`write`] does not put it in the results
+/// directory.
 pub fn tracker_exporter(format: &str, path: &Path) -> anyhow::Result<Box<dyn Exporter>> {
-    let path = path.to_path_buf();
+    use anyhow::Context;
+    let path = std::path::absolute(path)
+        .with_context(|| format!("--export {}: not a usable path", path.display()))?;
     Ok(match format {
         "bmf" => Box::new(bmf::Bmf { path }),
         "github-benchmark" => Box::new(github::GithubBenchmark { path }),
