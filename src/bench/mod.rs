@@ -301,25 +301,8 @@ pub struct PuzzleCsv {
     spills: Vec<BufWriter<File>>,
 }
 
-/// Columns of `puzzles.csv`.
-pub const PUZZLE_CSV_HEADER: [&str; 16] = [
-    "dataset",
-    "index",
-    "id",
-    "rating",
-    "strategy",
-    "status",
-    "solutions",
-    "time_ns",
-    "guesses",
-    "backtracks",
-    "max_depth",
-    "nodes",
-    "naked_singles",
-    "hidden_singles",
-    "givens",
-    "matches_solution",
-];
+/// Columns of `puzzles.csv` (defined with the results directory's files).
+pub use crate::results::puzzles::HEADER as PUZZLE_CSV_HEADER;
 
 impl PuzzleCsv {
     pub fn create(path: &Path) -> std::io::Result<Self> {

@@ -1,12 +1,32 @@
-//! Reading `puzzles.csv` back: one reader for every command that needs the
-//! per-puzzle rows (compare's samples, the charts' scatter, merge). Its
-//! columns are [`crate::bench::PUZZLE_CSV_HEADER`]; every error names the
-//! file and the line.
+//! `puzzles.csv`: its columns ([`HEADER`]), and one reader for every
+//! command that needs the per-puzzle rows back (compare's samples, the
+//! charts' scatter, merge); every error names the file and the line.
 
 use anyhow::{anyhow, Context};
 use csv::StringRecord;
 use std::fs::File;
 use std::path::{Path, PathBuf};
+
+/// The columns of `puzzles.csv`, in order: what `run` writes (the rows are
+/// formatted by `bench::RowFormat`) and what merge expects.
+pub const HEADER: [&str; 16] = [
+    "dataset",
+    "index",
+    "id",
+    "rating",
+    "strategy",
+    "status",
+    "solutions",
+    "time_ns",
+    "guesses",
+    "backtracks",
+    "max_depth",
+    "nodes",
+    "naked_singles",
+    "hidden_singles",
+    "givens",
+    "matches_solution",
+];
 
 /// The rows of a `puzzles.csv`, read one at a time.
 pub struct PuzzleRows {
