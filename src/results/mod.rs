@@ -2,7 +2,9 @@
 //! `merge`, `export` and `report` read (its files are described in
 //! results/README.md). This module owns the list of what such a directory
 //! holds: a new output file is added to [`FILES`], and `--force` then
-//! replaces it like every other.
+//! replaces it like every other. [`summary`] is the one type of
+//! `summary.json` (written and read back), [`puzzles`] the columns of
+//! `puzzles.csv` and its one reader.
 
 pub mod puzzles;
 pub mod summary;
