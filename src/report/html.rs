@@ -189,10 +189,15 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
         s,
         "<p class=\"note\">Times are per puzzle, around the solve call only (timer overhead {:.0} ns per pair of clock reads, not subtracted). \
          <code>relative</code> compares the mean solve time with the fastest strategy that finished every puzzle of the same dataset; \
-         <code>puzzles/s</code> counts every solve (puzzles × passes) per second of wall time. Per-puzzle time kept: {} of {} measured pass(es).</p>",
+         <code>puzzles/s</code> counts every solve (puzzles × passes, warm-up included) per second of wall time. Per-puzzle time kept: {} of {} measured pass(es), after {} warm-up pass(es){}.</p>",
         m.timer_overhead_ns,
         esc(&m.options.time_kept),
-        m.options.repeat
+        m.options.repeat,
+        m.options.warmup,
+        m.options
+            .schedule
+            .as_ref()
+            .map_or(String::new(), |sch| format!("; strategies {}", esc(sch)))
     );
     let paired = super::terminal::paired_rows(&report.results);
     if !paired.is_empty() {

@@ -55,7 +55,7 @@ pub fn render(report: &Report) -> String {
     let _ = writeln!(
         s,
         "\nTimes are per puzzle, around the solve call only (timer overhead {:.0} ns per pair of clock reads, not subtracted). \
-         `relative` compares mean solve time with the fastest strategy that finished every puzzle of the same dataset; `puzzles/s` counts every solve (puzzles × passes) per second of wall time.",
+         `relative` compares mean solve time with the fastest strategy that finished every puzzle of the same dataset; `puzzles/s` counts every solve (puzzles × passes, warm-up included) per second of wall time.",
         m.timer_overhead_ns
     );
     let paired = paired_rows(&report.results);
