@@ -252,11 +252,7 @@ fn paired_svg(dataset: &str, series: &[PairedSeries]) -> anyhow::Result<String> 
             &entries,
             Marker::Line,
         )?;
-        let mut chart = ChartBuilder::on(&area)
-            .margin(16)
-            .margin_right(40)
-            .x_label_area_size(50)
-            .y_label_area_size(80)
+        let mut chart = plot_builder(&area)
             .build_cartesian_2d(Axis::new(lo..hi, xticks), 0.0..ymax * 1.1)
             .map_err(plot_err)?;
         chart
@@ -447,6 +443,19 @@ fn frame<'a>(
     Ok(plot)
 }
 
+/// The plot area's builder, with the margins and label areas every chart
+/// uses.
+fn plot_builder<'a, 'b, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+) -> ChartBuilder<'a, 'b, DB> {
+    let mut b = ChartBuilder::on(area);
+    b.margin(16)
+        .margin_right(40)
+        .x_label_area_size(50)
+        .y_label_area_size(80);
+    b
+}
+
 /// A short tick label for a time: `50 µs`, `2 ms`.
 pub fn short_ns(ns: f64) -> String {
     let (v, unit) = if ns < 1e3 {
@@ -600,11 +609,7 @@ fn latency_svg(dataset: &str, units: &[(&UnitStats, RGBColor)]) -> anyhow::Resul
             &entries,
             Marker::Line,
         )?;
-        let mut chart = ChartBuilder::on(&area)
-            .margin(16)
-            .margin_right(40)
-            .x_label_area_size(50)
-            .y_label_area_size(80)
+        let mut chart = plot_builder(&area)
             .build_cartesian_2d(Axis::new(0.0..xhi, xticks), yaxis.axis())
             .map_err(plot_err)?;
         chart
@@ -700,11 +705,7 @@ fn guesses_svg(dataset: &str, units: &[(&UnitStats, RGBColor)]) -> anyhow::Resul
             &entries,
             Marker::Bar,
         )?;
-        let mut chart = ChartBuilder::on(&area)
-            .margin(16)
-            .margin_right(40)
-            .x_label_area_size(50)
-            .y_label_area_size(80)
+        let mut chart = plot_builder(&area)
             .build_cartesian_2d(
                 Axis::new(-0.6..nbins as f64 - 0.4, xticks),
                 0.0..(ymax * 1.1).min(105.0),
@@ -795,11 +796,7 @@ fn scatter_svg(
         };
         let entries: Vec<(&str, RGBColor)> = series.iter().map(|(n, c, _)| (*n, *c)).collect();
         let area = frame(&root, &caption, &entries, Marker::Dot)?;
-        let mut chart = ChartBuilder::on(&area)
-            .margin(16)
-            .margin_right(40)
-            .x_label_area_size(50)
-            .y_label_area_size(80)
+        let mut chart = plot_builder(&area)
             .build_cartesian_2d(Axis::new(-0.8..xhi + 0.1, xticks), yaxis.axis())
             .map_err(plot_err)?;
         chart
