@@ -149,6 +149,19 @@ fn csv_with_solutions_produces_every_report() {
     }
     assert_eq!(meta["complete"], true);
     assert_eq!(meta["processed"], 12);
+    // What the harness cost: its layout and its serial stages per puzzle.
+    let h = &meta["harness"];
+    assert!(
+        ["helpers", "workers-only"].contains(&h["layout"].as_str().unwrap()),
+        "{h}"
+    );
+    let (read, write, serial) = (
+        h["read_ns_per_puzzle"].as_f64().unwrap(),
+        h["write_ns_per_puzzle"].as_f64().unwrap(),
+        h["serial_ns_per_puzzle"].as_f64().unwrap(),
+    );
+    assert!(read > 0.0 && write > 0.0, "{h}");
+    assert!((serial - (read + write)).abs() < 0.02, "{h}");
 
     let csv_summary = csv_rows(&out.join("summary.csv"));
     assert_eq!(csv_summary.len(), 2);

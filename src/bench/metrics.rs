@@ -134,6 +134,25 @@ pub struct UnitStats {
     pub paired: Option<Paired>,
 }
 
+/// Adds `item` to a list that keeps the [`LIST_CAP`] items of lowest `key`
+/// (the first in input order, whatever order the items arrive in: each
+/// thread aggregates the batches it finished). The list grows to twice the
+/// cap before it is sorted and cut, so each item costs amortised O(log
+/// cap); [`settle`] cuts it to the cap.
+fn keep_first<T, K: Ord>(list: &mut Vec<T>, item: T, key: impl Fn(&T) -> K) {
+    list.push(item);
+    if list.len() >= 2 * LIST_CAP {
+        settle(list, key);
+    }
+}
+
+/// Sorts a list by `key` (stably: one puzzle's items keep their order) and
+/// keeps the first [`LIST_CAP`].
+fn settle<T, K: Ord>(list: &mut Vec<T>, key: impl Fn(&T) -> K) {
+    list.sort_by_key(key);
+    list.truncate(LIST_CAP);
+}
+
 /// An empty histogram that grows as values arrive (up to [`HIST_MAX`], where
 /// [`UnitStats::record`] clamps). Starting small keeps a unit's start cheap:
 /// allocating the full 1 ns – 1 h range up front costs about 0.5 ms per
@@ -331,14 +350,16 @@ impl UnitStats {
     fn record_fault(&mut self, o: &PuzzleOutcome) {
         self.puzzles += 1;
         self.status[o.status as usize] += 1;
-        if self.fault_list.len() < LIST_CAP {
-            self.fault_list.push(Fault {
+        keep_first(
+            &mut self.fault_list,
+            Fault {
                 index: o.index,
                 line: o.line,
                 status: o.status,
                 detail: o.fault.as_deref().unwrap_or("").to_string(),
-            });
-        }
+            },
+            |f| f.index,
+        );
     }
 
     /// Everything of [`record`](Self::record) but the histograms.
@@ -369,15 +390,17 @@ impl UnitStats {
     #[cold]
     fn record_mismatch(&mut self, o: &PuzzleOutcome) {
         let mut listed = |kind: MismatchKind, detail: String| {
-            if self.mismatch_list.len() < LIST_CAP {
-                self.mismatch_list.push(Mismatch {
+            keep_first(
+                &mut self.mismatch_list,
+                Mismatch {
                     index: o.index,
                     line: o.line,
                     status: o.status,
                     kind,
                     detail,
-                });
-            }
+                },
+                |m| m.index,
+            );
         };
         if let Some(w) = &o.wrong {
             self.wrong_answers += 1;
@@ -425,9 +448,16 @@ impl UnitStats {
 
     pub fn skip(&mut self, s: Skipped) {
         self.skipped += 1;
-        if self.skipped_list.len() < LIST_CAP {
-            self.skipped_list.push(s);
-        }
+        keep_first(&mut self.skipped_list, s, |s| (s.line, s.index));
+    }
+
+    /// Sorts the lists by puzzle and keeps the first [`LIST_CAP`] of each
+    /// (they may hold up to twice as many, in any order, while outcomes
+    /// arrive).
+    pub fn settle(&mut self) {
+        settle(&mut self.mismatch_list, |m| m.index);
+        settle(&mut self.fault_list, |f| f.index);
+        settle(&mut self.skipped_list, |s| (s.line, s.index));
     }
 
     /// Rebuilds the aggregates of a unit from what a results directory keeps:
@@ -488,6 +518,27 @@ impl UnitStats {
     /// maxed, histograms added, per-pass and wall times summed, lists
     /// concatenated (capped). Complete only if both are.
     pub fn merge(&mut self, o: &UnitStats) -> Result<(), hdrhistogram::AdditionError> {
+        self.merge_outcomes(o)?;
+        if self.pass_ns.len() < o.pass_ns.len() {
+            self.pass_ns.resize(o.pass_ns.len(), 0);
+        }
+        for (a, b) in self.pass_ns.iter_mut().zip(&o.pass_ns) {
+            *a += b;
+        }
+        self.skipped += o.skipped;
+        self.skipped_list.extend(o.skipped_list.iter().cloned());
+        self.settle();
+        self.wall_ns += o.wall_ns;
+        self.complete &= o.complete;
+        // Pairs of different parts cannot be pooled from their summaries.
+        self.paired = None;
+        Ok(())
+    }
+
+    /// Adds what another part's puzzle outcomes made (everything
+    /// [`record`](Self::record) touches: counts, totals, maxima, histograms,
+    /// mismatch and fault lists), and nothing else.
+    pub fn merge_outcomes(&mut self, o: &UnitStats) -> Result<(), hdrhistogram::AdditionError> {
         // Histograms read back from files have a fixed range; let them grow.
         for h in [&mut self.time, &mut self.guesses, &mut self.depth] {
             h.auto(true);
@@ -513,26 +564,9 @@ impl UnitStats {
         self.hidden_total += o.hidden_total;
         self.no_guess += o.no_guess;
         self.time_max = self.time_max.max(o.time_max);
-        if self.pass_ns.len() < o.pass_ns.len() {
-            self.pass_ns.resize(o.pass_ns.len(), 0);
-        }
-        for (a, b) in self.pass_ns.iter_mut().zip(&o.pass_ns) {
-            *a += b;
-        }
         self.mismatch_list.extend(o.mismatch_list.iter().cloned());
-        self.mismatch_list.sort_by_key(|m| m.index);
-        self.mismatch_list.truncate(LIST_CAP);
         self.fault_list.extend(o.fault_list.iter().cloned());
-        self.fault_list.sort_by_key(|f| f.index);
-        self.fault_list.truncate(LIST_CAP);
-        self.skipped += o.skipped;
-        self.skipped_list.extend(o.skipped_list.iter().cloned());
-        self.skipped_list.sort_by_key(|s| (s.index, s.line));
-        self.skipped_list.truncate(LIST_CAP);
-        self.wall_ns += o.wall_ns;
-        self.complete &= o.complete;
-        // Pairs of different parts cannot be pooled from their summaries.
-        self.paired = None;
+        self.settle();
         Ok(())
     }
 
@@ -913,6 +947,67 @@ mod tests {
         assert_eq!(r.guesses_max, Some(2));
         assert!((r.no_guess_pct.unwrap() - 33.3).abs() < 0.01);
         assert_eq!(r.puzzles_per_sec, 500_000.0);
+    }
+
+    #[test]
+    fn per_thread_parts_in_any_order_merge_to_the_whole_with_the_same_lists() {
+        use rand::seq::SliceRandom;
+        use rand::SeedableRng;
+        // 5,000 puzzles, every third one wrong and every seventh a fault:
+        // more than the lists keep, so which ones are kept matters.
+        let outcomes: Vec<PuzzleOutcome> = (0..5000u64)
+            .map(|i| {
+                let st = if i % 7 == 0 {
+                    Status::Crashed
+                } else {
+                    Status::Solved
+                };
+                let mut o = outcome(i * 997 % 100_000 + 1, i % 90, st);
+                o.index = i;
+                o.line = i + 2;
+                if i % 3 == 0 {
+                    o.matches_solution = Some(false);
+                }
+                o
+            })
+            .collect();
+        let mut whole = UnitStats::new("d", "s", 1);
+        for o in &outcomes {
+            whole.record(o);
+        }
+        // Batches of 64 finished by four threads in a shuffled order.
+        let mut batches: Vec<&[PuzzleOutcome]> = outcomes.chunks(64).collect();
+        batches.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(7));
+        let mut parts: Vec<(UnitStats, SmallCounts)> = (0..4)
+            .map(|_| (UnitStats::new("d", "s", 1), SmallCounts::default()))
+            .collect();
+        for (i, b) in batches.iter().enumerate() {
+            let (u, small) = &mut parts[i % 4];
+            for o in b.iter() {
+                u.record_counting(o, small);
+            }
+        }
+        let mut merged = UnitStats::new("d", "s", 1);
+        for (mut u, mut small) in parts {
+            small.flush(&mut u);
+            merged.merge_outcomes(&u).unwrap();
+        }
+        whole.settle();
+        assert_eq!(whole.summary(1), merged.summary(1));
+        assert_eq!(whole.time, merged.time);
+        assert_eq!(whole.guesses, merged.guesses);
+        assert_eq!(whole.mismatch_list.len(), LIST_CAP);
+        let key = |m: &Mismatch| (m.index, m.kind.as_str(), m.detail.clone());
+        let (a, b): (Vec<_>, Vec<_>) = (
+            whole.mismatch_list.iter().map(key).collect(),
+            merged.mismatch_list.iter().map(key).collect(),
+        );
+        assert_eq!(a, b);
+        let first: Vec<u64> = merged.mismatch_list[..6].iter().map(|m| m.index).collect();
+        assert_eq!(first, [3, 6, 9, 12, 15, 18]);
+        let faults = |u: &UnitStats| u.fault_list.iter().map(|f| f.index).collect::<Vec<_>>();
+        assert_eq!(faults(&whole), faults(&merged));
+        assert_eq!(faults(&merged)[..3], [0, 7, 14]);
     }
 
     #[test]

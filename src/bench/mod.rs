@@ -228,6 +228,16 @@ pub struct RunResults {
     pub puzzles_per_dataset: Vec<u64>,
     pub processed: u64,
     pub stopped: Option<Stop>,
+    /// Time spent in the serial stages, over every group.
+    pub serial: pipeline::SerialTime,
+    /// Which thread layout ran (both are described in `pipeline`).
+    pub layout: &'static str,
+    /// Helper threads beside the solver threads (0 in the workers-only
+    /// layout).
+    pub helper_threads: usize,
+    /// CPU time of the whole process (user + system) while the units ran,
+    /// where the system reports it.
+    pub cpu_ns: Option<u64>,
 }
 
 /// Runs every (dataset, strategy) unit: dataset after dataset, and on each
@@ -247,7 +257,14 @@ pub fn run_all(
         puzzles_per_dataset: vec![0; infos.len()],
         processed: 0,
         stopped: None,
+        serial: pipeline::SerialTime::default(),
+        layout: "",
+        helper_threads: 0,
+        cpu_ns: None,
     };
+    let layout = pipeline::Layout::for_threads(pool.current_num_threads());
+    (results.layout, results.helper_threads) = layout.describe();
+    let cpu_start = sysinfo::process_cpu_ns();
     let groups: Vec<(&[Strategy], Option<usize>)> = if opts.sequential {
         opts.strategies.chunks(1).map(|g| (g, None)).collect()
     } else {
@@ -261,18 +278,12 @@ pub fn run_all(
                 &label.join("+"),
                 info.estimate.map(|n| n * group.len() as u64),
             );
-            let (stats, stopped) = pipeline::run_group(
-                pipeline::Layout::for_threads(pool.current_num_threads()),
-                opts,
-                info,
-                group,
-                baseline,
-                pool,
-                rows,
-                progress,
-                stop,
+            let (stats, stopped, serial) = pipeline::run_group(
+                layout, opts, info, group, baseline, pool, rows, progress, stop,
             );
             progress.unit_end();
+            results.serial.read_ns += serial.read_ns;
+            results.serial.write_ns += serial.write_ns;
             for u in stats {
                 results.processed += u.puzzles;
                 results.skipped_per_dataset[di] = u.skipped;
@@ -285,6 +296,9 @@ pub fn run_all(
             }
         }
     }
+    results.cpu_ns = cpu_start
+        .zip(sysinfo::process_cpu_ns())
+        .map(|(a, b)| b.saturating_sub(a));
     results
 }
 

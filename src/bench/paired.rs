@@ -60,7 +60,11 @@ the interval resamples whole chunks";
 #[derive(Clone, Debug)]
 pub struct PairAcc {
     baseline: String,
+    /// Counts of the fine bins `bins_lo ..`: only the range the ratios
+    /// reached is held (a few thousand bins for ratios within 0.25–4, where
+    /// the full range is 32,769), so every thread can keep its own.
     bins: Vec<u64>,
+    bins_lo: usize,
     pairs: u64,
     sum_log: f64,
     /// (pairs, sum of their log ratios) of each block of chunks.
@@ -90,7 +94,8 @@ impl PairAcc {
     pub fn new(baseline: &str, base_counters: CounterSet, counters: CounterSet) -> Self {
         PairAcc {
             baseline: baseline.to_string(),
-            bins: vec![0; (2 * SPAN + 1) as usize],
+            bins: Vec::new(),
+            bins_lo: 0,
             pairs: 0,
             sum_log: 0.0,
             blocks: Vec::new(),
@@ -123,9 +128,7 @@ impl PairAcc {
         self.tally(log);
         if base.status != o.status || base.solutions != o.solutions {
             self.answers_differ += 1;
-            if self.answer_examples.len() < EXAMPLES {
-                self.answer_examples.push(o.index);
-            }
+            keep_first(&mut self.answer_examples, o.index);
         }
         let differs = self
             .compared
@@ -133,9 +136,7 @@ impl PairAcc {
             .any(|c| c.get(&base.counters) != c.get(&o.counters));
         if differs {
             self.counters_differ += 1;
-            if self.counter_examples.len() < EXAMPLES {
-                self.counter_examples.push(o.index);
-            }
+            keep_first(&mut self.counter_examples, o.index);
         }
         if self.compared.has(Counter::Guesses) {
             self.base_guesses += base.counters.guesses;
@@ -157,6 +158,7 @@ impl PairAcc {
         if pairs == 0 {
             return;
         }
+        self.sum_log += sum_log;
         self.open.0 += pairs;
         self.open.1 += sum_log;
         self.open_chunks += 1;
@@ -176,9 +178,12 @@ impl PairAcc {
         }
     }
 
+    /// Counts one pair's log ratio: everything but the sum of the logs,
+    /// which comes from the chunks ([`PairAcc::add_chunk`]) in input order,
+    /// so that the geometric mean does not depend on which thread added
+    /// which pair.
     fn tally(&mut self, log: f64) {
         self.pairs += 1;
-        self.sum_log += log;
         let tie = (1.0 + TIE_PCT / 100.0f64).ln();
         if log < -tie {
             self.wins += 1;
@@ -187,7 +192,55 @@ impl PairAcc {
         } else {
             self.ties += 1;
         }
-        self.bins[bin_of(log)] += 1;
+        self.bump(bin_of(log), 1);
+    }
+
+    /// Adds `n` to fine bin `i`, widening the range held when needed.
+    fn bump(&mut self, i: usize, n: u64) {
+        if self.bins.is_empty() {
+            self.bins_lo = i;
+        }
+        if i < self.bins_lo {
+            // Widen by at least half again, so that ratios that keep
+            // falling cost amortised O(1) each.
+            let lo = i.min(self.bins_lo.saturating_sub(self.bins.len() / 2));
+            let more = self.bins_lo - lo;
+            self.bins.splice(0..0, std::iter::repeat(0).take(more));
+            self.bins_lo = lo;
+        }
+        let at = i - self.bins_lo;
+        if at >= self.bins.len() {
+            self.bins.resize(at + 1, 0);
+        }
+        self.bins[at] += n;
+    }
+
+    /// Adds the per-pair tallies of `other` (pairs added by another thread
+    /// with [`PairAcc::add`]): counts, bins and examples. Its chunks are not
+    /// taken: they reach `self` in input order through
+    /// [`PairAcc::add_chunk`].
+    pub fn merge_pairs(&mut self, other: &PairAcc) {
+        debug_assert!(other.blocks.is_empty() && other.open.0 == 0);
+        for (i, &n) in other.bins.iter().enumerate().filter(|(_, &n)| n > 0) {
+            self.bump(other.bins_lo + i, n);
+        }
+        self.pairs += other.pairs;
+        self.wins += other.wins;
+        self.ties += other.ties;
+        self.losses += other.losses;
+        self.unpaired += other.unpaired;
+        self.base_guesses += other.base_guesses;
+        self.guesses += other.guesses;
+        self.answers_differ += other.answers_differ;
+        self.counters_differ += other.counters_differ;
+        for (list, more) in [
+            (&mut self.answer_examples, &other.answer_examples),
+            (&mut self.counter_examples, &other.counter_examples),
+        ] {
+            list.extend(more);
+            list.sort_unstable();
+            list.truncate(EXAMPLES);
+        }
     }
 
     /// The statistics, with a bootstrap seeded by `seed`.
@@ -199,7 +252,7 @@ impl PairAcc {
             .iter()
             .enumerate()
             .filter(|(_, &c)| c > 0)
-            .map(|(i, &c)| (log_of(i), c))
+            .map(|(i, &c)| (log_of(self.bins_lo + i), c))
             .collect();
         let mut blocks = self.blocks.clone();
         if self.open.0 > 0 {
@@ -224,16 +277,35 @@ impl PairAcc {
             guesses_ratio: (self.compared.has(Counter::Guesses) && self.base_guesses > 0)
                 .then(|| self.guesses as f64 / self.base_guesses as f64),
             answers_differ: self.answers_differ,
-            answer_examples: self.answer_examples.clone(),
+            answer_examples: first(&self.answer_examples),
             counters_compared: self.compared,
             counters_differ: self.counters_differ,
-            counter_examples: self.counter_examples.clone(),
+            counter_examples: first(&self.counter_examples),
             resamples: if n == 0 { 0 } else { RESAMPLES },
             blocks: (blocks.len() as u64, self.chunks_per_block as u64),
             seed,
             log2_histogram: chart_bins(&nonempty),
         }
     }
+}
+
+/// Adds a puzzle index to a list of examples that keeps the
+/// [`EXAMPLES`] lowest (the first in input order, whatever order the pairs
+/// arrive in); the list grows to twice that before it is cut.
+fn keep_first(list: &mut Vec<u64>, index: u64) {
+    list.push(index);
+    if list.len() >= 2 * EXAMPLES {
+        list.sort_unstable();
+        list.truncate(EXAMPLES);
+    }
+}
+
+/// The first [`EXAMPLES`] of a list kept by [`keep_first`].
+fn first(list: &[u64]) -> Vec<u64> {
+    let mut v = list.to_vec();
+    v.sort_unstable();
+    v.truncate(EXAMPLES);
+    v
 }
 
 fn bin_of(log: f64) -> usize {
@@ -408,6 +480,82 @@ pub fn ratio(r: f64) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn pairs_added_by_several_threads_in_any_order_give_the_same_statistics() {
+        use crate::solver::{Counters, Status};
+        use rand::seq::SliceRandom;
+        let outcome = |index: u64, time_ns: u64, guesses: u64, solutions: u32| PuzzleOutcome {
+            index,
+            line: index + 1,
+            status: if index % 11 == 0 {
+                Status::Crashed
+            } else {
+                Status::Solved
+            },
+            solutions,
+            time_ns,
+            counters: Counters {
+                guesses,
+                ..Counters::default()
+            },
+            givens: 25,
+            matches_solution: None,
+            wrong: None,
+            wrong_count: None,
+            fault: None,
+        };
+        let pairs: Vec<(PuzzleOutcome, PuzzleOutcome)> = (0..3000u64)
+            .map(|i| {
+                (
+                    outcome(i, 1000 + i % 977, 5, 1),
+                    outcome(
+                        i,
+                        1000 + i * 31 % 1409,
+                        5 + i % 3,
+                        1 + u32::from(i % 5 == 0),
+                    ),
+                )
+            })
+            .collect();
+        // Chunks of 32: their (pairs, sum) go to the bootstrap in order.
+        let chunks: Vec<&[(PuzzleOutcome, PuzzleOutcome)]> = pairs.chunks(32).collect();
+        let sums: Vec<(u32, f64)> = chunks
+            .iter()
+            .map(|c| {
+                let logs: Vec<f64> = c.iter().filter_map(|(b, o)| log_ratio(b, o)).collect();
+                (logs.len() as u32, logs.iter().sum())
+            })
+            .collect();
+        let mut whole = PairAcc::new("a", CounterSet::ALL, CounterSet::ALL);
+        for (b, o) in &pairs {
+            whole.add(b, o);
+        }
+        for &(n, sum) in &sums {
+            whole.add_chunk(n, sum);
+        }
+        let mut order: Vec<usize> = (0..chunks.len()).collect();
+        order.shuffle(&mut ChaCha8Rng::seed_from_u64(3));
+        let mut threads: Vec<PairAcc> = (0..3)
+            .map(|_| PairAcc::new("a", CounterSet::ALL, CounterSet::ALL))
+            .collect();
+        for (i, &c) in order.iter().enumerate() {
+            for (b, o) in chunks[c] {
+                threads[i % 3].add(b, o);
+            }
+        }
+        let mut merged = PairAcc::new("a", CounterSet::ALL, CounterSet::ALL);
+        for t in &threads {
+            merged.merge_pairs(t);
+        }
+        for &(n, sum) in &sums {
+            merged.add_chunk(n, sum);
+        }
+        let (a, b) = (whole.result(9), merged.result(9));
+        assert_eq!(a, b);
+        assert!(a.answers_differ > 10 && a.counters_differ > 10 && a.unpaired > 0);
+        assert_eq!(a.answer_examples, [5, 10, 15, 20, 25, 30, 35, 40, 45, 50]);
+    }
+
     fn acc_of(logs: impl IntoIterator<Item = f64>) -> PairAcc {
         let mut a = PairAcc::new("base", CounterSet::ALL, CounterSet::ALL);
         for l in logs {
@@ -516,7 +664,8 @@ mod tests {
             // build: a fifth of the runs.)
             if run % 5 == 0 {
                 let s = single.result(run);
-                assert_eq!(b.geomean_ratio, s.geomean_ratio);
+                // The same sum, added chunk by chunk or pair by pair.
+                assert!((b.geomean_ratio / s.geomean_ratio - 1.0).abs() < 1e-12);
                 covered.1 += usize::from(s.ci_low <= 1.0 && 1.0 <= s.ci_high);
             }
         }

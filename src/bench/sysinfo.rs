@@ -40,6 +40,58 @@ pub struct Meta {
     /// The results directories a `merge` combined (empty for a run).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<String>,
+    /// What the harness cost beside the solves (absent in merged results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harness: Option<HarnessMeta>,
+}
+
+/// What the harness cost beside the solves: its layout, its serial stages
+/// (what one thread at a time must do for every puzzle, which bounds the
+/// throughput however many cores there are) and the process's CPU time.
+/// "Per puzzle" is per puzzle × strategy processed.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct HarnessMeta {
+    /// `helpers` (reader and finishing threads beside the solver threads)
+    /// or `workers-only` (the solver threads do everything).
+    pub layout: String,
+    pub solver_threads: usize,
+    pub helper_threads: usize,
+    /// Reading the dataset (one reader at a time), ns per puzzle.
+    pub read_ns_per_puzzle: f64,
+    /// The ordered writer (one thread at a time), ns per puzzle.
+    pub write_ns_per_puzzle: f64,
+    /// Both serial stages, ns per puzzle. With `t` ns of solving per
+    /// puzzle, no number of threads can go faster than one puzzle per
+    /// `max(read, write)` ns, and a layout where one thread does both runs
+    /// at most `t / serial` threads' worth of solving.
+    pub serial_ns_per_puzzle: f64,
+    /// CPU time of the process (user + system) while the units ran, ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ns: Option<u64>,
+    /// CPU time beyond the measured solve times, as a percentage of them:
+    /// the harness's whole cost (timing, reading, verification, rows,
+    /// aggregation, writing, waiting threads that spin).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harness_cpu_pct: Option<f64>,
+}
+
+/// CPU time (user + system) the process has used so far, in ns.
+pub fn process_cpu_ns() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        // SAFETY: `getrusage` writes one `rusage` into the zeroed struct we
+        // own and pass by pointer; RUSAGE_SELF is always a valid target.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
+            return None;
+        }
+        let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
+        Some(ns(ru.ru_utime) + ns(ru.ru_stime))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
 }
 
 /// The options that shape the numbers.
@@ -228,4 +280,31 @@ pub fn timer_overhead() -> (f64, u64) {
             resolution
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Cross-checks `getrusage` against the wall clock: a thread that spins
+    /// for 60 ms adds about that much CPU time, and never more than the wall
+    /// time times the cores.
+    #[test]
+    #[cfg(unix)]
+    fn process_cpu_time_counts_a_busy_thread() {
+        let before = process_cpu_ns().unwrap();
+        let start = Instant::now();
+        let mut x = 0u64;
+        while start.elapsed().as_millis() < 60 {
+            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(1));
+        }
+        let wall = start.elapsed().as_nanos() as u64;
+        let used = process_cpu_ns().unwrap() - before;
+        // Shared machines may take the core away now and then.
+        assert!(used >= wall / 4, "{used} ns of CPU in {wall} ns");
+        assert!(
+            used <= wall * logical_cores() as u64 + 20_000_000,
+            "{used} in {wall}"
+        );
+    }
 }

@@ -232,6 +232,8 @@ fn merged_meta(inputs: &[ResultsDir], n: u64, ks: &[u64]) -> Meta {
     m.finished = inputs.iter().filter_map(|d| d.meta.finished.clone()).max();
     m.processed = inputs.iter().map(|d| d.meta.processed).sum();
     m.threads = inputs.iter().map(|d| d.meta.threads).max().unwrap_or(1);
+    // Each shard's harness cost is its own machine's; they do not add up.
+    m.harness = None;
     for (i, ds) in m.datasets.iter_mut().enumerate() {
         ds.puzzles = inputs.iter().map(|d| d.meta.datasets[i].puzzles).sum();
         ds.skipped = inputs.iter().map(|d| d.meta.datasets[i].skipped).sum();

@@ -3,7 +3,7 @@
 use super::args::EngineArgs;
 use super::CmdResult;
 use crate::bench::metrics::UnitStats;
-use crate::bench::sysinfo::{self, DatasetMeta, Meta, RunOptionsMeta, StrategyMeta};
+use crate::bench::sysinfo::{self, DatasetMeta, HarnessMeta, Meta, RunOptionsMeta, StrategyMeta};
 use crate::bench::{self, NoRows, Progress, PuzzleCsv, RowSink, RunOptions, Stop};
 use crate::commands::compare::FailOn;
 use crate::compare::gate::{Gate, Verdict};
@@ -318,6 +318,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
         complete: false,
         stopped: None,
         merged_from: Vec::new(),
+        harness: None,
     };
 
     let partial = out.join("puzzles.csv.partial");
@@ -347,6 +348,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
 
     meta.finished = Some(sysinfo::now_rfc3339());
     meta.processed = results.processed;
+    meta.harness = Some(harness_meta(&results, pool.current_num_threads()));
     meta.complete = results.stopped.is_none();
     meta.stopped = results.stopped.as_ref().map(|s| s.to_string());
     meta.datasets = infos
@@ -605,4 +607,35 @@ impl Progress for Bar {
             }
         }
     }
+}
+
+/// What the harness cost in a run (see [`HarnessMeta`]).
+fn harness_meta(results: &bench::RunResults, threads: usize) -> HarnessMeta {
+    let per = |ns: u64| {
+        if results.processed == 0 {
+            0.0
+        } else {
+            round2(ns as f64 / results.processed as f64)
+        }
+    };
+    let s = &results.serial;
+    let solve: u64 = results.units.iter().map(|u| u.solve_ns_total).sum();
+    HarnessMeta {
+        layout: results.layout.to_string(),
+        solver_threads: threads,
+        helper_threads: results.helper_threads,
+        read_ns_per_puzzle: per(s.read_ns),
+        write_ns_per_puzzle: per(s.write_ns),
+        serial_ns_per_puzzle: per(s.read_ns + s.write_ns),
+        cpu_ns: results.cpu_ns,
+        harness_cpu_pct: results
+            .cpu_ns
+            .filter(|_| solve > 0)
+            .map(|cpu| round2((cpu as f64 - solve as f64) * 100.0 / solve as f64)),
+    }
+}
+
+/// Rounds to two decimals (the precision these figures carry).
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
 }

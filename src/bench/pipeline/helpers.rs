@@ -1,5 +1,5 @@
 //! The helper-threads layout: a reader thread, the pool's solver threads
-//! and a writer thread (see the parent module).
+//! and finishing threads on the spare cores (see the parent module).
 
 use super::*;
 
@@ -8,45 +8,72 @@ pub(super) enum ReaderMsg {
     Fatal(DatasetError),
 }
 
-/// A solved batch sent to the writer thread, which verifies it: each
-/// chunk's first position and its results for every strategy.
+/// A solved batch sent to the finishing threads: each chunk's first
+/// position and its results for every strategy.
 pub(super) struct Raw {
     pub(super) seq: u64,
     pub(super) batch: Batch,
     pub(super) parts: Vec<(usize, Vec<Chunk>)>,
 }
 
+/// Finishing threads for `threads` solver threads: one per spare core but
+/// one (the reader's), at least one. Finishing costs a few percent of
+/// solving, so they rarely all work, but no single thread has to verify
+/// and format every puzzle however many solver threads there are.
+pub(super) fn finishers(threads: usize) -> usize {
+    sysinfo::logical_cores()
+        .saturating_sub(threads)
+        .saturating_sub(1)
+        .max(1)
+}
+
+/// Runs a group with helper threads. Returns why it stopped early, if it
+/// did, and the time the reader spent reading.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn with_helpers(
     opts: &RunOptions,
     info: &DatasetInfo,
     job: &Job,
     pool: &rayon::ThreadPool,
-    mut out: Ordered,
+    out: Ordered,
+    partials: &Partials,
+    finishing: usize,
     stop: &Arc<AtomicBool>,
-) -> Option<Stop> {
+) -> (Option<Stop>, u64) {
     let threads = pool.current_num_threads();
     let (btx, brx) = sync_channel::<ReaderMsg>(IN_FLIGHT);
     let (dtx, drx) = std::sync::mpsc::channel::<Raw>();
+    let drx = Mutex::new(drx);
     // Batches handed to the pool and not yet written: a token each, returned
-    // by the writer, so at most `threads + 1` are held at once.
+    // by the finishing thread that writes it, so at most `threads + 1` are
+    // held at once.
     let slots = threads + 1;
     let (token_tx, token_rx) = sync_channel::<()>(slots);
     for _ in 0..slots {
         let _ = token_tx.send(());
     }
+    let out = Mutex::new(out);
+    let failed = AtomicBool::new(false);
     let reader_stop = Arc::clone(stop);
     let mut stopped: Option<Stop> = None;
+    let mut read_ns = 0;
 
     std::thread::scope(|scope| {
         let reader = scope.spawn(|| {
             crate::bench::pin_helper_thread(opts.threads);
             read_batches(opts, info, btx, reader_stop)
         });
-        let out = &mut out;
-        let writer = scope.spawn(move || {
-            crate::bench::pin_helper_thread(opts.threads);
-            write_batches(drx, token_tx, out, job, opts.shuffle)
-        });
+        let finishing: Vec<_> = (0..finishing.max(1))
+            .map(|slot| {
+                let tokens = token_tx.clone();
+                let (drx, out, failed) = (&drx, &out, &failed);
+                scope.spawn(move || {
+                    crate::bench::pin_helper_thread(opts.threads);
+                    finish_batches(slot, drx, tokens, out, failed, job, partials, opts.shuffle)
+                })
+            })
+            .collect();
+        drop(token_tx);
 
         pool.in_place_scope(|s| {
             for (seq, msg) in brx.iter().enumerate() {
@@ -57,12 +84,12 @@ pub(super) fn with_helpers(
                     }
                     ReaderMsg::Batch(b) => b,
                 };
-                if token_rx.recv().is_err() {
-                    break; // the writer failed; its error is collected below
+                if token_rx.recv().is_err() || failed.load(Ordering::Acquire) {
+                    break; // a write failed; its error is collected below
                 }
                 let dtx = dtx.clone();
                 s.spawn(move |_| {
-                    // A send fails only when the writer has already failed.
+                    // The receiver lives until the layout returns.
                     let _ = dtx.send(solve_batch(job, batch, seq as u64));
                 });
                 if stop.load(Ordering::Relaxed) {
@@ -72,18 +99,22 @@ pub(super) fn with_helpers(
             }
         });
         drop(brx); // unblocks the reader if it is waiting to send
-        drop(dtx);
-        let _ = reader.join();
-        if writer.join().is_err() && stopped.is_none() {
-            stopped = Some(Stop::Output(std::io::Error::other(
-                "writer thread panicked",
-            )));
+        drop(dtx); // ends the finishing threads once they have had every batch
+        read_ns = reader.join().unwrap_or(0);
+        for f in finishing {
+            if f.join().is_err() && stopped.is_none() {
+                stopped = Some(Stop::Output(std::io::Error::other(
+                    "a finishing thread panicked",
+                )));
+            }
         }
     });
-    match out.error.take() {
+    let mut out = out.into_inner().unwrap_or_else(|e| e.into_inner());
+    let stopped = match out.error.take() {
         Some(e) if stopped.is_none() => Some(Stop::Output(e)),
         _ => stopped,
-    }
+    };
+    (stopped, read_ns)
 }
 
 /// Solves one batch with the pool's threads; chunks are stolen by idle
@@ -98,51 +129,78 @@ pub(super) fn solve_batch(job: &Job, batch: Batch, seq: u64) -> Raw {
     Raw { seq, batch, parts }
 }
 
+/// The reader thread: sends batches until the end of the input, an error,
+/// the stop flag or a closed channel. Returns the time spent reading.
 pub(super) fn read_batches(
     opts: &RunOptions,
     info: &DatasetInfo,
     tx: SyncSender<ReaderMsg>,
     stop: Arc<AtomicBool>,
-) {
+) -> u64 {
     let mut reader = match BatchReader::open(opts, info) {
         Ok(r) => r,
         Err(e) => {
             let _ = tx.send(ReaderMsg::Fatal(e));
-            return;
+            return 0;
         }
     };
     while !stop.load(Ordering::Relaxed) {
         let msg = match reader.next_batch() {
-            None => return,
+            None => break,
             Some(Ok(b)) => ReaderMsg::Batch(b),
             Some(Err(e)) => ReaderMsg::Fatal(e),
         };
         let fatal = matches!(msg, ReaderMsg::Fatal(_));
         if tx.send(msg).is_err() || fatal {
-            return;
+            break;
         }
     }
+    reader.busy_ns
 }
 
-/// The writer thread: verifies each solved batch, formats its rows and
-/// writes batches in input order, handing each batch's token back to the
-/// dispatcher once it is written.
-pub(super) fn write_batches(
-    rx: Receiver<Raw>,
+/// A finishing thread: takes solved batches, finishes each (verification,
+/// aggregation into slot `slot`, rows; [`finish_batch`]) and hands it to
+/// the ordered writer, returning a token for each batch written. Stops
+/// when the batches end or a write fails; then it raises `failed` and
+/// wakes the dispatcher with a token, so that no more batches are sent.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn finish_batches(
+    slot: usize,
+    rx: &Mutex<Receiver<Raw>>,
     tokens: SyncSender<()>,
-    out: &mut Ordered,
+    out: &Mutex<Ordered>,
+    failed: &AtomicBool,
     job: &Job,
+    partials: &Partials,
     shuffled: bool,
 ) {
-    for raw in rx.iter() {
-        let units = finish_batch(job, &raw.batch.records, &raw.parts, shuffled);
-        let written = out.accept(Done {
+    loop {
+        let raw = match rx.lock().unwrap_or_else(|e| e.into_inner()).recv() {
+            Ok(raw) => raw,
+            Err(_) => return,
+        };
+        let units = finish_batch(
+            job,
+            &raw.batch.records,
+            &raw.parts,
+            shuffled,
+            partials,
+            slot,
+        );
+        let done = Done {
             seq: raw.seq,
             units,
             skipped: raw.batch.skipped,
-        });
-        if out.error.is_some() {
-            return; // dropping the token sender stops the dispatcher
+        };
+        let (written, failed_now) = {
+            let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
+            let written = out.accept(done);
+            (written, out.error.is_some())
+        };
+        if failed_now {
+            failed.store(true, Ordering::Release);
+            let _ = tokens.try_send(());
+            return;
         }
         for _ in 0..written {
             // Never blocks: there are only as many tokens as the channel holds.

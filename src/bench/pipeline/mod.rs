@@ -8,24 +8,34 @@
 //! so that whatever the machine does meets every strategy alike, and the
 //! same puzzle's times can be paired ([`super::paired`]).
 //!
+//! Every puzzle passes through two serial stages, one thread at a time:
+//! the reader (one dataset, read in order) and the ordered writer (rows in
+//! input order). Everything else per puzzle (solving, verifying, formatting
+//! its row, adding it to the statistics) is done by whichever thread holds
+//! its batch, so the serial stages stay small and more threads keep paying
+//! off (`meta.json` records their cost: `harness`).
+//!
 //! Two layouts, chosen by whether a core is left over for the pipeline:
 //!
 //! - **Helper threads** (fewer solver threads than cores): a reader thread
-//!   and a writer thread run on the spare cores. The reader sends batches
+//!   and finishing threads run on the spare cores. The reader sends batches
 //!   over a bounded channel; each batch is one job in the pool, whose chunks
-//!   idle threads steal, with no barrier between batches; the writer
-//!   verifies every answer, restores input order, aggregates and writes. The
-//!   solver threads do nothing but solve.
+//!   idle threads steal, with no barrier between batches; a finishing thread
+//!   verifies the solved batch, adds it to its own statistics ([`aggregate`])
+//!   and formats its rows, then hands it to the ordered writer. The solver
+//!   threads do nothing but solve.
 //! - **Workers only** (as many solver threads as cores, or more): there is
 //!   no spare core, so handing records to other threads would only add work
 //!   and context switches on the solvers' cores. Every pool thread runs one
 //!   loop ([`rayon::ThreadPool::broadcast`]): it takes the next chunk from a
 //!   shared queue and solves it, and when the queue runs low it reads the
-//!   next batch itself. Whoever finishes a batch's last chunk verifies the
-//!   batch's answers, formats its rows and hands it to the ordered writer;
-//!   whoever holds the writer writes every batch that is next in order.
-//!   (Verifying per batch rather than per chunk interrupts the solves less
-//!   often.)
+//!   next batch itself. Whoever finishes a batch's last chunk finishes the
+//!   batch (verification, statistics, rows) and hands it to the ordered
+//!   writer. (Finishing per batch rather than per chunk interrupts the
+//!   solves less often.)
+//!
+//! In both, whoever holds the ordered writer writes every batch that is
+//! next in order: it copies bytes and adds a few numbers per chunk.
 //!
 //! In both layouts at most `threads + 1` batches are held by the solvers
 //! and the writer (plus [`IN_FLIGHT`] queued by the reader in the first), so
@@ -34,8 +44,9 @@
 //! One role per file: this one runs a group ([`run_group`]) and holds what
 //! every part shares; `read` cuts the dataset into batches (limit, shard,
 //! shuffle, skipped rows); `solve` times the solves of a chunk; `verify`
-//! checks each answer; `order` pairs, restores input order, aggregates and
-//! writes; `helpers` and `workers` are the two thread layouts.
+//! checks each answer; `order` finishes a batch and writes batches in input
+//! order; `aggregate` holds each thread's statistics and merges them;
+//! `helpers` and `workers` are the two thread layouts.
 
 use super::metrics::{PuzzleOutcome, Skipped, SmallCounts, UnitStats};
 use super::paired::{self, PairAcc};
@@ -56,6 +67,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
+mod aggregate;
 mod helpers;
 mod order;
 mod read;
@@ -63,6 +75,8 @@ mod solve;
 mod verify;
 mod workers;
 
+pub use aggregate::SerialTime;
+use aggregate::*;
 use helpers::*;
 use order::*;
 use read::*;
@@ -91,19 +105,29 @@ thread_local! {
 /// Where reading, verification and writing run (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Layout {
-    /// A reader and a writer thread beside the solver threads.
-    Helpers,
+    /// A reader thread and this many finishing threads beside the solver
+    /// threads.
+    Helpers(usize),
     /// The solver threads do everything.
     WorkersOnly,
 }
 
 impl Layout {
+    /// The layout's name in `meta.json` and its helper threads (the reader
+    /// and the finishing threads).
+    pub(super) fn describe(self) -> (&'static str, usize) {
+        match self {
+            Layout::Helpers(finishing) => ("helpers", 1 + finishing),
+            Layout::WorkersOnly => ("workers-only", 0),
+        }
+    }
+
     /// Helper threads when they have a core of their own.
     pub(super) fn for_threads(threads: usize) -> Layout {
         if threads >= sysinfo::logical_cores() {
             Layout::WorkersOnly
         } else {
-            Layout::Helpers
+            Layout::Helpers(finishers(threads))
         }
     }
 }
@@ -111,7 +135,8 @@ impl Layout {
 /// Runs a group of units (one strategy, or all of them interleaved) on one
 /// dataset with the given layout (see the module docs;
 /// [`Layout::for_threads`] picks the one that suits a pool). Returns one
-/// [`UnitStats`] per strategy, in the order given.
+/// [`UnitStats`] per strategy, in the order given, why the group stopped
+/// early (if it did) and the time spent in its serial stages.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run_group(
     layout: Layout,
@@ -123,7 +148,7 @@ pub(super) fn run_group(
     rows: &mut dyn RowSink,
     progress: &dyn Progress,
     stop: &Arc<AtomicBool>,
-) -> (Vec<UnitStats>, Option<Stop>) {
+) -> (Vec<UnitStats>, Option<Stop>, SerialTime) {
     // Wake every pool thread before the clock starts: an idle thread can
     // take milliseconds to be scheduled again (virtual machines halt idle
     // CPUs), which is not the harness's cost.
@@ -153,12 +178,13 @@ pub(super) fn run_group(
         .collect();
     let formats = match rows.group(&info.name, &units) {
         Ok(f) => f,
-        Err(e) => return (stats, Some(Stop::Output(e))),
+        Err(e) => return (stats, Some(Stop::Output(e)), SerialTime::default()),
     };
     let mut tally = Tally {
         baseline: baseline.filter(|&b| b < strategies.len() && strategies.len() > 1),
         pairs: Vec::new(),
         busy: vec![0; strategies.len()],
+        write_ns: 0,
     };
     tally.pairs = strategies
         .iter()
@@ -181,6 +207,14 @@ pub(super) fn run_group(
         formats: &formats,
         baseline: tally.baseline,
     };
+    let partials = Partials::new(
+        match layout {
+            Layout::WorkersOnly => pool.current_num_threads(),
+            Layout::Helpers(finishing) => finishing,
+        },
+        &stats,
+        &tally.pairs,
+    );
     let out = Ordered {
         pending: BTreeMap::new(),
         next: 0,
@@ -188,15 +222,15 @@ pub(super) fn run_group(
         sink: rows,
         progress,
         error: None,
-        small: (0..strategies.len())
-            .map(|_| SmallCounts::default())
-            .collect(),
         tally: &mut tally,
     };
-    let mut stopped = match layout {
-        Layout::WorkersOnly => workers_only(opts, info, &job, pool, out, stop),
-        Layout::Helpers => with_helpers(opts, info, &job, pool, out, stop),
+    let (mut stopped, read_ns) = match layout {
+        Layout::WorkersOnly => workers_only(opts, info, &job, pool, out, &partials, stop),
+        Layout::Helpers(finishing) => {
+            with_helpers(opts, info, &job, pool, out, &partials, finishing, stop)
+        }
     };
+    partials.merge_into(&mut stats, &mut tally.pairs);
     if stopped.is_none() && stop.load(Ordering::Relaxed) {
         stopped = Some(Stop::Interrupted);
     }
@@ -221,7 +255,11 @@ pub(super) fn run_group(
     for (u, acc) in stats.iter_mut().zip(&tally.pairs) {
         u.paired = acc.as_ref().map(|a| a.result(opts.seed));
     }
-    (stats, stopped)
+    let serial = SerialTime {
+        read_ns,
+        write_ns: tally.write_ns,
+    };
+    (stats, stopped, serial)
 }
 
 /// The per-group constants every chunk needs.
@@ -252,14 +290,6 @@ impl Job<'_> {
 enum Runner {
     Builtin(Builtin),
     External(Instances),
-}
-
-/// What the writer accumulates across strategies: the pairs with the
-/// baseline and each strategy's solving time (to share the wall time).
-struct Tally {
-    baseline: Option<usize>,
-    pairs: Vec<Option<PairAcc>>,
-    busy: Vec<u64>,
 }
 
 #[cfg(test)]
@@ -388,7 +418,7 @@ mod tests {
             fail_after,
         };
         let flag = Arc::new(AtomicBool::new(stop));
-        let (stats, stopped) = run_group(
+        let (stats, stopped, _) = run_group(
             layout,
             opts,
             &infos[0],
@@ -448,7 +478,9 @@ mod tests {
             variants.push(o);
         }
         for o in &variants {
-            let (a, sa, ra) = run(Layout::Helpers, o, None, false);
+            // Finishing threads as many as the solver threads or more, so
+            // that batches are finished out of order.
+            let (a, sa, ra) = run(Layout::Helpers(o.threads + 1), o, None, false);
             let (b, sb, rb) = run(Layout::WorkersOnly, o, None, false);
             assert!(sa.is_none() && sb.is_none(), "{o:?}");
             assert!(a.complete && b.complete);
@@ -470,7 +502,7 @@ mod tests {
     #[test]
     fn a_bad_row_stops_either_layout_after_the_rows_before_it() {
         let path = dataset("bad.txt", 400, 300);
-        for layout in [Layout::Helpers, Layout::WorkersOnly] {
+        for layout in [Layout::Helpers(1), Layout::Helpers(3), Layout::WorkersOnly] {
             let (stats, stopped, rows) = run(layout, &options(path.clone()), None, false);
             let Some(Stop::Dataset(e)) = stopped else {
                 panic!("{layout:?}: {stopped:?}")
@@ -487,7 +519,7 @@ mod tests {
     #[test]
     fn a_failed_write_stops_either_layout() {
         let path = dataset("fail.txt", 600, 0);
-        for layout in [Layout::Helpers, Layout::WorkersOnly] {
+        for layout in [Layout::Helpers(1), Layout::Helpers(3), Layout::WorkersOnly] {
             let (stats, stopped, rows) = run(layout, &options(path.clone()), Some(3000), false);
             assert!(matches!(stopped, Some(Stop::Output(_))), "{layout:?}");
             assert!(!stats.complete);
@@ -498,7 +530,7 @@ mod tests {
     #[test]
     fn a_raised_stop_flag_ends_either_layout_early() {
         let path = dataset("stop.txt", 600, 0);
-        for layout in [Layout::Helpers, Layout::WorkersOnly] {
+        for layout in [Layout::Helpers(1), Layout::Helpers(3), Layout::WorkersOnly] {
             let (stats, stopped, rows) = run(layout, &options(path.clone()), None, true);
             assert!(matches!(stopped, Some(Stop::Interrupted)), "{layout:?}");
             assert!(!stats.complete);
@@ -515,10 +547,10 @@ mod tests {
             .map(|s| Strategy::parse(s).unwrap())
             .collect();
         for (layout, threads, shuffle, batch, repeat) in [
-            (Layout::Helpers, 2, false, 50, 1),
+            (Layout::Helpers(1), 2, false, 50, 1),
             (Layout::WorkersOnly, 2, true, 64, 2),
             (Layout::WorkersOnly, 3, false, 1000, 1),
-            (Layout::Helpers, 1, true, 7, 1),
+            (Layout::Helpers(3), 1, true, 7, 1),
         ] {
             let mut o = options(path.clone());
             o.threads = threads;

@@ -1,40 +1,32 @@
-//! Ordering: a solved batch verified, paired with the baseline chunk by
-//! chunk, put back in input order and handed to the writer, which
-//! aggregates and writes batches in input order.
+//! Ordering: a solved batch finished by the thread that holds it (verified,
+//! aggregated, paired with the baseline chunk by chunk, its rows formatted
+//! in input order), then handed to the ordered writer, which copies the
+//! rows of each batch in input order.
 
 use super::*;
 
-/// Puts a batch's outcomes (in solve order, matching `records`) back in
-/// input order and formats their rows.
-pub(super) fn in_input_order(
+/// Formats a batch's rows in input order (`outcomes` are in solve order,
+/// matching `records`).
+pub(super) fn rows_in_input_order(
     records: &[Record],
-    outcomes: Vec<PuzzleOutcome>,
+    outcomes: &[PuzzleOutcome],
     shuffled: bool,
-    format: Option<&RowFormat>,
-) -> (Vec<PuzzleOutcome>, Vec<u8>) {
+    format: &RowFormat,
+) -> Vec<u8> {
     debug_assert_eq!(records.len(), outcomes.len());
-    let outcomes = if shuffled {
-        let mut pairs: Vec<(&Record, PuzzleOutcome)> = records.iter().zip(outcomes).collect();
+    let mut rows = Vec::with_capacity(records.len() * 96);
+    if shuffled {
+        let mut pairs: Vec<(&Record, &PuzzleOutcome)> = records.iter().zip(outcomes).collect();
         pairs.sort_unstable_by_key(|(r, _)| r.index);
-        let mut rows = Vec::new();
-        if let Some(f) = format {
-            rows.reserve(pairs.len() * 96);
-            for (rec, o) in &pairs {
-                f.push(&mut rows, rec, o);
-            }
+        for (rec, o) in pairs {
+            format.push(&mut rows, rec, o);
         }
-        return (pairs.into_iter().map(|(_, o)| o).collect(), rows);
     } else {
-        outcomes
-    };
-    let mut rows = Vec::new();
-    if let Some(f) = format {
-        rows.reserve(records.len() * 96);
-        for (rec, o) in records.iter().zip(&outcomes) {
-            f.push(&mut rows, rec, o);
+        for (rec, o) in records.iter().zip(outcomes) {
+            format.push(&mut rows, rec, o);
         }
     }
-    (outcomes, rows)
+    rows
 }
 
 /// A finished batch on its way to the writer.
@@ -45,11 +37,13 @@ pub(super) struct Done {
     pub(super) skipped: Vec<Skipped>,
 }
 
-/// One strategy's share of a finished batch.
+/// One strategy's share of a finished batch (its outcomes are already in
+/// the finishing thread's accumulators).
 pub(super) struct DoneUnit {
-    /// Verified outcomes in input order.
-    pub(super) outcomes: Vec<PuzzleOutcome>,
-    /// Their `puzzles.csv` rows (empty without a per-puzzle CSV).
+    /// Puzzles solved.
+    pub(super) puzzles: u64,
+    /// Their `puzzles.csv` rows in input order (empty without a per-puzzle
+    /// CSV).
     pub(super) rows: Vec<u8>,
     /// This batch's share of each measured pass's total.
     pub(super) pass_ns: Vec<u64>,
@@ -59,15 +53,19 @@ pub(super) struct DoneUnit {
     pub(super) blocks: Vec<(u32, f64)>,
 }
 
-/// Verifies one batch's chunks of every strategy (each chunk list covers
-/// `records` in order, in solve order), sums each chunk's pairs with the
-/// baseline (for the bootstrap's blocks) and puts every strategy's outcomes
-/// in input order.
+/// Finishes a solved batch on the calling thread: verifies every
+/// strategy's chunks (each chunk list covers `records` in order, in solve
+/// order), adds the outcomes to the thread's accumulators (`slot` of
+/// `partials`), sums each chunk's pairs with the baseline (the bootstrap's
+/// blocks) and formats every strategy's rows in input order. What is left
+/// for the ordered writer is bytes to copy and a few numbers per chunk.
 pub(super) fn finish_batch(
     job: &Job,
     records: &[Record],
     parts: &[(usize, Vec<Chunk>)],
     shuffled: bool,
+    partials: &Partials,
+    slot: usize,
 ) -> Vec<DoneUnit> {
     let n = job.strategies.len();
     let mut verified: Vec<(Vec<PuzzleOutcome>, Vec<u64>, u64)> = (0..n)
@@ -111,26 +109,37 @@ pub(super) fn finish_batch(
             }
         }
     }
+    let rows: Vec<Vec<u8>> = verified
+        .iter()
+        .zip(job.formats)
+        .map(|((outcomes, _, _), format)| match format {
+            Some(f) => rows_in_input_order(records, outcomes, shuffled, f),
+            None => Vec::new(),
+        })
+        .collect();
+    let outcomes: Vec<Vec<PuzzleOutcome>> = verified
+        .iter_mut()
+        .map(|v| std::mem::take(&mut v.0))
+        .collect();
+    partials.add(slot, job.baseline, &outcomes);
     verified
-        .drain(..)
+        .into_iter()
         .zip(blocks)
-        .enumerate()
-        .map(|(k, ((outcomes, pass_ns, busy_ns), blocks))| {
-            let (outcomes, rows) =
-                in_input_order(records, outcomes, shuffled, job.formats[k].as_ref());
-            DoneUnit {
-                outcomes,
-                rows,
-                pass_ns,
-                busy_ns,
-                blocks,
-            }
+        .zip(rows)
+        .map(|(((_, pass_ns, busy_ns), blocks), rows)| DoneUnit {
+            puzzles: records.len() as u64,
+            rows,
+            pass_ns,
+            busy_ns,
+            blocks,
         })
         .collect()
 }
 
-/// The writer's side: restores batch order, aggregates, pairs and writes
-/// rows.
+/// The writer's side: restores batch order, adds what depends on it (per
+/// pass totals, skipped rows, the bootstrap's chunk blocks) and copies the
+/// rows to the sink. One thread at a time; everything per puzzle was done
+/// by the thread that finished the batch ([`finish_batch`]).
 pub(super) struct Ordered<'a> {
     pub(super) pending: BTreeMap<u64, Done>,
     pub(super) next: u64,
@@ -140,24 +149,20 @@ pub(super) struct Ordered<'a> {
     pub(super) progress: &'a dyn Progress,
     /// The first write error; nothing is written after it.
     pub(super) error: Option<std::io::Error>,
-    /// Small guess/depth values not yet in `stats`' histograms (flushed on
-    /// drop, before anyone can read `stats` again).
-    pub(super) small: Vec<SmallCounts>,
     pub(super) tally: &'a mut Tally,
-}
-
-impl Drop for Ordered<'_> {
-    fn drop(&mut self) {
-        for (small, stats) in self.small.iter_mut().zip(self.stats.iter_mut()) {
-            small.flush(stats);
-        }
-    }
 }
 
 impl Ordered<'_> {
     /// Takes a finished batch and writes every batch now next in order.
     /// Returns how many batches were written (each frees a batch slot).
     pub(super) fn accept(&mut self, done: Done) -> usize {
+        let start = Instant::now();
+        let written = self.accept_timed(done);
+        self.tally.write_ns += start.elapsed().as_nanos() as u64;
+        written
+    }
+
+    fn accept_timed(&mut self, done: Done) -> usize {
         if self.error.is_some() {
             return 0;
         }
@@ -177,27 +182,16 @@ impl Ordered<'_> {
                 for (t, x) in stats.pass_ns.iter_mut().zip(&u.pass_ns) {
                     *t += x;
                 }
-                for o in &u.outcomes {
-                    stats.record_counting(o, &mut self.small[k]);
-                }
                 self.tally.busy[k] += u.busy_ns;
-                n += u.outcomes.len() as u64;
+                n += u.puzzles;
                 if !u.rows.is_empty() && self.error.is_none() {
                     if let Err(e) = self.sink.write(k, &u.rows) {
                         self.error = Some(e);
                     }
                 }
-            }
-            if let Some(b) = self.tally.baseline {
-                let base = &d.units[b].outcomes;
-                for (k, acc) in self.tally.pairs.iter_mut().enumerate() {
-                    if let Some(acc) = acc {
-                        for (bo, o) in base.iter().zip(&d.units[k].outcomes) {
-                            acc.add(bo, o);
-                        }
-                        for &(pairs, sum) in &d.units[k].blocks {
-                            acc.add_chunk(pairs, sum);
-                        }
+                if let Some(acc) = self.tally.pairs[k].as_mut() {
+                    for &(pairs, sum) in &u.blocks {
+                        acc.add_chunk(pairs, sum);
                     }
                 }
             }

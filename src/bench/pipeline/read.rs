@@ -18,6 +18,9 @@ pub(super) struct BatchReader<'a> {
     pub(super) taken: u64,
     pub(super) batch_no: u64,
     pub(super) done: bool,
+    /// Time spent in [`BatchReader::next_batch`], in ns (one thread at a
+    /// time reads).
+    pub(super) busy_ns: u64,
 }
 
 impl<'a> BatchReader<'a> {
@@ -28,12 +31,20 @@ impl<'a> BatchReader<'a> {
             taken: 0,
             batch_no: 0,
             done: false,
+            busy_ns: 0,
         })
     }
 
     /// The next batch (a batch may hold only skipped rows); `None` at the
     /// end, and after an error.
     pub(super) fn next_batch(&mut self) -> Option<Result<Batch, DatasetError>> {
+        let start = Instant::now();
+        let batch = self.read_batch();
+        self.busy_ns += start.elapsed().as_nanos() as u64;
+        batch
+    }
+
+    fn read_batch(&mut self) -> Option<Result<Batch, DatasetError>> {
         if self.done {
             return None;
         }

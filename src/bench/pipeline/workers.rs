@@ -50,6 +50,8 @@ pub(super) struct Workers<'o, 'a> {
     pub(super) reader: Mutex<BatchReader<'a>>,
     pub(super) out: Mutex<Ordered<'o>>,
     pub(super) job: &'a Job<'a>,
+    /// Each pool thread's accumulators (by thread index).
+    pub(super) partials: &'a Partials,
     pub(super) shuffled: bool,
     /// Batches read and not yet written, at most.
     pub(super) max_open: usize,
@@ -61,17 +63,20 @@ pub(super) struct Workers<'o, 'a> {
     pub(super) stop: &'a AtomicBool,
 }
 
+/// Runs a group with the pool's threads alone. Returns why it stopped
+/// early, if it did, and the time spent reading.
 pub(super) fn workers_only(
     opts: &RunOptions,
     info: &DatasetInfo,
     job: &Job,
     pool: &rayon::ThreadPool,
     out: Ordered,
+    partials: &Partials,
     stop: &Arc<AtomicBool>,
-) -> Option<Stop> {
+) -> (Option<Stop>, u64) {
     let reader = match BatchReader::open(opts, info) {
         Ok(r) => r,
-        Err(e) => return Some(Stop::Dataset(e)),
+        Err(e) => return (Some(Stop::Dataset(e)), 0),
     };
     let threads = pool.current_num_threads();
     let w = Workers {
@@ -89,6 +94,7 @@ pub(super) fn workers_only(
         reader: Mutex::new(reader),
         out: Mutex::new(out),
         job,
+        partials,
         shuffled: opts.shuffle,
         max_open: threads + 1,
         spin: threads <= sysinfo::logical_cores(),
@@ -103,17 +109,23 @@ pub(super) fn workers_only(
         .into_inner()
         .unwrap_or_else(|e| e.into_inner())
         .fatal;
+    let read_ns = w
+        .reader
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .busy_ns;
     let write_error = w
         .out
         .into_inner()
         .unwrap_or_else(|e| e.into_inner())
         .error
         .take();
-    match (fatal, write_error) {
+    let stopped = match (fatal, write_error) {
         (Some(e), _) => Some(Stop::Dataset(e)),
         (None, Some(e)) => Some(Stop::Output(e)),
         (None, None) => None,
-    }
+    };
+    (stopped, read_ns)
 }
 
 impl Workers<'_, '_> {
@@ -265,7 +277,7 @@ impl Workers<'_, '_> {
         }
     }
 
-    /// Verifies a solved batch, formats its rows in input order and hands
+    /// Finishes a solved batch on this thread ([`finish_batch`]) and hands
     /// it to the writer, which writes every batch now next in order.
     pub(super) fn finish(&self, window: &Window) {
         let (mut parts, skipped) = {
@@ -279,7 +291,14 @@ impl Workers<'_, '_> {
         parts.sort_unstable_by_key(|p| p.0);
         let done = Done {
             seq: window.seq,
-            units: finish_batch(self.job, &window.records, &parts, self.shuffled),
+            units: finish_batch(
+                self.job,
+                &window.records,
+                &parts,
+                self.shuffled,
+                self.partials,
+                rayon::current_thread_index().unwrap_or(0),
+            ),
             skipped,
         };
         let (written, failed) = {
