@@ -32,7 +32,7 @@ use metrics::UnitStats;
 use row::push_text;
 pub use row::RowFormat;
 use std::fs::File;
-use std::io::{BufWriter, Seek, Write};
+use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -123,6 +123,14 @@ pub trait RowSink: Send {
     /// Appends rows of the group's unit `unit` (made by its [`RowFormat`],
     /// in input order).
     fn write(&mut self, unit: usize, rows: &[u8]) -> std::io::Result<()>;
+    /// Like [`write`](Self::write), but only reserves the next `len` bytes
+    /// of unit `unit` in a file: the caller writes the rows there itself,
+    /// after leaving the ordered writer, so that copying rows and the
+    /// system calls run on many threads. `None`: this sink takes its rows
+    /// through `write`.
+    fn reserve(&mut self, _unit: usize, _len: usize) -> Option<std::io::Result<Slot>> {
+        None
+    }
     /// Ends the group: every unit's rows are in place.
     fn end_group(&mut self) -> std::io::Result<()>;
 }
@@ -302,17 +310,47 @@ pub fn run_all(
     results
 }
 
+/// Room reserved in a file for a batch's rows ([`RowSink::reserve`]).
+pub struct Slot {
+    file: Arc<File>,
+    offset: u64,
+}
+
+impl Slot {
+    /// Writes `rows` (exactly the reserved length) at the slot's place.
+    /// Slots never overlap, so any number of threads can write at once.
+    pub fn write(&self, rows: &[u8]) -> std::io::Result<()> {
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::FileExt::write_all_at(&*self.file, rows, self.offset)
+        }
+        #[cfg(not(unix))]
+        {
+            // `PuzzleCsv` reserves nothing where positioned writes are not
+            // available, so no slot exists here.
+            let _ = rows;
+            Err(std::io::Error::other("positioned writes are not supported"))
+        }
+    }
+}
+
 /// `puzzles.csv`: one row per puzzle × strategy, written while the run goes.
 ///
-/// The rows of an interleaved group arrive unit by unit within each batch;
-/// the first unit's rows go straight to the file, the others' to anonymous
-/// temporary files beside it, appended in order when the group ends. The
-/// file is therefore the same, row for row, as a sequential run's.
+/// Each batch's rows are placed next in order by the ordered writer and
+/// written at that place by the thread that finished the batch
+/// ([`RowSink::reserve`]; positioned writes, on Unix), so that no single
+/// thread copies every row. The rows of an interleaved group arrive unit by
+/// unit within each batch; the first unit's rows go to the file, the
+/// others' to anonymous temporary files beside it, appended in order when
+/// the group ends. The file is therefore the same, row for row, as a
+/// sequential run's.
 pub struct PuzzleCsv {
-    out: BufWriter<File>,
+    out: Arc<File>,
+    /// Where the next rows of the file go.
+    end: u64,
     path: PathBuf,
-    /// Rows of the current group's units after the first.
-    spills: Vec<BufWriter<File>>,
+    /// The current group's units after the first: a file each and its end.
+    spills: Vec<(Arc<File>, u64)>,
 }
 
 /// Columns of `puzzles.csv` (defined with the results directory's files).
@@ -320,8 +358,7 @@ pub use crate::results::puzzles::HEADER as PUZZLE_CSV_HEADER;
 
 impl PuzzleCsv {
     pub fn create(path: &Path) -> std::io::Result<Self> {
-        let file = File::create(path)?;
-        let mut out = BufWriter::with_capacity(1 << 16, file);
+        let mut file = File::create(path)?;
         let mut header = Vec::new();
         for (i, name) in PUZZLE_CSV_HEADER.iter().enumerate() {
             if i > 0 {
@@ -330,9 +367,10 @@ impl PuzzleCsv {
             push_text(&mut header, name.as_bytes());
         }
         header.push(b'\n');
-        out.write_all(&header)?;
+        file.write_all(&header)?;
         Ok(PuzzleCsv {
-            out,
+            out: Arc::new(file),
+            end: header.len() as u64,
             path: path.to_path_buf(),
             spills: Vec::new(),
         })
@@ -344,8 +382,20 @@ impl PuzzleCsv {
 
     pub fn finish(mut self) -> std::io::Result<()> {
         self.end_group()?;
-        let file = self.out.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()
+        self.out.sync_all()
+    }
+
+    /// The file and end of unit `unit`'s rows.
+    fn unit_file(&mut self, unit: usize) -> std::io::Result<(&Arc<File>, &mut u64)> {
+        match unit.checked_sub(1) {
+            None => Ok((&self.out, &mut self.end)),
+            Some(k) => match self.spills.get_mut(k) {
+                Some((file, end)) => Ok((&*file, end)),
+                None => Err(std::io::Error::other(format!(
+                    "rows of unit {unit} outside the group"
+                ))),
+            },
+        }
     }
 }
 
@@ -361,8 +411,8 @@ impl RowSink for PuzzleCsv {
             _ => PathBuf::from("."),
         };
         for _ in 1..units.len() {
-            let spill = tempfile::tempfile_in(&dir)?;
-            self.spills.push(BufWriter::with_capacity(1 << 16, spill));
+            self.spills
+                .push((Arc::new(tempfile::tempfile_in(&dir)?), 0));
         }
         Ok(units
             .iter()
@@ -371,22 +421,42 @@ impl RowSink for PuzzleCsv {
     }
 
     fn write(&mut self, unit: usize, rows: &[u8]) -> std::io::Result<()> {
-        match unit.checked_sub(1) {
-            None => self.out.write_all(rows),
-            Some(k) => match self.spills.get_mut(k) {
-                Some(spill) => spill.write_all(rows),
-                None => Err(std::io::Error::other(format!(
-                    "rows of unit {unit} outside the group"
-                ))),
-            },
+        let (file, end) = self.unit_file(unit)?;
+        let mut file: &File = file;
+        file.seek(std::io::SeekFrom::Start(*end))?;
+        file.write_all(rows)?;
+        *end += rows.len() as u64;
+        Ok(())
+    }
+
+    fn reserve(&mut self, unit: usize, len: usize) -> Option<std::io::Result<Slot>> {
+        if cfg!(not(unix)) {
+            return None;
         }
+        Some(self.unit_file(unit).map(|(file, end)| {
+            let slot = Slot {
+                file: Arc::clone(file),
+                offset: *end,
+            };
+            *end += len as u64;
+            slot
+        }))
     }
 
     fn end_group(&mut self) -> std::io::Result<()> {
-        for spill in self.spills.drain(..) {
-            let mut file = spill.into_inner().map_err(|e| e.into_error())?;
-            file.seek(std::io::SeekFrom::Start(0))?;
-            std::io::copy(&mut file, &mut self.out)?;
+        for (spill, len) in std::mem::take(&mut self.spills) {
+            let mut spill: &File = &spill;
+            spill.seek(std::io::SeekFrom::Start(0))?;
+            let mut from = spill.take(len);
+            let mut to: &File = &self.out;
+            to.seek(std::io::SeekFrom::Start(self.end))?;
+            let copied = std::io::copy(&mut from, &mut to)?;
+            if copied != len {
+                return Err(std::io::Error::other(
+                    "a temporary row file came back short",
+                ));
+            }
+            self.end += len;
         }
         Ok(())
     }
@@ -434,6 +504,69 @@ pub fn pin_helper_thread(threads: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Rows placed in order and written by several threads in any order
+    /// (and some through `write`) make the same file as rows written one
+    /// after another: the header, then each unit's rows in order.
+    #[test]
+    fn puzzle_csv_places_rows_in_order_whoever_writes_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("puzzles.csv");
+        let mut csv = PuzzleCsv::create(&path).unwrap();
+        let mut expected: Vec<Vec<u8>> = vec![Vec::new(); 3];
+        for group in ["a", "b"] {
+            let units = [
+                ("x", CounterSet::ALL),
+                ("y", CounterSet::ALL),
+                ("z", CounterSet::ALL),
+            ];
+            csv.group(group, &units).unwrap();
+            let mut placed = Vec::new();
+            for batch in 0..40 {
+                for (k, want) in expected.iter_mut().enumerate() {
+                    let rows = format!("{group},{batch},{k}\n")
+                        .repeat(batch % 5 + 1)
+                        .into_bytes();
+                    want.extend_from_slice(&rows);
+                    if batch % 7 == 0 {
+                        csv.write(k, &rows).unwrap();
+                    } else {
+                        placed.push((csv.reserve(k, rows.len()).unwrap().unwrap(), rows));
+                    }
+                }
+            }
+            // Written backwards, from three threads.
+            placed.reverse();
+            std::thread::scope(|s| {
+                for part in placed.chunks(placed.len().div_ceil(3)) {
+                    s.spawn(move || {
+                        for (slot, rows) in part {
+                            slot.write(rows).unwrap();
+                        }
+                    });
+                }
+            });
+            csv.end_group().unwrap();
+        }
+        csv.finish().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let header = text.lines().next().unwrap();
+        assert!(header.starts_with("dataset,index"));
+        let body = &text[header.len() + 1..];
+        // Each group's rows: unit x's, then y's, then z's.
+        let mut want = String::new();
+        for group in ["a", "b"] {
+            for k in 0..3 {
+                for line in String::from_utf8(expected[k].clone()).unwrap().lines() {
+                    if line.starts_with(group) {
+                        want.push_str(line);
+                        want.push('\n');
+                    }
+                }
+            }
+        }
+        assert_eq!(body, want);
+    }
 
     #[test]
     fn shards_partition_the_indices() {

@@ -174,6 +174,7 @@ pub(super) fn finish_batches(
     partials: &Partials,
     shuffled: bool,
 ) {
+    let mut placed = Placed::new();
     loop {
         let raw = match rx.lock().unwrap_or_else(|e| e.into_inner()).recv() {
             Ok(raw) => raw,
@@ -194,9 +195,10 @@ pub(super) fn finish_batches(
         };
         let (written, failed_now) = {
             let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
-            let written = out.accept(done);
+            let written = out.accept(done, &mut placed);
             (written, out.error.is_some())
         };
+        let failed_now = write_placed(&mut placed, out) || failed_now;
         if failed_now {
             failed.store(true, Ordering::Release);
             let _ = tokens.try_send(());

@@ -50,7 +50,9 @@
 
 use super::metrics::{PuzzleOutcome, Skipped, SmallCounts, UnitStats};
 use super::paired::{self, PairAcc};
-use super::{sysinfo, DatasetInfo, Progress, RowFormat, RowSink, RunOptions, Stop, IN_FLIGHT};
+use super::{
+    sysinfo, DatasetInfo, Progress, RowFormat, RowSink, RunOptions, Slot, Stop, IN_FLIGHT,
+};
 use crate::dataset::{self, DatasetError, Record};
 use crate::grid::Grid;
 use crate::solver::{

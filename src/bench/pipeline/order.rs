@@ -152,17 +152,23 @@ pub(super) struct Ordered<'a> {
     pub(super) tally: &'a mut Tally,
 }
 
+/// Rows placed in a file by the ordered writer, to be written by the
+/// thread that handed it the batch, after it has let go of the writer.
+pub(super) type Placed = Vec<(Slot, Vec<u8>)>;
+
 impl Ordered<'_> {
-    /// Takes a finished batch and writes every batch now next in order.
-    /// Returns how many batches were written (each frees a batch slot).
-    pub(super) fn accept(&mut self, done: Done) -> usize {
+    /// Takes a finished batch and writes every batch now next in order:
+    /// rows the sink takes itself are written, the others placed (see
+    /// [`write_placed`]). Returns how many batches were written (each frees
+    /// a batch slot).
+    pub(super) fn accept(&mut self, done: Done, placed: &mut Placed) -> usize {
         let start = Instant::now();
-        let written = self.accept_timed(done);
+        let written = self.accept_timed(done, placed);
         self.tally.write_ns += start.elapsed().as_nanos() as u64;
         written
     }
 
-    fn accept_timed(&mut self, done: Done) -> usize {
+    fn accept_timed(&mut self, done: Done, placed: &mut Placed) -> usize {
         if self.error.is_some() {
             return 0;
         }
@@ -177,7 +183,7 @@ impl Ordered<'_> {
                 }
             }
             let mut n = 0;
-            for (k, u) in d.units.iter().enumerate() {
+            for (k, u) in d.units.into_iter().enumerate() {
                 let stats = &mut self.stats[k];
                 for (t, x) in stats.pass_ns.iter_mut().zip(&u.pass_ns) {
                     *t += x;
@@ -185,7 +191,15 @@ impl Ordered<'_> {
                 self.tally.busy[k] += u.busy_ns;
                 n += u.puzzles;
                 if !u.rows.is_empty() && self.error.is_none() {
-                    if let Err(e) = self.sink.write(k, &u.rows) {
+                    let result = match self.sink.reserve(k, u.rows.len()) {
+                        Some(Ok(slot)) => {
+                            placed.push((slot, u.rows));
+                            Ok(())
+                        }
+                        Some(Err(e)) => Err(e),
+                        None => self.sink.write(k, &u.rows),
+                    };
+                    if let Err(e) = result {
                         self.error = Some(e);
                     }
                 }
@@ -203,4 +217,25 @@ impl Ordered<'_> {
         }
         written
     }
+}
+
+/// Writes rows placed by [`Ordered::accept`]; the first error is kept in
+/// the writer (nothing more is written after it). Returns whether a write
+/// failed.
+pub(super) fn write_placed(placed: &mut Placed, out: &Mutex<Ordered>) -> bool {
+    let mut failed = None;
+    for (slot, rows) in placed.drain(..) {
+        if let Err(e) = slot.write(&rows) {
+            failed = Some(e);
+            break;
+        }
+    }
+    placed.clear();
+    let Some(e) = failed else {
+        return false;
+    };
+    let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
+    out.error.get_or_insert(e);
+    out.pending.clear();
+    true
 }

@@ -301,11 +301,13 @@ impl Workers<'_, '_> {
             ),
             skipped,
         };
+        let mut placed = Placed::new();
         let (written, failed) = {
             let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
-            let written = out.accept(done);
+            let written = out.accept(done, &mut placed);
             (written, out.error.is_some())
         };
+        let failed = write_placed(&mut placed, &self.out) || failed;
         let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         q.open -= written;
         if failed {
