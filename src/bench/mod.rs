@@ -556,8 +556,8 @@ mod tests {
         // Each group's rows: unit x's, then y's, then z's.
         let mut want = String::new();
         for group in ["a", "b"] {
-            for k in 0..3 {
-                for line in String::from_utf8(expected[k].clone()).unwrap().lines() {
+            for unit in &expected {
+                for line in std::str::from_utf8(unit).unwrap().lines() {
                     if line.starts_with(group) {
                         want.push_str(line);
                         want.push('\n');
