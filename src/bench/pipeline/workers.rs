@@ -14,6 +14,12 @@ pub(super) struct Window {
     pub(super) state: Mutex<WindowState>,
 }
 
+impl Drop for Window {
+    fn drop(&mut self) {
+        give_back(std::mem::take(&mut self.records));
+    }
+}
+
 pub(super) struct WindowState {
     /// Each solved chunk's first position and its results for every
     /// strategy.
