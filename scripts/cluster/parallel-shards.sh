@@ -22,15 +22,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 bench=$(realpath "${BENCH:-$here/../../target/release/bench-sudoku}")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# Files go to each host's working directory under the names they have in $work.
+# Files go to each host's working directory (~/bench-sudoku-shards.PID) under the names
+# they have in $work.
 cp "$bench" "$work/bench-sudoku"
 cp "$data" "$work/$(basename "$data")"
 cd "$work"
 dataset=$(basename "$data")
 # shellcheck disable=SC2016 # {} is GNU parallel's, $* is expanded here on purpose
-seq 1 "$n" | parallel --jobs 1 --sshlogin "$hosts" --workdir ... \
+seq 1 "$n" | parallel --jobs 1 --sshlogin "$hosts" --workdir "bench-sudoku-shards.$$" \
   --basefile bench-sudoku --basefile "$dataset" --return 'shard-{}' --cleanup \
   "./bench-sudoku run '$dataset' --shard {}/$n --out shard-{} --force --quiet $*"
+# The working directory itself stays behind on each host: remove it.
+parallel --nonall --sshlogin "$hosts" rm -rf "bench-sudoku-shards.$$"
 dirs=()
 for k in $(seq 1 "$n"); do dirs+=("shard-$k"); done
 "$bench" merge "${dirs[@]}" --out "$out" --force
