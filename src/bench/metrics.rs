@@ -580,11 +580,14 @@ impl UnitStats {
         // neither).
         let timed = self.timed();
         let n = timed.max(1) as f64;
+        // A percentile is the highest value of its histogram bucket, which
+        // can lie above the largest time recorded: clamped to it, so that no
+        // percentile exceeds the maximum.
         let q = |p: f64| {
             if timed == 0 {
                 0
             } else {
-                self.time.value_at_quantile(p)
+                self.time.value_at_quantile(p).min(self.time_max)
             }
         };
         let has = |c: Counter| self.counters.has(c);

@@ -38,6 +38,37 @@ pub struct SolverArgs {
     pub timeout: Duration,
 }
 
+/// The most threads a command takes with `-j` (beyond any machine's cores;
+/// each costs a stack and a solver workspace).
+pub const MAX_THREADS: u64 = 4096;
+/// The most puzzles in one batch: a batch is held in memory by each thread
+/// and the writer (a record is about 250 bytes).
+pub const MAX_BATCH: u64 = 65_536;
+/// The most measured (`--repeat`) or discarded (`--warmup`) passes.
+pub const MAX_PASSES: u64 = 1000;
+
+/// `-j N`: 0 (every logical core) to [`MAX_THREADS`].
+pub fn threads_parser() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(0..=MAX_THREADS)
+}
+
+/// A count that must be at least 1 (`--count`, `--limit`, `-n`).
+pub fn positive_u64() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::builder::RangedU64ValueParser::<u64>::new().range(1..)
+}
+
+/// A percentage threshold: a finite number above 0 and at most 1000.
+pub fn parse_percent(s: &str) -> Result<f64, String> {
+    let x: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number"))?;
+    if !(x.is_finite() && x > 0.0 && x <= 1000.0) {
+        return Err(format!("{s} is outside 0 < PCT <= 1000"));
+    }
+    Ok(x)
+}
+
 fn parse_timeout(s: &str) -> Result<Duration, String> {
     let d = humantime::parse_duration(s).map_err(|e| format!("{e} (e.g. 500ms, 10s, 2m)"))?;
     if d.is_zero() {

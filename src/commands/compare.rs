@@ -21,8 +21,9 @@ pub struct CompareArgs {
     #[arg(value_name = "CURRENT_DIR")]
     pub current: PathBuf,
     /// Change in percent the whole confidence interval must exceed to count
-    /// as a regression (or improvement).
-    #[arg(long, value_name = "PCT", default_value_t = 5.0)]
+    /// as a regression (or improvement); 0 < PCT ≤ 1000.
+    #[arg(long, value_name = "PCT", default_value_t = 5.0,
+          value_parser = super::args::parse_percent)]
     pub threshold: f64,
     /// Statistic of the per-puzzle solve times compared.
     #[arg(long, value_enum, default_value_t = Metric::P50)]

@@ -27,8 +27,9 @@ use std::time::Instant;
 #[derive(Debug, Clone, Args)]
 #[command(verbatim_doc_comment)]
 pub struct GenerateArgs {
-    /// Number of puzzles to write.
-    #[arg(short = 'n', long, value_name = "N", default_value_t = 100)]
+    /// Number of puzzles to write (N ≥ 1).
+    #[arg(short = 'n', long, value_name = "N", default_value_t = 100,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub count: usize,
 
     /// Random seed; the same seed and options give the same puzzles.
@@ -65,16 +66,18 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "N")]
     pub max_guesses: Option<u64>,
 
-    /// Give up after N candidates [default: 1000 × count + 1000].
-    #[arg(long, value_name = "N")]
+    /// Give up after N candidates, N ≥ 1 [default: 1000 × count + 1000].
+    #[arg(long, value_name = "N", value_parser = super::args::positive_u64())]
     pub max_attempts: Option<u64>,
 
     /// Output file [default: standard output].
     #[arg(short, long, value_name = "FILE")]
     pub out: Option<PathBuf>,
 
-    /// Worker threads (0: one per core); the output does not depend on it.
-    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
+    /// Worker threads, 0 to 4096 (0: one per core); the output does not
+    /// depend on it.
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 0,
+          value_parser = super::args::threads_parser())]
     pub threads: usize,
 
     /// Do not print the summary line to standard error.

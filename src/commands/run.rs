@@ -72,13 +72,14 @@ pub struct RunArgs {
     /// strategy) [default: mrv, hidden, locked, fast].
     #[arg(short = 's', long = "strategy", value_name = "STRATEGY", long_help = spec_help())]
     pub strategies: Vec<String>,
-    /// Solver threads [default: all logical cores].
+    /// Solver threads, 0 to 4096 [default: 0, all logical cores].
     #[arg(
         short = 'j',
         long,
         value_name = "N",
         default_value_t = 0,
-        hide_default_value = true
+        hide_default_value = true,
+        value_parser = super::args::threads_parser()
     )]
     pub threads: usize,
     /// Results directory [default: results/<dataset-stem>-<UTC timestamp>].
@@ -87,19 +88,22 @@ pub struct RunArgs {
     /// Replace the results already in --out DIR.
     #[arg(long)]
     pub force: bool,
-    /// Measured passes over every batch; the per-puzzle time kept is the
-    /// minimum over them [default: 3 with --gate, else 1].
-    #[arg(long, value_name = "N")]
+    /// Measured passes over every batch, 1 to 1000; the per-puzzle time
+    /// kept is the minimum over them [default: 3 with --gate, else 1].
+    #[arg(long, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=super::args::MAX_PASSES as i64))]
     pub repeat: Option<u32>,
     /// Discarded passes before the measured ones [default: 1 when two or
     /// more strategies run interleaved, else 0]. Interleaved strategies
     /// solve the same puzzles one after another, and a puzzle's first solve
     /// is slower than the next ones (its data and branches are new), so
-    /// without a warm-up the strategy that goes first is penalised.
-    #[arg(long, value_name = "N")]
+    /// without a warm-up the strategy that goes first is penalised. Allowed:
+    /// 0 to 1000.
+    #[arg(long, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(0..=super::args::MAX_PASSES as i64))]
     pub warmup: Option<u32>,
-    /// Only the first N puzzles of each dataset.
-    #[arg(long, value_name = "N")]
+    /// Only the first N puzzles of each dataset (N ≥ 1).
+    #[arg(long, value_name = "N", value_parser = super::args::positive_u64())]
     pub limit: Option<u64>,
     /// Solve in a random order (within each batch of --batch-size puzzles);
     /// results stay in input order.
@@ -128,8 +132,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "BASE:CANDIDATE")]
     pub gate: Option<String>,
     /// The gate's threshold: a slowdown in percent the whole interval must
-    /// exceed.
-    #[arg(long, value_name = "PCT", default_value_t = crate::compare::gate::DEFAULT_THRESHOLD, requires = "gate")]
+    /// exceed (0 < PCT ≤ 1000).
+    #[arg(long, value_name = "PCT", default_value_t = crate::compare::gate::DEFAULT_THRESHOLD,
+          requires = "gate", value_parser = super::args::parse_percent)]
     pub threshold: f64,
     /// Also fail the gate when a search counter differs on some puzzle.
     #[arg(long, value_enum, value_name = "WHAT", requires = "gate")]
@@ -138,9 +143,10 @@ pub struct RunArgs {
     /// "$GITHUB_STEP_SUMMARY").
     #[arg(long, value_name = "FILE", requires = "gate")]
     pub gate_summary: Option<PathBuf>,
-    /// Count solutions up to N (1: first solution, the usual benchmark; 2:
-    /// also prove uniqueness).
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    /// Count solutions up to N, N ≥ 1 (1: first solution, the usual
+    /// benchmark; 2: also prove uniqueness).
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..))]
     pub count: u32,
     #[command(flatten)]
     pub engine: EngineArgs,
@@ -157,8 +163,10 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
-    /// Puzzles per batch (the unit of work in flight and the shuffle window).
-    #[arg(long, value_name = "N", default_value_t = crate::bench::DEFAULT_BATCH)]
+    /// Puzzles per batch, 1 to 65536 (the unit of work in flight and the
+    /// shuffle window).
+    #[arg(long, value_name = "N", default_value_t = crate::bench::DEFAULT_BATCH,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=super::args::MAX_BATCH))]
     pub batch_size: usize,
     /// Only shard K of N of every dataset: the puzzles whose 0-based index
     /// % N == K - 1 (after --limit). Combine the shards with `merge`.

@@ -23,8 +23,10 @@ pub struct SolveArgs {
     /// Strategy name or spec.
     #[arg(short, long, default_value = "hidden", long_help = spec_help())]
     pub strategy: String,
-    /// Count solutions up to N (2 proves uniqueness; 1 stops at the first).
-    #[arg(long, value_name = "N", default_value_t = 2)]
+    /// Count solutions up to N, N ≥ 1 (2 proves uniqueness; 1 stops at the
+    /// first).
+    #[arg(long, value_name = "N", default_value_t = 2,
+          value_parser = clap::value_parser!(u32).range(1..))]
     pub count: u32,
     /// Print the solving process step by step.
     #[arg(long)]

@@ -318,7 +318,7 @@ impl Verdict {
 
     /// GitHub-flavoured Markdown (for a CI job summary).
     pub fn markdown(&self) -> String {
-        let esc = |c: &str| c.replace('|', "\\|").replace('\n', " ");
+        let esc = crate::report::md_cell;
         let mut out = format!(
             "### bench-sudoku gate: {} vs {}\n\n",
             esc(&self.gate.candidate),
@@ -346,7 +346,7 @@ impl Verdict {
 
 fn esc_lines(s: &str) -> String {
     s.lines()
-        .map(|l| l.replace('|', "\\|"))
+        .map(crate::report::md_cell)
         .collect::<Vec<_>>()
         .join("\n")
         + "\n"

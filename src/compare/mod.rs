@@ -498,7 +498,7 @@ impl Comparison {
         let cells = self.cells();
         let mut out = String::from("### bench-sudoku compare\n\n");
         for (i, row) in cells.iter().enumerate() {
-            let esc: Vec<String> = row.iter().map(|c| c.replace('|', "\\|")).collect();
+            let esc: Vec<String> = row.iter().map(|c| crate::report::md_cell(c)).collect();
             let _ = writeln!(out, "| {} |", esc.join(" | "));
             if i == 0 {
                 let _ = writeln!(out, "|---|---|---:|---:|---:|---|---|---|---|");

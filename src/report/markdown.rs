@@ -49,7 +49,7 @@ pub fn render(report: &Report) -> String {
         .collect();
     let _ = writeln!(s, "| {} |", align.join(" | "));
     for row in rows(&report.results) {
-        let cells: Vec<String> = row.iter().map(|c| c.replace('|', "\\|")).collect();
+        let cells: Vec<String> = row.iter().map(|c| crate::report::md_cell(c)).collect();
         let _ = writeln!(s, "| {} |", cells.join(" | "));
     }
     let _ = writeln!(
@@ -64,7 +64,7 @@ pub fn render(report: &Report) -> String {
         let _ = writeln!(s, "| {} |", PAIRED_COLUMNS.join(" | "));
         let _ = writeln!(s, "|---|---|---|---:|---:|---:|---:|---:|");
         for row in paired {
-            let cells: Vec<String> = row.iter().map(|c| c.replace('|', "\\|")).collect();
+            let cells: Vec<String> = row.iter().map(|c| crate::report::md_cell(c)).collect();
             let _ = writeln!(s, "| {} |", cells.join(" | "));
         }
         let _ = writeln!(s, "\n{}", paired_note());

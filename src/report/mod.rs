@@ -142,6 +142,24 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
+/// A table cell of GitHub-flavoured Markdown: `|` and `\` escaped, line
+/// breaks and other control characters as spaces, `<` as `&lt;` (no
+/// inline HTML), so that a dataset or label of any text stays one cell of
+/// one row.
+pub fn md_cell(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '|' => out.push_str("\\|"),
+            '\\' => out.push_str("\\\\"),
+            '<' => out.push_str("&lt;"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// A file-name-safe form of a dataset or strategy name.
 pub fn file_safe(name: &str) -> String {
     name.chars()

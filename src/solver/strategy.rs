@@ -329,6 +329,7 @@ impl Strategy {
         }
         let mut config = Config::new(P::Hidden, Mrv, Asc);
         let mut root: Option<Propagation> = None;
+        let mut seen: Vec<&str> = Vec::new();
         for (i, tok) in spec_t.split(',').map(str::trim).enumerate() {
             let Some((key, value)) = tok.split_once('=') else {
                 if i == 0 {
@@ -360,6 +361,12 @@ impl Strategy {
                 )));
             };
             let (key, value) = (key.trim(), value.trim());
+            // A key given twice would silently keep the last value.
+            let axis = if key == "propagation" { "prop" } else { key };
+            if seen.contains(&axis) {
+                return Err(err(format!("key {axis:?} given twice")));
+            }
+            seen.push(axis);
             match key {
                 "prop" | "propagation" => {
                     config.node = parse_prop(value).ok_or_else(|| bad_value(&err, key, value))?;

@@ -1,0 +1,121 @@
+//! Every numeric option is checked against its range when parsed: a value
+//! outside it (including ones that would wrap or could not be allocated) is
+//! refused with exit 2 and a message naming the option and the range,
+//! before anything runs or is written; `--help` states the ranges.
+
+mod common;
+use common::command;
+
+use std::path::{Path, PathBuf};
+
+fn dataset() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/easy.csv")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir()
+        .join(format!("bench-sudoku-ranges-{}", std::process::id()))
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.parent().unwrap()).unwrap();
+    dir
+}
+
+/// `args` is refused: exit 2, the option named, no panic, nothing written.
+fn refused(args: &[&str], option: &str, expect: &str) {
+    let out = scratch(&format!("{option}-{}", args.join("_").replace('/', "")));
+    let o = command()
+        .args(args)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("binary runs");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(option), "{args:?}: expected {option} in {err}");
+    assert!(
+        err.contains(expect),
+        "{args:?}: expected {expect:?} in {err}"
+    );
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    assert!(!out.exists(), "{args:?}: nothing may be written");
+}
+
+#[test]
+fn run_refuses_values_outside_their_range() {
+    let data = dataset();
+    let data = data.to_str().unwrap();
+    let max = "18446744073709551615";
+    let cases: &[(&[&str], &str, &str)] = &[
+        (&["--batch-size", max], "--batch-size", "1..=65536"),
+        (&["--batch-size", "0"], "--batch-size", "1..=65536"),
+        (&["--warmup", "4294967295"], "--warmup", "0..=1000"),
+        (&["--repeat", "4294967295"], "--repeat", "1..=1000"),
+        (&["--repeat", "0"], "--repeat", "1..=1000"),
+        (&["--count", "0"], "--count", "1.."),
+        (&["--limit", "0"], "--limit", "1.."),
+        (&["-j", "100000"], "--threads", "0..=4096"),
+        (&["-j", "-1"], "'-1'", ""),
+        (
+            &["--gate", "a:b", "--threshold=-3"],
+            "--threshold",
+            "0 < PCT <= 1000",
+        ),
+        (
+            &["--gate", "a:b", "--threshold", "nan"],
+            "--threshold",
+            "0 < PCT <= 1000",
+        ),
+    ];
+    for (extra, option, expect) in cases {
+        let mut args = vec!["run", data, "-s", "fast", "-q"];
+        args.extend_from_slice(extra);
+        refused(&args, option, expect);
+    }
+}
+
+#[test]
+fn other_commands_refuse_values_outside_their_range() {
+    let o = command()
+        .args(["solve", common::EASY, "--count", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--count"));
+    for args in [
+        &["generate", "-n", "0"][..],
+        &["generate", "--max-attempts", "0"],
+        &["generate", "-j", "99999"],
+    ] {
+        let o = command().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?}: nothing generated");
+    }
+    let o = command()
+        .args(["compare", "a", "b", "--threshold", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("0 < PCT <= 1000"));
+}
+
+#[test]
+fn help_states_the_ranges() {
+    let o = command().args(["run", "--help"]).output().unwrap();
+    // Words as one line (the help wraps them).
+    let help = String::from_utf8_lossy(&o.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for range in [
+        "1 to 65536",
+        "1 to 1000",
+        "0 to 1000",
+        "0 to 4096",
+        "0 < PCT ≤ 1000",
+    ] {
+        assert!(help.contains(range), "run --help lacks {range:?}");
+    }
+}
