@@ -123,3 +123,149 @@ fn a_key_given_twice_in_a_strategy_spec_is_refused() {
         assert!(err.contains("given twice"), "{spec}: {err}");
     }
 }
+
+/// A valid grid: row r, column c holds (3r + r/3 + c) mod 9, digits mapped
+/// by `map`.
+fn pattern_grid(map: impl Fn(usize) -> usize) -> String {
+    (0..81)
+        .map(|i| {
+            let (r, c) = (i / 9, i % 9);
+            char::from(b'0' + map((3 * r + r / 3 + c) % 9 + 1) as u8)
+        })
+        .collect()
+}
+
+#[test]
+fn another_valid_solution_of_a_puzzle_with_several_is_not_a_mismatch() {
+    let dir = scratch("multi");
+    // The empty grid has every valid grid as a solution; the dataset gives
+    // one that the engines do not find first.
+    let empty = "0".repeat(81);
+    let given = pattern_grid(|d| 10 - d);
+    let data = dir.join("multi.csv");
+    std::fs::write(&data, format!("puzzle,solution\n{empty},{given}\n")).unwrap();
+    let out = dir.join("out");
+    let o = command()
+        .args(["run", "-q", "-s", "fast", "-s", "hidden", "--out"])
+        .arg(&out)
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let summary = json(&out.join("summary.json"));
+    for r in summary["results"].as_array().unwrap() {
+        assert_eq!(r["mismatches"], 0, "{r}");
+        assert_eq!(r["wrong_answers"], 0, "{r}");
+    }
+    // A wrong grid is still caught: a dataset solution that differs from
+    // the engine's on a puzzle with one solution.
+    let unique =
+        "800000000003600000070090200050007000000045700000100030001000068008500010090000400";
+    let wrong_given = pattern_grid(|d| d); // solves the empty grid, not this one
+    std::fs::write(&data, format!("puzzle,solution\n{unique},{wrong_given}\n")).unwrap();
+    let o = command()
+        .args(["run", "-q", "-s", "fast", "--force", "--out"])
+        .arg(&out)
+        .arg(&data)
+        .output()
+        .unwrap();
+    // The reader refuses a solution column that does not solve its puzzle.
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn a_closed_stdout_ends_solve_quietly() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    let mut child = command()
+        .args(["solve", "--json", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        for _ in 0..20_000 {
+            if writeln!(stdin, "{}", common::EASY).is_err() {
+                break; // the command has stopped reading
+            }
+        }
+    });
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with('{'), "{first}");
+    // The reader goes away, as `| head -1` does.
+    let o = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.is_empty(), "nothing said about the closed pipe: {err}");
+}
+
+#[test]
+fn solve_bounds_the_lines_it_reads() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = command()
+        .args(["solve", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // 10 MB without a newline: refused once past the line limit.
+    let feeder = std::thread::spawn(move || {
+        let block = vec![b'1'; 1 << 16];
+        for _ in 0..160 {
+            if stdin.write_all(&block).is_err() {
+                break;
+            }
+        }
+    });
+    let o = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("stdin:1: line longer than 65536 bytes"),
+        "{err}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn paths_that_are_not_utf8_work() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = scratch("bytes");
+    let data = dir.join(OsStr::from_bytes(b"data\xff.txt"));
+    std::fs::write(&data, hard_lines(3)).unwrap();
+    let out = dir.join(OsStr::from_bytes(b"out\xfe"));
+    let o = command()
+        .args(["run", "-q", "-s", "fast", "--out"])
+        .arg(&out)
+        .arg(&data)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let meta = json(&out.join("meta.json"));
+    let line = meta["command_line"].to_string();
+    assert!(line.contains("out\u{fffd}"), "{line}");
+    assert_eq!(meta["complete"], true);
+}

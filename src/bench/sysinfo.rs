@@ -75,6 +75,15 @@ pub struct HarnessMeta {
     pub harness_cpu_pct: Option<f64>,
 }
 
+/// The command line as recorded in `meta.json`: arguments that are not
+/// UTF-8 (a path can be any bytes on Unix) are kept with U+FFFD in place of
+/// what cannot be shown, instead of stopping the program.
+pub fn command_line() -> Vec<String> {
+    std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
+}
+
 /// CPU time (user + system) the process has used so far, in ns.
 pub fn process_cpu_ns() -> Option<u64> {
     #[cfg(unix)]

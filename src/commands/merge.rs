@@ -213,7 +213,7 @@ fn unit_of(d: &ResultsDir, i: usize) -> anyhow::Result<UnitStats> {
 fn merged_meta(inputs: &[ResultsDir], n: u64, ks: &[u64]) -> Meta {
     let mut m = inputs[0].meta.clone();
     let all_shards = ks.len() as u64 == n;
-    m.command_line = std::env::args().collect();
+    m.command_line = crate::bench::sysinfo::command_line();
     m.merged_from = inputs
         .iter()
         .map(|d| d.path.display().to_string())

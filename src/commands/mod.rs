@@ -45,9 +45,17 @@ pub fn exit_code(result: CmdResult) -> i32 {
     }
 }
 
+/// Whether the error is a write to a closed pipe, also when it comes
+/// wrapped in a JSON or CSV writer's error.
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    use std::io::ErrorKind::BrokenPipe;
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            .is_some_and(|io| io.kind() == BrokenPipe)
+            || c.downcast_ref::<serde_json::Error>()
+                .is_some_and(|j| j.io_error_kind() == Some(BrokenPipe))
+            || c.downcast_ref::<csv::Error>().is_some_and(
+                |c| matches!(c.kind(), csv::ErrorKind::Io(io) if io.kind() == BrokenPipe),
+            )
     })
 }

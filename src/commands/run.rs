@@ -276,7 +276,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
         tool: "bench-sudoku".into(),
         version: env!("CARGO_PKG_VERSION").into(),
         git_commit: sysinfo::git_commit(),
-        command_line: std::env::args().collect(),
+        command_line: crate::bench::sysinfo::command_line(),
         cpu_model: sysinfo::cpu_model(),
         logical_cores: sysinfo::logical_cores(),
         threads: opts.threads,

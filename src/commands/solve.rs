@@ -2,6 +2,7 @@
 
 use super::args::EngineArgs;
 use super::CmdResult;
+use crate::dataset::MAX_LINE_BYTES;
 use crate::grid::Grid;
 use crate::report::terminal::ABSENT;
 use crate::solver::strategy::spec_help;
@@ -11,7 +12,7 @@ use crate::solver::{
 use anyhow::Context;
 use clap::Args;
 use serde::Serialize;
-use std::io::{BufRead, BufWriter, Write};
+use std::io::{BufRead, BufWriter, Read, Write};
 use std::time::Instant;
 
 #[derive(Debug, Args)]
@@ -100,10 +101,24 @@ pub fn run(args: &SolveArgs) -> CmdResult {
             bad += one(&mut out, &mut solver, 1, &grid, &strategy, &limits, args)? as u64;
         }
         _ => {
-            let stdin = std::io::stdin();
+            let mut stdin = std::io::stdin().lock();
             let mut index = 0u64;
-            for (n, line) in stdin.lock().lines().enumerate() {
-                let line = line.with_context(|| format!("stdin:{}: cannot read", n + 1))?;
+            let mut buf = Vec::new();
+            for n in 0.. {
+                // Lines are bounded as dataset lines are: a longer one is an
+                // error, never a growing buffer.
+                buf.clear();
+                let read = (&mut stdin)
+                    .take(MAX_LINE_BYTES as u64 + 1)
+                    .read_until(b'\n', &mut buf)
+                    .with_context(|| format!("stdin:{}: cannot read", n + 1))?;
+                if read == 0 {
+                    break;
+                }
+                if buf.len() > MAX_LINE_BYTES {
+                    anyhow::bail!("stdin:{}: line longer than {MAX_LINE_BYTES} bytes", n + 1);
+                }
+                let line = String::from_utf8_lossy(&buf);
                 let t = line.trim();
                 if t.is_empty() || t.starts_with('#') {
                     continue;

@@ -68,7 +68,18 @@ pub(super) fn outcome(
     };
     let matches_solution = match (&rec.solution, r.status) {
         _ if x.unwritten => None,
-        (Some(expected), Status::Solved | Status::Multiple) => Some(r.grid == *expected),
+        (Some(expected), Status::Solved | Status::Multiple) if r.grid != *expected => {
+            // A valid solution other than the dataset's (which was checked
+            // to solve the puzzle when read) proves that the puzzle has
+            // several: the answer is right, there is just nothing to
+            // compare it with.
+            if wrong.is_none() {
+                None
+            } else {
+                Some(false)
+            }
+        }
+        (Some(_), Status::Solved | Status::Multiple) => Some(true),
         (Some(_), Status::NoSolution | Status::Invalid) => Some(false),
         _ => None,
     };
