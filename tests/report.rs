@@ -175,12 +175,24 @@ fn mismatches_skips_and_no_puzzle_csv_are_shown() {
     body.push_str(&format!("{},{first_solution}\n", "0".repeat(81)));
     body.push_str("12345,\n");
     std::fs::write(&data, body).unwrap();
+    // A protocol solver that finds no solution to anything: a mismatch on
+    // every puzzle that has a solution in the dataset.
+    let liar = dir.join("liar.sh");
+    std::fs::write(
+        &liar,
+        "#!/bin/sh\nread greeting\necho 'bench-sudoku-protocol 1 name=liar reports=guesses'\n\
+         while read p l; do echo '0 - guesses=0'; done\n",
+    )
+    .unwrap();
+    let liar = format!("cmd=sh {},name=liar", liar.display());
     let out = dir.join("out");
     let o = bin(&[
         "run",
         data.to_str().unwrap(),
         "-s",
         "hidden",
+        "-s",
+        &liar,
         "--skip-invalid",
         "--no-puzzle-csv",
         "-q",
@@ -190,7 +202,7 @@ fn mismatches_skips_and_no_puzzle_csv_are_shown() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(html.contains("<h2 id=\"mismatches\">Mismatches</h2>"));
-    assert!(html.contains("returned solution differs"));
+    assert!(html.contains("dataset has a solution, engine says no_solution"));
     assert!(html.contains("<h2 id=\"skipped\">Skipped rows</h2>"));
     assert!(html.contains("<th>puzzles.csv</th><td>not written</td>"));
     let scatter = svg_text(&out.join("charts/m-scatter.svg"));
