@@ -177,14 +177,7 @@ fn mismatches_skips_and_no_puzzle_csv_are_shown() {
     std::fs::write(&data, body).unwrap();
     // A protocol solver that finds no solution to anything: a mismatch on
     // every puzzle that has a solution in the dataset.
-    let liar = dir.join("liar.sh");
-    std::fs::write(
-        &liar,
-        "#!/bin/sh\nread greeting\necho 'bench-sudoku-protocol 1 name=liar reports=guesses'\n\
-         while read p l; do echo '0 - guesses=0'; done\n",
-    )
-    .unwrap();
-    let liar = format!("cmd=sh {},name=liar", liar.display());
+    let liar = common::no_solution_solver(&dir);
     let out = dir.join("out");
     let o = bin(&[
         "run",

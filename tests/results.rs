@@ -27,6 +27,8 @@ fn a_runs_summary_loads_and_writes_back_byte_identical() {
     body.push_str("12345,\n");
     let data = dir.join("set.csv");
     std::fs::write(&data, body).unwrap();
+    // A protocol solver that finds no solution: mismatches to list.
+    let liar = common::no_solution_solver(&dir);
     let out = dir.join("out");
     let o = bin(&[
         "run",
@@ -35,6 +37,8 @@ fn a_runs_summary_loads_and_writes_back_byte_identical() {
         "fast",
         "-s",
         "hidden,name=h",
+        "-s",
+        &liar,
         "--skip-invalid",
         "-q",
         "--out",
@@ -43,7 +47,7 @@ fn a_runs_summary_loads_and_writes_back_byte_identical() {
     assert_eq!(o.status.code(), Some(1), "{}", err(&o));
     let written = std::fs::read(out.join("summary.json")).unwrap();
     let s = Summary::read(&out).unwrap();
-    assert_eq!(s.results.len(), 2);
+    assert_eq!(s.results.len(), 3);
     assert!(s.results[1].paired.is_some());
     assert!(!s.skipped_rows.is_empty() && !s.mismatch_list.is_empty());
     let again = s.to_bytes().unwrap();

@@ -236,3 +236,18 @@ pub fn same_answers(
         }
     }
 }
+
+/// A `cmd=` spec of a protocol solver (a shell script written in `dir`)
+/// that finds no solution to any puzzle: every puzzle that has a solution
+/// in its dataset is then a mismatch (`dataset has a solution, engine says
+/// no_solution`), which the built-in engines never give.
+pub fn no_solution_solver(dir: &Path) -> String {
+    let path = dir.join("no-solution.sh");
+    std::fs::write(
+        &path,
+        "#!/bin/sh\nread greeting\necho 'bench-sudoku-protocol 1 name=liar reports=guesses'\n\
+         while read p l; do echo '0 - guesses=0'; done\n",
+    )
+    .unwrap();
+    format!("cmd=sh {},name=liar", path.display())
+}
