@@ -92,22 +92,50 @@ fn sigint_writes_partial_results_and_exits_130() {
 }
 
 #[test]
-fn sigterm_too() {
+fn sigterm_and_sighup_too() {
     let data = big_dataset("big-term.txt", 400_000);
-    let out = data.with_file_name("out-term");
+    for sig in ["-TERM", "-HUP"] {
+        let out = data.with_file_name(format!("out{sig}"));
+        let _ = std::fs::remove_dir_all(&out);
+        let child = command()
+            .args(["run", data.to_str().unwrap(), "-s", "mrv", "-q", "--out"])
+            .arg(&out)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_started(&out);
+        signal(child.id(), sig);
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(130), "{sig}");
+        let meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("meta.json")).unwrap()).unwrap();
+        assert_eq!(meta["complete"], false, "{sig}");
+    }
+}
+
+/// A second signal exits at once, without waiting for the batches in
+/// flight (here: `naive` on hard puzzles, seconds each).
+#[test]
+fn a_second_signal_exits_at_once() {
+    let data = big_dataset("big-second.txt", 20_000);
+    let out = data.with_file_name("out-second");
     let _ = std::fs::remove_dir_all(&out);
     let child = command()
-        .args(["run", data.to_str().unwrap(), "-s", "mrv", "-q", "--out"])
+        .args(["run", data.to_str().unwrap(), "-s", "naive", "-q", "--out"])
         .arg(&out)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     wait_started(&out);
-    signal(child.id(), "-TERM");
+    signal(child.id(), "-INT");
+    std::thread::sleep(Duration::from_millis(200));
+    let start = Instant::now();
+    signal(child.id(), "-INT");
     let o = child.wait_with_output().unwrap();
+    assert!(start.elapsed().as_secs() < 5, "took {:?}", start.elapsed());
     assert_eq!(o.status.code(), Some(130));
-    let meta: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("meta.json")).unwrap()).unwrap();
-    assert_eq!(meta["complete"], false);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("second interrupt"), "{err}");
 }

@@ -269,3 +269,57 @@ fn paths_that_are_not_utf8_work() {
     assert!(line.contains("out\u{fffd}"), "{line}");
     assert_eq!(meta["complete"], true);
 }
+
+/// A panic in a worker (injected with BENCH_SUDOKU_FAULT) ends the run
+/// promptly: exit 70, the message names the stage and the batch, and what
+/// was measured before is written and marked incomplete.
+#[test]
+fn a_panic_in_a_worker_ends_the_run_with_partial_results() {
+    let dir = scratch("panic");
+    let data = dir.join("many.txt");
+    let lines = hard_lines(1000);
+    std::fs::write(&data, lines.repeat(3)).unwrap();
+    for threads in ["1", "2"] {
+        let out = dir.join(format!("out{threads}"));
+        let o = command()
+            .env("BENCH_SUDOKU_FAULT", "finish:1500")
+            .args([
+                "run",
+                "-q",
+                "-s",
+                "fast",
+                "--batch-size",
+                "100",
+                "-j",
+                threads,
+                "--out",
+            ])
+            .arg(&out)
+            .arg(&data)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(70), "{err}");
+        assert!(
+            err.contains("a thread panicked finishing the batch of many from puzzle"),
+            "{err}"
+        );
+        assert!(err.contains("run incomplete"), "{err}");
+        let meta = json(&out.join("meta.json"));
+        assert_eq!(meta["complete"], false);
+        assert!(
+            meta["stopped"].as_str().unwrap().contains("panicked"),
+            "{meta}"
+        );
+        let summary = json(&out.join("summary.json"));
+        let r = &summary["results"][0];
+        assert_eq!(r["complete"], false);
+        let puzzles = r["puzzles"].as_u64().unwrap();
+        assert!(puzzles < 3000, "{puzzles}");
+        let rows = std::fs::read_to_string(out.join("puzzles.csv")).unwrap();
+        assert!(
+            rows.lines().count() - 1 <= 1500,
+            "rows before the batch only"
+        );
+    }
+}

@@ -217,6 +217,9 @@ pub enum Stop {
     Output(std::io::Error),
     /// The stop flag was raised (Ctrl-C).
     Interrupted,
+    /// A thread of the pipeline panicked (a bug, in bench-sudoku or in a
+    /// solver running in this process): where, and the panic's message.
+    Panic(String),
 }
 
 impl std::fmt::Display for Stop {
@@ -225,6 +228,7 @@ impl std::fmt::Display for Stop {
             Stop::Dataset(e) => write!(f, "{e}"),
             Stop::Output(e) => write!(f, "writing puzzles.csv: {e}"),
             Stop::Interrupted => write!(f, "interrupted"),
+            Stop::Panic(what) => write!(f, "{what}"),
         }
     }
 }

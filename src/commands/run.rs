@@ -185,6 +185,14 @@ pub const DEFAULT_STRATEGIES: &[&str] = &["mrv", "hidden", "locked", "fast"];
 
 /// Exit status of an interrupted run (128 + SIGINT).
 pub const EXIT_INTERRUPTED: i32 = 130;
+/// How long an interrupted run may take to finish the batches in flight
+/// and write its partial results before it exits without them.
+pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Exit status when a thread of the run panicked (an internal error; the
+/// sysexits.h code for one): what was measured before is written, marked
+/// incomplete.
+pub const EXIT_PANIC: i32 = 70;
 
 pub fn run(args: &RunArgs) -> CmdResult {
     // External solvers are loaded or started here: one that cannot be stops
@@ -425,6 +433,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
         None => super::print_out(&format!("results in {}\n", out.display()))?,
         Some(Stop::Dataset(e)) => eprintln!("bench-sudoku: error: {e}"),
         Some(Stop::Output(e)) => eprintln!("bench-sudoku: error: writing puzzles.csv: {e}"),
+        Some(Stop::Panic(what)) => eprintln!("bench-sudoku: error: {what}"),
         Some(Stop::Interrupted) => {}
     }
     if results.stopped.is_some() {
@@ -447,6 +456,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
     }
     Ok(match results.stopped {
         Some(Stop::Interrupted) => EXIT_INTERRUPTED,
+        Some(Stop::Panic(_)) => EXIT_PANIC,
         Some(Stop::Dataset(_) | Stop::Output(_)) => 2,
         None if bad + faults > 0 => 1,
         None => verdict.map_or(0, |v| v.exit_code()),
@@ -552,8 +562,18 @@ fn interrupt_flag() -> Arc<AtomicBool> {
                 eprintln!("\nbench-sudoku: second interrupt, exiting now");
                 std::process::exit(EXIT_INTERRUPTED);
             }
-            eprintln!("\nbench-sudoku: interrupt: finishing the batch in flight and writing partial results (Ctrl-C again to quit now)");
+            eprintln!("\nbench-sudoku: interrupt: finishing the batches in flight and writing partial results (Ctrl-C again to quit now)");
             f.store(true, Ordering::SeqCst);
+            // A solve that never returns (a stuck library solver) would keep
+            // the run from ending: after a grace period it exits anyway.
+            std::thread::spawn(|| {
+                std::thread::sleep(STOP_GRACE);
+                eprintln!(
+                    "bench-sudoku: the run did not stop within {} s of the interrupt (a solve that does not return?); exiting without writing results",
+                    STOP_GRACE.as_secs()
+                );
+                std::process::exit(EXIT_INTERRUPTED);
+            });
         });
         if let Err(e) = installed {
             eprintln!("bench-sudoku: warning: cannot install the interrupt handler: {e}");

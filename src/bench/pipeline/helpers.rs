@@ -53,7 +53,10 @@ pub(super) fn with_helpers(
         let _ = token_tx.send(());
     }
     let out = Mutex::new(out);
+    // Raised when a write failed or a thread panicked: no more batches are
+    // dispatched. A panic's message is kept.
     let failed = AtomicBool::new(false);
+    let panic: Mutex<Option<String>> = Mutex::new(None);
     let reader_stop = Arc::clone(stop);
     let mut stopped: Option<Stop> = None;
     let mut read_ns = 0;
@@ -61,18 +64,30 @@ pub(super) fn with_helpers(
     std::thread::scope(|scope| {
         let reader = scope.spawn(|| {
             crate::bench::pin_helper_thread(opts.threads);
-            read_batches(opts, info, btx, reader_stop)
+            guarded(
+                || format!("reading {}", info.name),
+                || read_batches(opts, info, btx, reader_stop),
+            )
         });
         let finishing: Vec<_> = (0..finishing.max(1))
             .map(|slot| {
                 let tokens = token_tx.clone();
-                let (drx, out, failed) = (&drx, &out, &failed);
+                let (drx, out, failed, panic) = (&drx, &out, &failed, &panic);
                 scope.spawn(move || {
                     crate::bench::pin_helper_thread(opts.threads);
-                    finish_batches(slot, drx, tokens, out, failed, job, partials, opts.shuffle)
+                    let lanes = Lanes {
+                        rx: drx,
+                        tokens,
+                        out,
+                        failed,
+                        panic,
+                    };
+                    finish_batches(slot, lanes, job, partials, opts.shuffle)
                 })
             })
             .collect();
+        // A solver job that panics wakes the dispatcher with a token.
+        let wake_tx = token_tx.clone();
         drop(token_tx);
 
         pool.in_place_scope(|s| {
@@ -88,9 +103,13 @@ pub(super) fn with_helpers(
                     break; // a write failed; its error is collected below
                 }
                 let dtx = dtx.clone();
-                s.spawn(move |_| {
+                let (failed, panic, tokens) = (&failed, &panic, &wake_tx);
+                s.spawn(move |_| match solve_batch(job, batch, seq as u64) {
                     // The receiver lives until the layout returns.
-                    let _ = dtx.send(solve_batch(job, batch, seq as u64));
+                    Ok(raw) => {
+                        let _ = dtx.send(raw);
+                    }
+                    Err(e) => fail(failed, panic, tokens, e),
                 });
                 if stop.load(Ordering::Relaxed) {
                     stopped = Some(Stop::Interrupted);
@@ -100,7 +119,16 @@ pub(super) fn with_helpers(
         });
         drop(brx); // unblocks the reader if it is waiting to send
         drop(dtx); // ends the finishing threads once they have had every batch
-        read_ns = reader.join().unwrap_or(0);
+        match reader.join() {
+            Ok(Ok(ns)) => read_ns = ns,
+            Ok(Err(e)) => {
+                panic
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get_or_insert(e);
+            }
+            Err(_) => {}
+        }
         for f in finishing {
             if f.join().is_err() && stopped.is_none() {
                 stopped = Some(Stop::Output(std::io::Error::other(
@@ -110,8 +138,12 @@ pub(super) fn with_helpers(
         }
     });
     let mut out = out.into_inner().unwrap_or_else(|e| e.into_inner());
-    let stopped = match out.error.take() {
-        Some(e) if stopped.is_none() => Some(Stop::Output(e)),
+    let stopped = match (
+        panic.into_inner().unwrap_or_else(|e| e.into_inner()),
+        out.error.take(),
+    ) {
+        (Some(p), _) => Some(Stop::Panic(p)),
+        (None, Some(e)) if stopped.is_none() => Some(Stop::Output(e)),
         _ => stopped,
     };
     (stopped, read_ns)
@@ -119,14 +151,26 @@ pub(super) fn with_helpers(
 
 /// Solves one batch with the pool's threads; chunks are stolen by idle
 /// threads.
-pub(super) fn solve_batch(job: &Job, batch: Batch, seq: u64) -> Raw {
+/// A panic in a solve ends the group (its message, [`solve_chunk`]).
+pub(super) fn solve_batch(job: &Job, batch: Batch, seq: u64) -> Result<Raw, String> {
     let parts: Vec<(usize, Vec<Chunk>)> = batch
         .records
         .par_chunks(CHUNK)
         .enumerate()
-        .map(|(i, chunk)| (i * CHUNK, solve_chunk(chunk, job, seq as usize + i)))
-        .collect();
-    Raw { seq, batch, parts }
+        .map(|(i, chunk)| Ok((i * CHUNK, solve_chunk(chunk, job, seq as usize + i)?)))
+        .collect::<Result<_, String>>()?;
+    Ok(Raw { seq, batch, parts })
+}
+
+/// Ends the group after a panic: keeps the first message, stops the
+/// dispatching and wakes the dispatcher.
+fn fail(failed: &AtomicBool, panic: &Mutex<Option<String>>, tokens: &SyncSender<()>, e: String) {
+    panic
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_insert(e);
+    failed.store(true, Ordering::Release);
+    let _ = tokens.try_send(());
 }
 
 /// The reader thread: sends batches until the end of the input, an error,
@@ -158,45 +202,72 @@ pub(super) fn read_batches(
     reader.busy_ns
 }
 
+/// What a finishing thread is connected to.
+pub(super) struct Lanes<'a, 'o> {
+    /// Solved batches.
+    pub(super) rx: &'a Mutex<Receiver<Raw>>,
+    /// A token back to the dispatcher for each batch written.
+    pub(super) tokens: SyncSender<()>,
+    pub(super) out: &'a Mutex<Ordered<'o>>,
+    /// Raised when a write failed or a thread panicked.
+    pub(super) failed: &'a AtomicBool,
+    /// A panic's message.
+    pub(super) panic: &'a Mutex<Option<String>>,
+}
+
 /// A finishing thread: takes solved batches, finishes each (verification,
 /// aggregation into slot `slot`, rows; [`finish_batch`]) and hands it to
 /// the ordered writer, returning a token for each batch written. Stops
-/// when the batches end or a write fails; then it raises `failed` and
-/// wakes the dispatcher with a token, so that no more batches are sent.
-#[allow(clippy::too_many_arguments)]
+/// when the batches end, a write fails or it panics; then it raises
+/// `failed` and wakes the dispatcher with a token, so that no more batches
+/// are sent.
 pub(super) fn finish_batches(
     slot: usize,
-    rx: &Mutex<Receiver<Raw>>,
-    tokens: SyncSender<()>,
-    out: &Mutex<Ordered>,
-    failed: &AtomicBool,
+    lanes: Lanes,
     job: &Job,
     partials: &Partials,
     shuffled: bool,
 ) {
+    let Lanes {
+        rx,
+        tokens,
+        out,
+        failed,
+        panic,
+    } = lanes;
     let mut placed = Placed::new();
     loop {
         let raw = match rx.lock().unwrap_or_else(|e| e.into_inner()).recv() {
             Ok(raw) => raw,
             Err(_) => return,
         };
-        let units = finish_batch(
+        let units = match finish_batch(
             job,
             &raw.batch.records,
             &raw.parts,
             shuffled,
             partials,
             slot,
-        );
+        ) {
+            Ok(u) => u,
+            Err(e) => return fail(failed, panic, &tokens, e),
+        };
         let done = Done {
             seq: raw.seq,
             units,
             skipped: raw.batch.skipped,
         };
-        let (written, failed_now) = {
-            let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
-            let written = out.accept(done, &mut placed);
-            (written, out.error.is_some())
+        let accepted = guarded(
+            || format!("writing the results of {}", job.dataset),
+            || {
+                let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
+                let written = out.accept(done, &mut placed);
+                (written, out.error.is_some())
+            },
+        );
+        let (written, failed_now) = match accepted {
+            Ok(a) => a,
+            Err(e) => return fail(failed, panic, &tokens, e),
         };
         let failed_now = write_placed(&mut placed, out) || failed_now;
         if failed_now {

@@ -102,6 +102,30 @@ const MIN_CHUNK: usize = 8;
 
 thread_local! {
     static SOLVER: RefCell<Solver> = RefCell::new(Solver::new());
+    /// The position in its chunk of the puzzle a solver thread is solving
+    /// (`usize::MAX`: the whole chunk, with an external solver) and the
+    /// strategy, for the message when a solve panics.
+    static SOLVING: std::cell::Cell<(usize, usize)> = const { std::cell::Cell::new((usize::MAX, 0)) };
+}
+
+/// What a panic's payload says.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(no message)".to_string()
+    }
+}
+
+/// Runs one stage of the pipeline; a panic becomes the message that ends
+/// the group ([`Stop::Panic`]), naming the stage. No stage is left half
+/// done in a way that blocks another thread: each layout turns the message
+/// into the end of the group and wakes every thread.
+fn guarded<T>(what: impl FnOnce() -> String, f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .map_err(|p| format!("a thread panicked {}: {}", what(), panic_message(&*p)))
 }
 
 /// Where reading, verification and writing run (see the module docs).
@@ -201,6 +225,7 @@ pub(super) fn run_group(
         })
         .collect();
     let job = Job {
+        dataset: &info.name,
         strategies,
         limits: &opts.limits,
         passes: opts.warmup + repeat,
@@ -266,6 +291,8 @@ pub(super) fn run_group(
 
 /// The per-group constants every chunk needs.
 struct Job<'a> {
+    /// The dataset's name (for messages).
+    dataset: &'a str,
     strategies: &'a [Strategy],
     limits: &'a Limits,
     passes: u32,
@@ -325,6 +352,9 @@ mod tests {
                 .collect())
         }
         fn write(&mut self, unit: usize, rows: &[u8]) -> std::io::Result<()> {
+            if self.fail_after == Some(PANIC_ON_WRITE) {
+                panic!("injected: the sink panics");
+            }
             let held: usize = self.units.iter().map(Vec::len).sum();
             if self
                 .fail_after
@@ -526,6 +556,86 @@ mod tests {
             assert!(matches!(stopped, Some(Stop::Output(_))), "{layout:?}");
             assert!(!stats.complete);
             assert!(rows.len() < 600);
+        }
+    }
+
+    /// `fail_after` that makes the test sink panic on its first write.
+    const PANIC_ON_WRITE: usize = usize::MAX;
+
+    /// An in-process solver (what a Rust program gives `cli::main_with`)
+    /// that panics on one puzzle and solves the others with `fast`.
+    #[derive(Debug)]
+    struct Panicky(Grid);
+
+    struct PanickyInstance(Grid, Solver);
+
+    impl crate::solver::SolverInstance for PanickyInstance {
+        fn solve(&mut self, puzzle: &Grid, limits: &Limits) -> Answer {
+            assert!(*puzzle != self.0, "injected: the solver panics");
+            let fast = Strategy::named("fast").unwrap();
+            let Some(b) = fast.builtin() else {
+                unreachable!()
+            };
+            let r = self.1.solve_builtin(puzzle, b, limits, &mut NoopObserver);
+            Answer::counted(puzzle, r.solutions, r.grid, r.counters)
+        }
+    }
+
+    impl ExternalSolver for Panicky {
+        fn default_label(&self) -> String {
+            "panicky".into()
+        }
+        fn capabilities(&self) -> crate::solver::Capabilities {
+            Strategy::named("fast").unwrap().capabilities()
+        }
+        fn spec(&self) -> String {
+            "panicky".into()
+        }
+        fn description(&self) -> String {
+            "panics on one puzzle".into()
+        }
+        fn instance(&self) -> anyhow::Result<Box<dyn SolverInstance>> {
+            Ok(Box::new(PanickyInstance(self.0, Solver::new())))
+        }
+    }
+
+    /// A panic in a solver, or in the writer, ends the group promptly in
+    /// either layout (no thread left waiting for the batch that never
+    /// comes), with a message naming the stage, and what is written is
+    /// marked incomplete.
+    #[test]
+    fn a_panic_anywhere_ends_either_layout() {
+        let path = dataset("panic.txt", 600, 0);
+        let hard = std::fs::read_to_string(path.as_path()).unwrap();
+        let victim = Grid::parse(hard.lines().nth(301).unwrap()).unwrap();
+        let panicky = Strategy::external(
+            "panicky",
+            std::sync::Arc::new(Panicky(victim)) as std::sync::Arc<dyn ExternalSolver>,
+        );
+        for layout in [Layout::Helpers(1), Layout::Helpers(3), Layout::WorkersOnly] {
+            for threads in [1, 2, 3] {
+                let mut o = options(path.clone());
+                o.threads = threads;
+                let strategies = [Strategy::named("fast").unwrap(), panicky.clone()];
+                let (stats, stopped, rows) = run_strategies(layout, &o, &strategies, None, false);
+                let Some(Stop::Panic(what)) = stopped else {
+                    panic!("{layout:?} -j {threads}: {stopped:?}");
+                };
+                assert!(
+                    what.contains("solving one of puzzles") && what.contains("with panicky"),
+                    "{what}"
+                );
+                assert!(what.contains("injected: the solver panics"), "{what}");
+                assert!(stats.iter().all(|u| !u.complete));
+                assert!(rows.len() < 1200, "{layout:?}");
+
+                let (stats, stopped, _) = run(layout, &o, Some(PANIC_ON_WRITE), false);
+                let Some(Stop::Panic(what)) = stopped else {
+                    panic!("{layout:?} -j {threads}: {stopped:?}");
+                };
+                assert!(what.contains("writing the results of panic"), "{what}");
+                assert!(!stats.complete);
+            }
         }
     }
 

@@ -59,6 +59,8 @@ pub(super) struct DoneUnit {
 /// `partials`), sums each chunk's pairs with the baseline (the bootstrap's
 /// blocks) and formats every strategy's rows in input order. What is left
 /// for the ordered writer is bytes to copy and a few numbers per chunk.
+///
+/// A panic while finishing ends the group (the error names the stage).
 pub(super) fn finish_batch(
     job: &Job,
     records: &[Record],
@@ -66,7 +68,32 @@ pub(super) fn finish_batch(
     shuffled: bool,
     partials: &Partials,
     slot: usize,
+) -> Result<Vec<DoneUnit>, String> {
+    guarded(
+        || {
+            let first = records.first().map_or(0, |r| r.index);
+            format!(
+                "finishing the batch of {} from puzzle {first} (verification, statistics, rows)",
+                job.dataset
+            )
+        },
+        || finish_batch_unguarded(job, records, parts, shuffled, partials, slot),
+    )
+}
+
+fn finish_batch_unguarded(
+    job: &Job,
+    records: &[Record],
+    parts: &[(usize, Vec<Chunk>)],
+    shuffled: bool,
+    partials: &Partials,
+    slot: usize,
 ) -> Vec<DoneUnit> {
+    if let Some(at) = injected_fault() {
+        if records.iter().any(|r| r.index == at) {
+            panic!("injected by BENCH_SUDOKU_FAULT=finish:{at}");
+        }
+    }
     let n = job.strategies.len();
     let mut verified: Vec<(Vec<PuzzleOutcome>, Vec<u64>, u64)> = (0..n)
         .map(|k| {
@@ -238,4 +265,18 @@ pub(super) fn write_placed(placed: &mut Placed, out: &Mutex<Ordered>) -> bool {
     out.error.get_or_insert(e);
     out.pending.clear();
     true
+}
+
+/// A fault to inject for tests of the failure paths: with the environment
+/// variable `BENCH_SUDOKU_FAULT=finish:N`, finishing the batch that holds
+/// puzzle index N panics (docs/RELIABILITY.md). Read once.
+fn injected_fault() -> Option<u64> {
+    static AT: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    *AT.get_or_init(|| {
+        std::env::var("BENCH_SUDOKU_FAULT")
+            .ok()?
+            .strip_prefix("finish:")?
+            .parse()
+            .ok()
+    })
 }

@@ -82,7 +82,30 @@ pub(super) struct Chunk {
 /// puzzles). Keeps each puzzle's minimum time over the measured passes and
 /// each measured pass's total. Returns one [`Chunk`] per strategy, in the
 /// job's order.
-pub(super) fn solve_chunk(records: &[Record], job: &Job, rotation: usize) -> Vec<Chunk> {
+///
+/// A panic while solving ends the group: the error names the puzzle (or,
+/// with an external solver, the chunk) and the strategy.
+pub(super) fn solve_chunk(
+    records: &[Record],
+    job: &Job,
+    rotation: usize,
+) -> Result<Vec<Chunk>, String> {
+    guarded(
+        || {
+            let (i, k) = SOLVING.get();
+            let which = match (records.get(i), records.first(), records.last()) {
+                (Some(r), _, _) => format!("puzzle {} (line {})", r.index, r.line),
+                (None, Some(a), Some(b)) => format!("one of puzzles {}–{}", a.index, b.index),
+                _ => "a chunk".to_string(),
+            };
+            let strategy = job.strategies.get(k).map_or("?", |s| s.name());
+            format!("solving {which} of {} with {strategy}", job.dataset)
+        },
+        || solve_chunk_unguarded(records, job, rotation),
+    )
+}
+
+fn solve_chunk_unguarded(records: &[Record], job: &Job, rotation: usize) -> Vec<Chunk> {
     let n = job.strategies.len();
     let measured = (job.passes - job.warmup) as usize;
     let mut out: Vec<Chunk> = (0..n)
@@ -104,8 +127,9 @@ pub(super) fn solve_chunk(records: &[Record], job: &Job, rotation: usize) -> Vec
             let k = (rotation + pass as usize + j) % n;
             let start = Instant::now();
             match &job.runners[k] {
-                Runner::Builtin(b) => solve_pass_builtin(records, job, b, pass, &mut out[k]),
+                Runner::Builtin(b) => solve_pass_builtin(records, job, b, k, pass, &mut out[k]),
                 Runner::External(instances) => {
+                    SOLVING.set((usize::MAX, k));
                     solve_pass_external(&puzzles, job, instances, pass, &mut out[k])
                 }
             }
@@ -125,6 +149,7 @@ pub(super) fn solve_pass_builtin(
     records: &[Record],
     job: &Job,
     builtin: &Builtin,
+    k: usize,
     pass: u32,
     chunk: &mut Chunk,
 ) {
@@ -135,6 +160,8 @@ pub(super) fn solve_pass_builtin(
     SOLVER.with(|s| {
         let mut solver = s.borrow_mut();
         for (i, rec) in records.iter().enumerate() {
+            // Outside the timed region: which puzzle, should the solve panic.
+            SOLVING.set((i, k));
             let t = Instant::now();
             let result = solver.solve_builtin(&rec.puzzle, builtin, job.limits, &mut NoopObserver);
             let ns = t.elapsed().as_nanos() as u64;

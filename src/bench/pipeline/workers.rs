@@ -43,6 +43,8 @@ pub(super) struct Queue {
     /// The next batch's number.
     pub(super) seq: u64,
     pub(super) fatal: Option<DatasetError>,
+    /// A thread panicked: what and where (ends the group).
+    pub(super) panic: Option<String>,
 }
 
 pub(super) struct Workers<'o, 'a> {
@@ -93,6 +95,7 @@ pub(super) fn workers_only(
             open: 0,
             seq: 0,
             fatal: None,
+            panic: None,
         }),
         wake: Condvar::new(),
         generation: AtomicU64::new(0),
@@ -110,11 +113,8 @@ pub(super) fn workers_only(
         stop,
     };
     pool.broadcast(|_| w.work());
-    let fatal = w
-        .queue
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .fatal;
+    let q = w.queue.into_inner().unwrap_or_else(|e| e.into_inner());
+    let (fatal, panic) = (q.fatal, q.panic);
     let read_ns = w
         .reader
         .into_inner()
@@ -126,10 +126,11 @@ pub(super) fn workers_only(
         .unwrap_or_else(|e| e.into_inner())
         .error
         .take();
-    let stopped = match (fatal, write_error) {
-        (Some(e), _) => Some(Stop::Dataset(e)),
-        (None, Some(e)) => Some(Stop::Output(e)),
-        (None, None) => None,
+    let stopped = match (panic, fatal, write_error) {
+        (Some(p), _, _) => Some(Stop::Panic(p)),
+        (None, Some(e), _) => Some(Stop::Dataset(e)),
+        (None, None, Some(e)) => Some(Stop::Output(e)),
+        (None, None, None) => None,
     };
     (stopped, read_ns)
 }
@@ -183,7 +184,10 @@ impl Workers<'_, '_> {
             };
             // Read first: the other threads may be about to run dry.
             if read {
-                self.read_batch();
+                let dataset = self.job.dataset;
+                if let Err(e) = guarded(|| format!("reading {dataset}"), || self.read_batch()) {
+                    self.fail(e);
+                }
             }
             if let Some((window, a, b)) = task {
                 self.solve(&window, a, b);
@@ -216,6 +220,19 @@ impl Workers<'_, '_> {
         if self.sleepers.load(Ordering::SeqCst) > 0 {
             self.wake.notify_all();
         }
+    }
+
+    /// Ends the group after a panic: no more reading, no more chunks, and
+    /// every thread woken to see it. Batches not yet written stay
+    /// unwritten.
+    pub(super) fn fail(&self, message: String) {
+        let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        q.panic.get_or_insert(message);
+        q.ended = true;
+        q.reading = false;
+        q.chunks.clear();
+        drop(q);
+        self.changed();
     }
 
     /// Reads the next batch and queues its chunks.
@@ -271,7 +288,10 @@ impl Workers<'_, '_> {
     /// batch finishes it.
     pub(super) fn solve(&self, window: &Window, a: usize, b: usize) {
         let rotation = window.seq as usize + a / WORKER_CHUNK;
-        let chunk = solve_chunk(&window.records[a..b], self.job, rotation);
+        let chunk = match solve_chunk(&window.records[a..b], self.job, rotation) {
+            Ok(c) => c,
+            Err(e) => return self.fail(e),
+        };
         let last = {
             let mut st = window.state.lock().unwrap_or_else(|e| e.into_inner());
             st.parts.push((a, chunk));
@@ -279,7 +299,14 @@ impl Workers<'_, '_> {
             st.remaining == 0
         };
         if last {
-            self.finish(window);
+            let dataset = self.job.dataset;
+            let written = guarded(
+                || format!("writing the results of {dataset}"),
+                || self.finish(window),
+            );
+            if let Err(e) = written {
+                self.fail(e);
+            }
         }
     }
 
@@ -295,16 +322,20 @@ impl Workers<'_, '_> {
         };
         // Chunks finish in any order; they cover the window without overlap.
         parts.sort_unstable_by_key(|p| p.0);
+        let units = match finish_batch(
+            self.job,
+            &window.records,
+            &parts,
+            self.shuffled,
+            self.partials,
+            rayon::current_thread_index().unwrap_or(0),
+        ) {
+            Ok(u) => u,
+            Err(e) => return self.fail(e),
+        };
         let done = Done {
             seq: window.seq,
-            units: finish_batch(
-                self.job,
-                &window.records,
-                &parts,
-                self.shuffled,
-                self.partials,
-                rayon::current_thread_index().unwrap_or(0),
-            ),
+            units,
             skipped,
         };
         let mut placed = Placed::new();
