@@ -323,3 +323,66 @@ fn a_panic_in_a_worker_ends_the_run_with_partial_results() {
         );
     }
 }
+
+/// Runs the binary with files limited to `kib` KiB (writes past it fail
+/// with EFBIG, as on a full disk; the signal that would kill the process
+/// is ignored).
+#[cfg(unix)]
+fn with_small_files(kib: u32, args: &[&std::ffi::OsStr]) -> std::process::Output {
+    std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("trap '' XFSZ; ulimit -f {kib}; exec \"$0\" \"$@\""))
+        .arg(common::BIN)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn a_write_that_fails_leaves_nothing_that_looks_finished() {
+    use std::ffi::OsStr;
+    let dir = scratch("full");
+    // generate -o: the file is never there half-written.
+    let file = dir.join("gen.csv");
+    let o = with_small_files(
+        4,
+        &[
+            OsStr::new("generate"),
+            OsStr::new("-n"),
+            OsStr::new("300"),
+            OsStr::new("-q"),
+            OsStr::new("-o"),
+            file.as_os_str(),
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot write"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(left.is_empty(), "nothing left behind: {left:?}");
+    // run: puzzles.csv cannot be written whole; the run says so, keeps no
+    // cut-off rows under the final name, and its meta says incomplete.
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/hard.csv");
+    let out = dir.join("out");
+    let o = with_small_files(
+        40,
+        &[
+            OsStr::new("run"),
+            data.as_os_str(),
+            OsStr::new("-s"),
+            OsStr::new("fast"),
+            OsStr::new("-q"),
+            OsStr::new("--out"),
+            out.as_os_str(),
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("writing puzzles.csv"), "{err}");
+    assert!(!out.join("puzzles.csv").exists());
+    assert!(!out.join("puzzles.csv.partial").exists());
+    let meta = json(&out.join("meta.json"));
+    assert_eq!(meta["complete"], false);
+    assert_eq!(json(&out.join("summary.json"))["meta"]["complete"], false);
+}

@@ -4,7 +4,6 @@ use crate::generate::{generate, CsvWriter, GenConfig, Removal};
 use crate::solver::{strategy::spec_help, Limits, Strategy};
 use anyhow::Context;
 use clap::Args;
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -118,12 +117,36 @@ impl GenerateArgs {
 
 /// Runs `generate`: writes the CSV to `--out` or standard output and a
 /// one-line summary to standard error.
+///
+/// `--out FILE` is written under a temporary name beside it and renamed
+/// only when every puzzle asked for was written: a failure (a full disk,
+/// too few puzzles found) leaves no half file under the final name.
 pub fn run(args: &GenerateArgs) -> anyhow::Result<()> {
     let cfg = args.config()?;
+    let mut temp = None;
     let out: Box<dyn Write> = match &args.out {
-        Some(path) => Box::new(BufWriter::new(
-            File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
-        )),
+        Some(path) => {
+            let dir = match path.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => std::path::Path::new("."),
+            };
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            let prefix = format!(".{name}.");
+            let mut builder = tempfile::Builder::new();
+            builder.prefix(&prefix).suffix(".partial");
+            // The file the user gets has the usual permissions (a temporary
+            // file would be private).
+            #[cfg(unix)]
+            builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+            let file = builder
+                .tempfile_in(dir)
+                .with_context(|| format!("cannot create {}", path.display()))?;
+            let handle = file
+                .reopen()
+                .with_context(|| format!("cannot create {}", path.display()))?;
+            temp = Some(file);
+            Box::new(BufWriter::new(handle))
+        }
         None => Box::new(BufWriter::new(std::io::stdout().lock())),
     };
     let mut writer = CsvWriter::new(out)?;
@@ -147,6 +170,13 @@ pub fn run(args: &GenerateArgs) -> anyhow::Result<()> {
         .flush()
         .context("cannot write CSV output")?;
     let stats = result?;
+    if let (Some(temp), Some(path)) = (temp, &args.out) {
+        temp.as_file()
+            .sync_all()
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        temp.persist(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
     if !args.quiet {
         let n = stats.accepted.max(1) as f64;
         eprintln!(

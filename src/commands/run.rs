@@ -347,7 +347,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
         )
     };
     let progress = Bar::new(!args.quiet && std::io::stderr().is_terminal());
-    let results = {
+    let mut results = {
         let mut none = NoRows;
         let rows: &mut dyn RowSink = match csv_sink.as_mut() {
             Some(c) => c,
@@ -356,10 +356,23 @@ pub fn run(args: &RunArgs) -> CmdResult {
         bench::run_all(&opts, &infos, &pool, rows, &progress, &stop)
     };
     if let Some(c) = csv_sink {
-        c.finish()
-            .with_context(|| format!("{}: cannot write", partial.display()))?;
-        std::fs::rename(&partial, out.join("puzzles.csv"))
-            .with_context(|| format!("{}: cannot rename", partial.display()))?;
+        // puzzles.csv is renamed into place only when every row reached it;
+        // rows cut short by a failed write are removed, and the run is then
+        // incomplete and says why.
+        let written = match results.stopped {
+            Some(Stop::Output(_)) => Err(None),
+            _ => c
+                .finish()
+                .and_then(|()| std::fs::rename(&partial, out.join("puzzles.csv")))
+                .map_err(Some),
+        };
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&partial);
+            meta.options.puzzle_csv = false;
+            if let Some(e) = e {
+                results.stopped.get_or_insert(Stop::Output(e));
+            }
+        }
     }
 
     meta.finished = Some(sysinfo::now_rfc3339());
