@@ -92,7 +92,15 @@ fn improvements_and_exact_counter_changes() {
 
 #[test]
 fn new_and_missing_strategies() {
+    // A strategy of the baseline missing now: refused unless allowed.
     let o = compare(&[&fixture("base"), &fixture("new_missing")]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(
+        err(&o).contains("1 of the baseline's 2 units are missing") && err(&o).contains("tiny/b"),
+        "{}",
+        err(&o)
+    );
+    let o = compare(&[&fixture("base"), &fixture("new_missing"), "--allow-missing"]);
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     let s = out(&o);
     assert_eq!(verdict(&s, "a"), "unchanged");

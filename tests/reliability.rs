@@ -321,6 +321,9 @@ fn a_panic_in_a_worker_ends_the_run_with_partial_results() {
             rows.lines().count() - 1 <= 1500,
             "rows before the batch only"
         );
+        // The summary counts exactly the rows written, also when batches
+        // after the failed one were finished.
+        assert_eq!(rows.lines().count() as u64 - 1, puzzles);
     }
 }
 
@@ -385,4 +388,102 @@ fn a_write_that_fails_leaves_nothing_that_looks_finished() {
     let meta = json(&out.join("meta.json"));
     assert_eq!(meta["complete"], false);
     assert_eq!(json(&out.join("summary.json"))["meta"]["complete"], false);
+}
+
+fn run_into(out: &Path, data: &Path, extra: &[&str]) -> std::process::Output {
+    command()
+        .args(["run", "-q", "-s", "fast", "--out"])
+        .arg(out)
+        .arg(data)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn compare_dirs(a: &Path, b: &Path, extra: &[&str]) -> (Option<i32>, String) {
+    let o = command()
+        .arg("compare")
+        .arg(a)
+        .arg(b)
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// `compare` refuses, with exit 2 and the reason, what it cannot judge.
+#[test]
+fn compare_refuses_what_it_cannot_judge() {
+    let dir = scratch("judge");
+    let data = dir.join("set.txt");
+    std::fs::write(&data, hard_lines(300)).unwrap();
+    let full = dir.join("full");
+    assert!(run_into(&full, &data, &[]).status.success());
+    let (code, err) = compare_dirs(&full, &full, &[]);
+    assert_eq!(code, Some(0), "{err}");
+
+    // An incomplete run (a panic injected half-way).
+    let cut = dir.join("cut");
+    let o = command()
+        .env("BENCH_SUDOKU_FAULT", "finish:150")
+        .args(["run", "-q", "-s", "fast", "--batch-size", "50", "--out"])
+        .arg(&cut)
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(70));
+    let (code, err) = compare_dirs(&full, &cut, &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is an incomplete run"), "{err}");
+    let (code, err) = compare_dirs(&full, &cut, &["--allow-incomplete"]);
+    assert!(matches!(code, Some(0 | 1)), "{err}");
+
+    // A puzzles.csv cut short (99 rows) under a summary of 300.
+    let short = dir.join("short");
+    assert!(run_into(&short, &data, &[]).status.success());
+    let rows = std::fs::read_to_string(short.join("puzzles.csv")).unwrap();
+    let kept: Vec<&str> = rows.lines().take(100).collect();
+    std::fs::write(short.join("puzzles.csv"), kept.join("\n") + "\n").unwrap();
+    let (code, err) = compare_dirs(&full, &short, &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("puzzles.csv has 99 rows for set/fast but summary.json counts 300"),
+        "{err}"
+    );
+
+    // Another file of the same name.
+    let other_dir = dir.join("other");
+    std::fs::create_dir_all(&other_dir).unwrap();
+    let other = other_dir.join("set.txt");
+    std::fs::write(
+        &other,
+        hard_lines(600)
+            .lines()
+            .skip(300)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+    .unwrap();
+    let elsewhere = dir.join("elsewhere");
+    assert!(run_into(&elsewhere, &other, &[]).status.success());
+    let (code, err) = compare_dirs(&full, &elsewhere, &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("dataset set is not the same in both runs"),
+        "{err}"
+    );
+
+    // Two shards of one file: no puzzle in common.
+    let (s1, s2) = (dir.join("s1"), dir.join("s2"));
+    assert!(run_into(&s1, &data, &["--shard", "1/2"]).status.success());
+    assert!(run_into(&s2, &data, &["--shard", "2/2"]).status.success());
+    let (code, err) = compare_dirs(&s1, &s2, &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("set/fast: the two runs share no puzzle"),
+        "{err}"
+    );
 }

@@ -136,6 +136,13 @@ fn three_shards_merged_equal_the_unsharded_run() {
     assert_eq!(meta["merged_from"].as_array().unwrap().len(), 3);
     assert_eq!(meta["datasets"][0]["puzzles"], 300);
     assert_eq!(meta["processed"], 900);
+    // The shards' content hashes add up to the unsharded run's.
+    let full_meta = json(&dir.join("full/meta.json"));
+    let hash = &full_meta["datasets"][0]["content_hash"];
+    assert!(hash.as_str().unwrap().starts_with("xxh3-sum:"), "{hash}");
+    assert_eq!(&meta["datasets"][0]["content_hash"], hash);
+    let s1 = json(&dir.join("s1/meta.json"));
+    assert_ne!(&s1["datasets"][0]["content_hash"], hash);
     assert_eq!(meta["command_line"][1], "merge");
     assert!(dir.join("merged/summary.md").exists() && dir.join("merged/summary.csv").exists());
 

@@ -238,6 +238,8 @@ pub struct RunResults {
     pub units: Vec<UnitStats>,
     pub skipped_per_dataset: Vec<u64>,
     pub puzzles_per_dataset: Vec<u64>,
+    /// The content hash sum of each dataset (`None` when it stopped early).
+    pub content_per_dataset: Vec<Option<u64>>,
     pub processed: u64,
     pub stopped: Option<Stop>,
     /// Time spent in the serial stages, over every group.
@@ -267,6 +269,7 @@ pub fn run_all(
         units: Vec::new(),
         skipped_per_dataset: vec![0; infos.len()],
         puzzles_per_dataset: vec![0; infos.len()],
+        content_per_dataset: vec![None; infos.len()],
         processed: 0,
         stopped: None,
         serial: pipeline::SerialTime::default(),
@@ -290,12 +293,15 @@ pub fn run_all(
                 &label.join("+"),
                 info.estimate.map(|n| n * group.len() as u64),
             );
-            let (stats, stopped, serial) = pipeline::run_group(
+            let (stats, stopped, facts) = pipeline::run_group(
                 layout, opts, info, group, baseline, pool, rows, progress, stop,
             );
             progress.unit_end();
-            results.serial.read_ns += serial.read_ns;
-            results.serial.write_ns += serial.write_ns;
+            results.serial.read_ns += facts.serial.read_ns;
+            results.serial.write_ns += facts.serial.write_ns;
+            if stopped.is_none() {
+                results.content_per_dataset[di] = Some(facts.content);
+            }
             for u in stats {
                 results.processed += u.puzzles;
                 results.skipped_per_dataset[di] = u.skipped;

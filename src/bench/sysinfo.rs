@@ -177,6 +177,24 @@ pub struct DatasetMeta {
     pub has_solutions: bool,
     pub puzzles: u64,
     pub skipped: u64,
+    /// A hash of the records as read (`xxh3-sum:` and 16 hex digits: the
+    /// wrapping sum of each record's XXH3 hash, seeded with its index, over
+    /// its puzzle and solution). Two runs that read the same puzzles at the
+    /// same positions have the same; the sum over shards is the unsharded
+    /// run's. Absent in results written before it existed, or by a run
+    /// that stopped early.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_hash: Option<String>,
+}
+
+/// The form of [`DatasetMeta::content_hash`].
+pub fn content_hash(sum: u64) -> String {
+    format!("xxh3-sum:{sum:016x}")
+}
+
+/// The sum inside a [`DatasetMeta::content_hash`].
+pub fn content_sum(hash: &str) -> Option<u64> {
+    u64::from_str_radix(hash.strip_prefix("xxh3-sum:")?, 16).ok()
 }
 
 /// Current UTC time in RFC 3339 with seconds.

@@ -43,6 +43,13 @@ pub struct CompareArgs {
     /// machine noise. Default: each run resampled on its own.
     #[arg(long)]
     pub paired: bool,
+    /// Compare runs that stopped early (refused otherwise: exit 2).
+    #[arg(long)]
+    pub allow_incomplete: bool,
+    /// Compare although units of the baseline are missing from the current
+    /// run (refused otherwise: exit 2).
+    #[arg(long)]
+    pub allow_missing: bool,
 }
 
 pub const COMPARE_HELP: &str = "Matches the (dataset, strategy) pairs of two results directories.
@@ -65,9 +72,6 @@ with --fail-on counters); 2 bad input (missing or unreadable directory, not a re
 directory, malformed summary.json or puzzles.csv).";
 
 pub fn run(args: &CompareArgs) -> CmdResult {
-    if !(args.threshold.is_finite() && args.threshold >= 0.0) {
-        anyhow::bail!("--threshold {}: expected a percentage >= 0", args.threshold);
-    }
     let base = ResultsDir::load(&args.baseline)?;
     let current = ResultsDir::load(&args.current)?;
     let cmp = compare::compare(
@@ -78,6 +82,8 @@ pub fn run(args: &CompareArgs) -> CmdResult {
             metric: args.metric,
             seed: args.seed,
             paired: args.paired,
+            allow_incomplete: args.allow_incomplete,
+            allow_missing: args.allow_missing,
         },
     )?;
     let fail_on_counters = args.fail_on == Some(FailOn::Counters);

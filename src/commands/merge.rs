@@ -237,6 +237,14 @@ fn merged_meta(inputs: &[ResultsDir], n: u64, ks: &[u64]) -> Meta {
     for (i, ds) in m.datasets.iter_mut().enumerate() {
         ds.puzzles = inputs.iter().map(|d| d.meta.datasets[i].puzzles).sum();
         ds.skipped = inputs.iter().map(|d| d.meta.datasets[i].skipped).sum();
+        // The content sums of disjoint shards add up to the whole's.
+        ds.content_hash = inputs
+            .iter()
+            .try_fold(0u64, |acc, d| {
+                let h = d.meta.datasets[i].content_hash.as_deref()?;
+                Some(acc.wrapping_add(crate::bench::sysinfo::content_sum(h)?))
+            })
+            .map(crate::bench::sysinfo::content_hash);
     }
     let mut stopped: Vec<String> = inputs
         .iter()

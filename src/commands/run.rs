@@ -388,7 +388,8 @@ pub fn run(args: &RunArgs) -> CmdResult {
                 .iter()
                 .zip(&results.skipped_per_dataset),
         )
-        .map(|(i, (&puzzles, &skipped))| DatasetMeta {
+        .zip(&results.content_per_dataset)
+        .map(|((i, (&puzzles, &skipped)), content)| DatasetMeta {
             name: i.name.clone(),
             path: i.path.display().to_string(),
             format: i.format.as_str().to_string(),
@@ -396,6 +397,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
             has_solutions: i.has_solutions,
             puzzles,
             skipped,
+            content_hash: content.map(sysinfo::content_hash),
         })
         .collect();
     let units: Vec<UnitStats> = results.units;

@@ -28,6 +28,14 @@ pub struct ResultsDir {
 /// Per-puzzle solve times of one unit, in index order: (index, time_ns).
 pub type Samples = Vec<(u64, u64)>;
 
+/// What `puzzles.csv` holds per (dataset, strategy).
+#[derive(Clone, Debug, Default)]
+pub struct PuzzleData {
+    pub samples: HashMap<(String, String), Samples>,
+    /// Rows, faults included.
+    pub rows: HashMap<(String, String), u64>,
+}
+
 impl ResultsDir {
     /// Reads `DIR/summary.json`.
     pub fn load(path: &Path) -> anyhow::Result<Self> {
@@ -54,23 +62,33 @@ impl ResultsDir {
     /// index (puzzles without a time, the faults of external solvers, left
     /// out); `None` when the directory has no puzzles.csv.
     pub fn samples(&self) -> anyhow::Result<Option<HashMap<(String, String), Samples>>> {
+        Ok(self.puzzle_data()?.map(|d| d.samples))
+    }
+
+    /// [`samples`](Self::samples) and the number of rows of every unit
+    /// (faults included), from one pass over `puzzles.csv`.
+    pub fn puzzle_data(&self) -> anyhow::Result<Option<PuzzleData>> {
         let file = self.puzzles_csv();
         if !file.is_file() {
             return Ok(None);
         }
         let mut rows = PuzzleRows::open(&file)?;
-        let mut out: HashMap<(String, String), Samples> = HashMap::new();
+        let mut data = PuzzleData::default();
         while let Some(row) = rows.next_row()? {
+            let key = (row.dataset.to_string(), row.strategy.to_string());
             // A fault of an external solver has no time: no sample.
-            let Some(time) = row.time_ns else { continue };
-            out.entry((row.dataset.to_string(), row.strategy.to_string()))
-                .or_default()
-                .push((row.index, time));
+            if let Some(time) = row.time_ns {
+                data.samples
+                    .entry(key.clone())
+                    .or_default()
+                    .push((row.index, time));
+            }
+            *data.rows.entry(key).or_default() += 1;
         }
-        for v in out.values_mut() {
+        for v in data.samples.values_mut() {
             v.sort_unstable();
         }
-        Ok(Some(out))
+        Ok(Some(data))
     }
 
     /// Reads `histograms/<dataset>-<strategy><suffix>.hdr` (suffix "",

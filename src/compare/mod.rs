@@ -89,6 +89,11 @@ pub struct Settings {
     /// Resample puzzles in pairs when both runs hold the same puzzles
     /// (tighter; assumes run-level noise is small).
     pub paired: bool,
+    /// Compare runs that stopped early (else refused).
+    pub allow_incomplete: bool,
+    /// Compare although units of the baseline are missing now (else
+    /// refused).
+    pub allow_missing: bool,
 }
 
 /// The whole comparison.
@@ -118,8 +123,19 @@ pub fn compare(
     current: &ResultsDir,
     settings: Settings,
 ) -> anyhow::Result<Comparison> {
-    let bs = base.samples()?;
-    let cs = current.samples()?;
+    let bd = base.puzzle_data()?;
+    let cd = current.puzzle_data()?;
+    let reasons = cannot_judge(base, current, bd.as_ref(), cd.as_ref(), &settings);
+    if !reasons.is_empty() {
+        anyhow::bail!(
+            "cannot compare {} with {}:\n  - {}",
+            base.path.display(),
+            current.path.display(),
+            reasons.join("\n  - ")
+        );
+    }
+    let bs = bd.map(|d| d.samples);
+    let cs = cd.map(|d| d.samples);
     let mut notes = Vec::new();
     for (d, s) in [(base, &bs), (current, &cs)] {
         if s.is_none() {
@@ -129,7 +145,10 @@ pub fn compare(
             ));
         }
         if !d.meta.complete {
-            notes.push(format!("{} is an incomplete run", d.path.display()));
+            notes.push(format!(
+                "{} is an incomplete run (compared with --allow-incomplete)",
+                d.path.display()
+            ));
         }
     }
     notes.extend(setup_differences(base, current)?);
@@ -233,6 +252,106 @@ pub fn compare(
         rows,
         notes,
     })
+}
+
+/// Why two results directories cannot be judged against each other (none:
+/// they can). A verdict on them would look like one and mean nothing:
+/// - a run that stopped early (unless allowed);
+/// - a (dataset, strategy) of the baseline missing now (unless allowed);
+/// - a `puzzles.csv` whose rows disagree with its own summary;
+/// - datasets of one name whose contents differ (`content_hash`);
+/// - nothing in common, or a unit whose two runs share no puzzle.
+fn cannot_judge(
+    base: &ResultsDir,
+    current: &ResultsDir,
+    bd: Option<&load::PuzzleData>,
+    cd: Option<&load::PuzzleData>,
+    settings: &Settings,
+) -> Vec<String> {
+    let mut why = Vec::new();
+    for d in [base, current] {
+        let incomplete = !d.meta.complete || d.results.iter().any(|r| !r.complete);
+        if incomplete && !settings.allow_incomplete {
+            why.push(format!(
+                "{} is an incomplete run{} (--allow-incomplete to compare it anyway)",
+                d.path.display(),
+                d.meta
+                    .stopped
+                    .as_deref()
+                    .map_or(String::new(), |s| format!(" ({s})"))
+            ));
+        }
+    }
+    let key = |r: &ResultRecord| (r.dataset.clone(), r.strategy.clone());
+    let cur: HashMap<(String, String), &ResultRecord> =
+        current.results.iter().map(|r| (key(r), r)).collect();
+    let missing: Vec<String> = base
+        .results
+        .iter()
+        .filter(|b| !cur.contains_key(&key(b)))
+        .map(|b| format!("{}/{}", b.dataset, b.strategy))
+        .collect();
+    if !missing.is_empty() && !settings.allow_missing {
+        why.push(format!(
+            "{} of the baseline's {} units are missing from {}: {} (--allow-missing to compare the rest)",
+            missing.len(),
+            base.results.len(),
+            current.path.display(),
+            missing.join(", ")
+        ));
+    }
+    for (d, data) in [(base, bd), (current, cd)] {
+        let Some(data) = data else { continue };
+        for r in &d.results {
+            let rows = data.rows.get(&key(r)).copied().unwrap_or(0);
+            if rows != r.puzzles {
+                why.push(format!(
+                    "{}: puzzles.csv has {rows} rows for {}/{} but summary.json counts {} puzzles",
+                    d.path.display(),
+                    r.dataset,
+                    r.strategy,
+                    r.puzzles
+                ));
+            }
+        }
+    }
+    for b in &base.meta.datasets {
+        let same = current.meta.datasets.iter().find(|c| c.name == b.name);
+        if let Some(c) = same {
+            if let (Some(hb), Some(hc)) = (&b.content_hash, &c.content_hash) {
+                if hb != hc {
+                    why.push(format!(
+                        "dataset {} is not the same in both runs (content {hb} in the baseline, {hc} now: other puzzles, another order, or another --limit/--shard)",
+                        b.name
+                    ));
+                }
+            }
+        }
+    }
+    let common: Vec<&ResultRecord> = base
+        .results
+        .iter()
+        .filter(|b| cur.contains_key(&key(b)))
+        .collect();
+    if common.is_empty() {
+        why.push("the two runs have no (dataset, strategy) in common".to_string());
+    }
+    if let (Some(bd), Some(cd)) = (bd, cd) {
+        for b in common {
+            let k = key(b);
+            let (Some(sb), Some(sc)) = (bd.samples.get(&k), cd.samples.get(&k)) else {
+                continue;
+            };
+            let theirs: std::collections::HashSet<u64> = sc.iter().map(|x| x.0).collect();
+            if !sb.is_empty() && !sc.is_empty() && !sb.iter().any(|x| theirs.contains(&x.0)) {
+                why.push(format!(
+                    "{}/{}: the two runs share no puzzle",
+                    b.dataset, b.strategy
+                ));
+            }
+        }
+    }
+    why
 }
 
 /// Notes on run options and machines that differ (times are then not

@@ -19,10 +19,26 @@ pub(super) struct Part {
     pub(super) pairs: Option<PairAcc>,
 }
 
+/// One finishing thread's accumulators, and the batches it finished that
+/// the ordered writer has not written yet.
+struct Slot {
+    parts: Vec<Part>,
+    /// (batch number, each strategy's outcomes), not yet added: a batch is
+    /// added only once it is written, so that the statistics count exactly
+    /// the rows of `puzzles.csv` also when the group ends early (a batch
+    /// finished after one that never will be is never written).
+    pending: Vec<(u64, Vec<Vec<PuzzleOutcome>>)>,
+}
+
 /// Every thread's accumulators: one slot per thread that finishes batches,
 /// made on its first batch.
 pub(super) struct Partials {
-    slots: Vec<Mutex<Option<Vec<Part>>>>,
+    slots: Vec<Mutex<Option<Slot>>>,
+    /// Batches the ordered writer has written (batches `0..written`).
+    pub(super) written: std::sync::atomic::AtomicU64,
+    /// The wrapping sum of the records' hashes ([`record_hash`]), over
+    /// every batch finished.
+    pub(super) content: std::sync::atomic::AtomicU64,
     /// Empty accumulators to clone for a new slot.
     template: Vec<(UnitStats, Option<PairAcc>)>,
 }
@@ -33,56 +49,59 @@ impl Partials {
     pub(super) fn new(threads: usize, stats: &[UnitStats], pairs: &[Option<PairAcc>]) -> Self {
         Partials {
             slots: (0..threads.max(1)).map(|_| Mutex::new(None)).collect(),
+            written: std::sync::atomic::AtomicU64::new(0),
+            content: std::sync::atomic::AtomicU64::new(0),
             template: stats.iter().cloned().zip(pairs.iter().cloned()).collect(),
         }
     }
 
-    /// Adds one batch's verified outcomes (one list per strategy, each in
-    /// the same order) to slot `slot`'s accumulators. Only the thread that
-    /// owns the slot uses it, so the lock is never contended.
+    /// Takes batch `seq`'s verified outcomes (one list per strategy, each in
+    /// the same order) into slot `slot`, and adds to the slot's
+    /// accumulators every batch of it that the writer has written. Only the
+    /// thread that owns the slot uses it, so the lock is never contended.
     pub(super) fn add(
         &self,
         slot: usize,
+        seq: u64,
         baseline: Option<usize>,
-        outcomes: &[Vec<PuzzleOutcome>],
+        outcomes: Vec<Vec<PuzzleOutcome>>,
     ) {
         let mut guard = self.slots[slot % self.slots.len()]
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        let parts = guard.get_or_insert_with(|| {
-            self.template
+        let state = guard.get_or_insert_with(|| Slot {
+            parts: self
+                .template
                 .iter()
                 .map(|(stats, pairs)| Part {
                     stats: stats.clone(),
                     small: SmallCounts::default(),
                     pairs: pairs.clone(),
                 })
-                .collect()
+                .collect(),
+            pending: Vec::new(),
         });
-        for (part, list) in parts.iter_mut().zip(outcomes) {
-            for o in list {
-                part.stats.record_counting(o, &mut part.small);
-            }
-        }
-        if let Some(b) = baseline {
-            for (k, part) in parts.iter_mut().enumerate() {
-                if let Some(acc) = part.pairs.as_mut() {
-                    for (bo, o) in outcomes[b].iter().zip(&outcomes[k]) {
-                        acc.add(bo, o);
-                    }
-                }
-            }
-        }
+        state.pending.push((seq, outcomes));
+        let written = self.written.load(std::sync::atomic::Ordering::Acquire);
+        state.add_written(written, baseline);
     }
 
-    /// Adds every slot's accumulators, in slot order, to `stats` and
-    /// `pairs` (which hold what the ordered writer kept).
-    pub(super) fn merge_into(self, stats: &mut [UnitStats], pairs: &mut [Option<PairAcc>]) {
+    /// Adds every slot's written batches to its accumulators and then the
+    /// accumulators, in slot order, to `stats` and `pairs` (which hold what
+    /// the ordered writer kept). Batches never written are dropped.
+    pub(super) fn merge_into(
+        self,
+        baseline: Option<usize>,
+        stats: &mut [UnitStats],
+        pairs: &mut [Option<PairAcc>],
+    ) {
+        let written = self.written.into_inner();
         for slot in self.slots {
-            let Some(parts) = slot.into_inner().unwrap_or_else(|e| e.into_inner()) else {
+            let Some(mut state) = slot.into_inner().unwrap_or_else(|e| e.into_inner()) else {
                 continue;
             };
-            for (k, mut part) in parts.into_iter().enumerate() {
+            state.add_written(written, baseline);
+            for (k, mut part) in state.parts.into_iter().enumerate() {
                 part.small.flush(&mut part.stats);
                 // Adding histograms of the same configuration cannot fail
                 // (the target grows as needed).
@@ -95,6 +114,47 @@ impl Partials {
     }
 }
 
+impl Slot {
+    /// Adds the pending batches numbered below `written`.
+    fn add_written(&mut self, written: u64, baseline: Option<usize>) {
+        let mut i = 0;
+        while i < self.pending.len() {
+            if self.pending[i].0 >= written {
+                i += 1;
+                continue;
+            }
+            let (_, outcomes) = self.pending.swap_remove(i);
+            for (part, list) in self.parts.iter_mut().zip(&outcomes) {
+                for o in list {
+                    part.stats.record_counting(o, &mut part.small);
+                }
+            }
+            if let Some(b) = baseline {
+                for (k, part) in self.parts.iter_mut().enumerate() {
+                    if let Some(acc) = part.pairs.as_mut() {
+                        for (bo, o) in outcomes[b].iter().zip(&outcomes[k]) {
+                            acc.add(bo, o);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One record's share of the dataset's content hash: XXH3 of its puzzle
+/// and solution, seeded with its index (so that the same puzzles in another
+/// order hash differently). Sums of these do not depend on how the records
+/// were cut into batches or shards.
+pub(super) fn record_hash(rec: &Record) -> u64 {
+    let mut bytes = [0u8; 2 * 81];
+    bytes[..81].copy_from_slice(rec.puzzle.cells());
+    if let Some(s) = &rec.solution {
+        bytes[81..].copy_from_slice(s.cells());
+    }
+    xxhash_rust::xxh3::xxh3_64_with_seed(&bytes, rec.index)
+}
+
 /// What the ordered writer accumulates across strategies: the pairs with
 /// the baseline (their chunk blocks, in input order) and each strategy's
 /// solving time (to share the wall time).
@@ -104,6 +164,14 @@ pub(super) struct Tally {
     pub(super) busy: Vec<u64>,
     /// Time spent in the ordered writer, in ns (one thread at a time).
     pub(super) write_ns: u64,
+}
+
+/// What a group reports besides its units' statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GroupFacts {
+    pub serial: SerialTime,
+    /// The wrapping sum of the hashes of every record solved.
+    pub content: u64,
 }
 
 /// The time one thread at a time must spend on every puzzle: reading the

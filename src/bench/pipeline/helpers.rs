@@ -243,6 +243,7 @@ pub(super) fn finish_batches(
         };
         let units = match finish_batch(
             job,
+            raw.seq,
             &raw.batch.records,
             &raw.parts,
             shuffled,

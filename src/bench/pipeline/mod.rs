@@ -77,8 +77,8 @@ mod solve;
 mod verify;
 mod workers;
 
-pub use aggregate::SerialTime;
 use aggregate::*;
+pub use aggregate::{GroupFacts, SerialTime};
 use helpers::*;
 use order::*;
 use read::*;
@@ -174,7 +174,7 @@ pub(super) fn run_group(
     rows: &mut dyn RowSink,
     progress: &dyn Progress,
     stop: &Arc<AtomicBool>,
-) -> (Vec<UnitStats>, Option<Stop>, SerialTime) {
+) -> (Vec<UnitStats>, Option<Stop>, GroupFacts) {
     // Wake every pool thread before the clock starts: an idle thread can
     // take milliseconds to be scheduled again (virtual machines halt idle
     // CPUs), which is not the harness's cost.
@@ -204,7 +204,7 @@ pub(super) fn run_group(
         .collect();
     let formats = match rows.group(&info.name, &units) {
         Ok(f) => f,
-        Err(e) => return (stats, Some(Stop::Output(e)), SerialTime::default()),
+        Err(e) => return (stats, Some(Stop::Output(e)), GroupFacts::default()),
     };
     let mut tally = Tally {
         baseline: baseline.filter(|&b| b < strategies.len() && strategies.len() > 1),
@@ -250,6 +250,7 @@ pub(super) fn run_group(
         progress,
         error: None,
         tally: &mut tally,
+        written: &partials.written,
     };
     let (mut stopped, read_ns) = match layout {
         Layout::WorkersOnly => workers_only(opts, info, &job, pool, out, &partials, stop),
@@ -257,7 +258,8 @@ pub(super) fn run_group(
             with_helpers(opts, info, &job, pool, out, &partials, finishing, stop)
         }
     };
-    partials.merge_into(&mut stats, &mut tally.pairs);
+    let content = partials.content.load(std::sync::atomic::Ordering::Relaxed);
+    partials.merge_into(tally.baseline, &mut stats, &mut tally.pairs);
     if stopped.is_none() && stop.load(Ordering::Relaxed) {
         stopped = Some(Stop::Interrupted);
     }
@@ -282,11 +284,14 @@ pub(super) fn run_group(
     for (u, acc) in stats.iter_mut().zip(&tally.pairs) {
         u.paired = acc.as_ref().map(|a| a.result(opts.seed));
     }
-    let serial = SerialTime {
-        read_ns,
-        write_ns: tally.write_ns,
+    let facts = GroupFacts {
+        serial: SerialTime {
+            read_ns,
+            write_ns: tally.write_ns,
+        },
+        content,
     };
-    (stats, stopped, serial)
+    (stats, stopped, facts)
 }
 
 /// The per-group constants every chunk needs.
@@ -628,6 +633,9 @@ mod tests {
                 assert!(what.contains("injected: the solver panics"), "{what}");
                 assert!(stats.iter().all(|u| !u.complete));
                 assert!(rows.len() < 1200, "{layout:?}");
+                // The statistics count exactly the rows written.
+                let counted: u64 = stats.iter().map(|u| u.puzzles).sum();
+                assert_eq!(counted, rows.len() as u64, "{layout:?} -j {threads}");
 
                 let (stats, stopped, _) = run(layout, &o, Some(PANIC_ON_WRITE), false);
                 let Some(Stop::Panic(what)) = stopped else {

@@ -61,8 +61,10 @@ pub(super) struct DoneUnit {
 /// for the ordered writer is bytes to copy and a few numbers per chunk.
 ///
 /// A panic while finishing ends the group (the error names the stage).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn finish_batch(
     job: &Job,
+    seq: u64,
     records: &[Record],
     parts: &[(usize, Vec<Chunk>)],
     shuffled: bool,
@@ -77,12 +79,14 @@ pub(super) fn finish_batch(
                 job.dataset
             )
         },
-        || finish_batch_unguarded(job, records, parts, shuffled, partials, slot),
+        || finish_batch_unguarded(job, seq, records, parts, shuffled, partials, slot),
     )
 }
 
+#[allow(clippy::too_many_arguments)]
 fn finish_batch_unguarded(
     job: &Job,
+    seq: u64,
     records: &[Record],
     parts: &[(usize, Vec<Chunk>)],
     shuffled: bool,
@@ -94,6 +98,12 @@ fn finish_batch_unguarded(
             panic!("injected by BENCH_SUDOKU_FAULT=finish:{at}");
         }
     }
+    let content = records
+        .iter()
+        .fold(0u64, |sum, r| sum.wrapping_add(record_hash(r)));
+    partials
+        .content
+        .fetch_add(content, std::sync::atomic::Ordering::Relaxed);
     let n = job.strategies.len();
     let mut verified: Vec<(Vec<PuzzleOutcome>, Vec<u64>, u64)> = (0..n)
         .map(|k| {
@@ -148,7 +158,7 @@ fn finish_batch_unguarded(
         .iter_mut()
         .map(|v| std::mem::take(&mut v.0))
         .collect();
-    partials.add(slot, job.baseline, &outcomes);
+    partials.add(slot, seq, job.baseline, outcomes);
     verified
         .into_iter()
         .zip(blocks)
@@ -177,6 +187,9 @@ pub(super) struct Ordered<'a> {
     /// The first write error; nothing is written after it.
     pub(super) error: Option<std::io::Error>,
     pub(super) tally: &'a mut Tally,
+    /// Where the number of batches written is published, for the
+    /// finishing threads' statistics ([`Partials::add`]).
+    pub(super) written: &'a std::sync::atomic::AtomicU64,
 }
 
 /// Rows placed in a file by the ordered writer, to be written by the
@@ -240,6 +253,8 @@ impl Ordered<'_> {
                 self.pending.clear();
                 break;
             }
+            self.written
+                .store(self.next, std::sync::atomic::Ordering::Release);
             self.progress.advance(n);
         }
         written

@@ -324,6 +324,7 @@ impl Workers<'_, '_> {
         parts.sort_unstable_by_key(|p| p.0);
         let units = match finish_batch(
             self.job,
+            window.seq,
             &window.records,
             &parts,
             self.shuffled,
