@@ -309,9 +309,11 @@ fn an_isolated_library_that_segfaults_is_counted_and_the_run_goes_on() {
     // of the 35 puzzles crash. Requests in flight when a process dies are
     // replayed in the next one, where they are calls again, so how many
     // more crash depends on how deep the pipeline was at that moment (the
-    // machine's load): a bound, not an exact count.
+    // machine's load; up to 10 seen on an idle machine, more while the
+    // whole test suite runs on two cores): a lower bound, and every puzzle
+    // either solved or crashed.
     let crashed = res["crashed"].as_u64().unwrap();
-    assert!((3..=10).contains(&crashed), "{res}");
+    assert!(crashed >= 3, "{res}");
     assert_eq!(res["solved"].as_u64().unwrap() + crashed, 35);
     assert_eq!(
         (res["mismatches"].as_u64(), res["wrong_answers"].as_u64()),
