@@ -487,3 +487,39 @@ fn compare_refuses_what_it_cannot_judge() {
         "{err}"
     );
 }
+
+/// Tracker exports of a run that stopped early say so in their own format:
+/// the unit's name carries `[incomplete]` (and github-benchmark's `extra`
+/// says why), so that it never joins the series of finished runs.
+#[test]
+fn tracker_exports_of_an_incomplete_run_say_so() {
+    let dir = scratch("exports");
+    let data = dir.join("set.txt");
+    std::fs::write(&data, hard_lines(300)).unwrap();
+    let (bmf, gh) = (dir.join("bmf.json"), dir.join("gh.json"));
+    let o = command()
+        .env("BENCH_SUDOKU_FAULT", "finish:150")
+        .args(["run", "-q", "-s", "fast", "--batch-size", "50", "--out"])
+        .arg(dir.join("out"))
+        .arg(&data)
+        .args(["--export", "bmf"])
+        .arg(&bmf)
+        .args(["--export", "github-benchmark"])
+        .arg(&gh)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(70));
+    let b = json(&bmf);
+    assert!(b.get("set/fast [incomplete]").is_some(), "{b}");
+    assert!(b.get("set/fast").is_none(), "{b}");
+    let g = json(&gh);
+    let first = &g.as_array().unwrap()[0];
+    assert_eq!(first["name"], "set/fast [incomplete] latency");
+    assert!(
+        first["extra"]
+            .as_str()
+            .unwrap()
+            .starts_with("INCOMPLETE RUN"),
+        "{first}"
+    );
+}

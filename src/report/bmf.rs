@@ -8,6 +8,10 @@
 //! - `guesses` (guesses per puzzle, exact): `value` = mean, `lower_value` =
 //!   0 … `upper_value` = the largest per-puzzle count; left out for a
 //!   strategy that does not report guesses.
+//!
+//! A unit that did not finish (the run stopped early) is named
+//! `<dataset>/<strategy> [incomplete]`, so that its numbers never join the
+//! series of finished runs.
 
 use super::{Exporter, Output, Report};
 use crate::bench::metrics::ResultRecord;
@@ -34,7 +38,7 @@ pub fn render(results: &[ResultRecord]) -> Value {
                 "upper_value": max as f64,
             });
         }
-        doc.insert(format!("{}/{}", r.dataset, r.strategy), measures);
+        doc.insert(super::github::benchmark_name(r), measures);
     }
     Value::Object(doc)
 }

@@ -25,18 +25,35 @@ pub struct Entry {
     pub extra: Option<String>,
 }
 
+/// A unit's name in the tracker formats: `<dataset>/<strategy>`, with
+/// ` [incomplete]` when the unit did not finish (the run stopped early), so
+/// that a partial result never looks like, nor joins the series of, a
+/// finished one.
+pub fn benchmark_name(r: &ResultRecord) -> String {
+    if r.complete {
+        format!("{}/{}", r.dataset, r.strategy)
+    } else {
+        format!("{}/{} [incomplete]", r.dataset, r.strategy)
+    }
+}
+
 /// The entries of a set of results.
 pub fn render(results: &[ResultRecord]) -> Vec<Entry> {
     let mut out = Vec::new();
     for r in results {
-        let base = format!("{}/{}", r.dataset, r.strategy);
+        let base = benchmark_name(r);
+        let note = if r.complete {
+            ""
+        } else {
+            "INCOMPLETE RUN (stopped early): "
+        };
         out.push(Entry {
             name: format!("{base} latency"),
             unit: "ns".into(),
             value: r.mean_ns,
             range: None,
             extra: Some(format!(
-                "mean solve time per puzzle over {} puzzles; p50 {}, p90 {}, p99 {}, max {}",
+                "{note}mean solve time per puzzle over {} puzzles; p50 {}, p90 {}, p99 {}, max {}",
                 r.puzzles,
                 fmt_ns(r.p50_ns as f64),
                 fmt_ns(r.p90_ns as f64),
@@ -55,7 +72,7 @@ pub fn render(results: &[ResultRecord]) -> Vec<Entry> {
             value: mean,
             range: None,
             extra: Some(format!(
-                "exact; total {total}, max {max}, backtracks {}, max depth {}",
+                "{note}exact; total {total}, max {max}, backtracks {}, max depth {}",
                 show(r.backtracks_total),
                 show(r.max_depth_max)
             )),
