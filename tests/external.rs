@@ -770,3 +770,47 @@ fn solve_shows_absent_counters_as_absent() {
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o.stdout).contains("WRONG: invalid answer"));
 }
+
+/// A signal while an in-process library solve never returns: the run
+/// cannot finish the batch in flight, so it exits 130 after its grace
+/// period (10 s), saying why, instead of hanging.
+#[cfg(unix)]
+#[test]
+fn a_signal_ends_a_run_whose_library_solve_never_returns() {
+    let Some(lib) = fixtures() else { return };
+    let spec = format!("lib={},symbol=solve_hang,name=hang", lib.display());
+    let dir = scratch("hang-signal");
+    let out = dir.join("out");
+    let child = common::command()
+        .env("BS_FIXTURE_HANG", puzzle_of("easy.csv", 2))
+        .args([
+            "run",
+            &dataset("easy.csv"),
+            "--limit",
+            "5",
+            "-q",
+            "-s",
+            &spec,
+        ])
+        .args(["--timeout", "10m", "--out"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Give it time to reach the puzzle that hangs.
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let started = std::time::Instant::now();
+    assert!(Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("did not stop within 10 s"), "{err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    // Nothing that looks like a finished result.
+    assert!(!out.join("meta.json").exists());
+}

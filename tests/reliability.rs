@@ -523,3 +523,126 @@ fn tracker_exports_of_an_incomplete_run_say_so() {
         "{first}"
     );
 }
+
+/// A dataset given as a stream (`-`, a FIFO) is read once: copied to a
+/// temporary file, then inspected and read like any file.
+#[cfg(unix)]
+#[test]
+fn streams_work_as_datasets() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = scratch("streams");
+    let lines = hard_lines(50);
+    // Standard input.
+    let out = dir.join("stdin");
+    let mut child = command()
+        .args(["run", "-", "-q", "-s", "fast", "--out"])
+        .arg(&out)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(lines.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let meta = json(&out.join("meta.json"));
+    assert_eq!(meta["datasets"][0]["name"], "stdin");
+    assert_eq!(meta["datasets"][0]["puzzles"], 50);
+    // A FIFO, fed gzip-compressed by another process.
+    let fifo = dir.join("pipe.fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let plain = dir.join("plain.txt");
+    std::fs::write(&plain, &lines).unwrap();
+    let feeder = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "gzip -c '{}' > '{}'",
+            plain.display(),
+            fifo.display()
+        ))
+        .spawn()
+        .unwrap();
+    let out = dir.join("fifo");
+    let o = command()
+        .args([
+            "run",
+            "-q",
+            "-s",
+            "fast",
+            "-s",
+            "hidden",
+            "--sequential",
+            "--out",
+        ])
+        .arg(&out)
+        .arg(&fifo)
+        .output()
+        .unwrap();
+    feeder.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let meta = json(&out.join("meta.json"));
+    assert_eq!(meta["datasets"][0]["gzip"], true);
+    assert_eq!(meta["processed"], 100, "both strategies read it whole");
+    // check - reads standard input too.
+    let mut child = command()
+        .args(["check", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(lines.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// `--out DIR --force` never removes or overwrites a dataset that sits in
+/// DIR under the name of a results file.
+#[test]
+fn an_output_never_overwrites_an_input() {
+    let dir = scratch("clobber");
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let data = out.join("summary.csv");
+    std::fs::write(&data, hard_lines(20)).unwrap();
+    let o = command()
+        .args(["run", "-q", "-s", "fast", "--force", "--out"])
+        .arg(&out)
+        .arg(&data)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("would overwrite the dataset"), "{err}");
+    assert_eq!(std::fs::read_to_string(&data).unwrap(), hard_lines(20));
+}

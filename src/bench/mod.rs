@@ -170,20 +170,36 @@ impl Progress for Silent {}
 #[derive(Clone, Debug)]
 pub struct DatasetInfo {
     pub name: String,
+    /// The dataset as given (recorded in `meta.json`).
     pub path: PathBuf,
+    /// Where it is read from: the path itself, or for a stream (`-`, a
+    /// pipe, a FIFO) the temporary copy made when it was inspected.
+    pub source: PathBuf,
+    /// Keeps that copy until the run ends.
+    pub spool: Option<Arc<tempfile::TempPath>>,
     pub format: Format,
     pub gzip: bool,
     pub has_solutions: bool,
     pub estimate: Option<u64>,
 }
 
-/// Opens every dataset once to fail fast on file-level problems.
+/// Opens every dataset once to fail fast on file-level problems (a stream
+/// is first copied to a temporary file: [`dataset::spool`]).
 pub fn inspect(opts: &RunOptions) -> Result<Vec<DatasetInfo>, DatasetError> {
     let mut names: Vec<String> = Vec::new();
     opts.datasets
         .iter()
         .map(|path| {
-            let reader = dataset::open(path, opts.format)?;
+            // A stream can be read only once: copied to a file first.
+            let spool = if dataset::is_stream(path) {
+                Some(Arc::new(dataset::spool(path)?))
+            } else {
+                None
+            };
+            let source = spool
+                .as_ref()
+                .map_or_else(|| path.clone(), |t| t.to_path_buf());
+            let reader = dataset::open_as(&source, path, opts.format)?;
             let mut name = dataset::stem(path);
             // Two datasets with one stem stay distinguishable.
             let base = name.clone();
@@ -193,12 +209,14 @@ pub fn inspect(opts: &RunOptions) -> Result<Vec<DatasetInfo>, DatasetError> {
                 k += 1;
             }
             names.push(name.clone());
-            let estimate = dataset::estimate_count(path)
+            let estimate = dataset::estimate_count(&source)
                 .map(|n| opts.limit.map_or(n, |l| l.min(n)))
                 .map(|n| opts.shard.map_or(n, |s| (n + s.n - s.k) / s.n));
             Ok(DatasetInfo {
                 name,
                 path: path.clone(),
+                source,
+                spool,
                 format: reader.format(),
                 gzip: reader.is_gzip(),
                 has_solutions: reader.has_solutions(),

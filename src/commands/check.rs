@@ -35,7 +35,15 @@ pub fn run(args: &CheckArgs) -> CmdResult {
     let name = args.file.display();
     // The dataset reader: plain lines (or CSV, gzip), bounded lines, and
     // `file:line: what is wrong` errors.
-    let reader = dataset::open(&args.file, Format::Auto)?;
+    // `-`, a pipe or a FIFO is copied to a temporary file first (as `run`
+    // does), so that every way of giving a dataset works alike.
+    let spool = if dataset::is_stream(&args.file) {
+        Some(dataset::spool(&args.file)?)
+    } else {
+        None
+    };
+    let source = spool.as_deref().unwrap_or(&args.file);
+    let reader = dataset::open_as(source, &args.file, Format::Auto)?;
     let mut solver = Solver::new();
     let mut counts = [0u64; Status::ALL.len()];
     let mut out = std::io::stdout().lock();

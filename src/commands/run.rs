@@ -520,6 +520,13 @@ fn output_dir(args: &RunArgs, infos: &[bench::DatasetInfo]) -> anyhow::Result<Pa
                 if !d.is_dir() {
                     anyhow::bail!("--out {}: exists and is not a directory", d.display());
                 }
+                if let Some((input, file)) = results::overwritten_input(d, &args.datasets) {
+                    anyhow::bail!(
+                        "--out {}: the results would overwrite the dataset {} ({file}); choose another --out",
+                        d.display(),
+                        input.display()
+                    );
+                }
                 let has_results = results::holds_results(d);
                 if has_results && !args.force {
                     anyhow::bail!(

@@ -153,18 +153,67 @@ pub struct Stats {
 /// directory, an empty file, a file without puzzle rows, a CSV header without
 /// a puzzle column, or content that is not recognisable.
 pub fn open(path: &Path, format: Format) -> Result<Reader, DatasetError> {
-    let meta = std::fs::metadata(path).map_err(|e| DatasetError::file(path, ErrorKind::Open(e)))?;
-    if meta.is_dir() {
-        return Err(DatasetError::file(path, ErrorKind::IsDirectory));
-    }
-    let file = File::open(path).map_err(|e| DatasetError::file(path, ErrorKind::Open(e)))?;
-    Reader::from_reader(path, file, format)
+    open_as(path, path, format)
 }
 
-/// The dataset's short name for report files: the file name without a
-/// `.gz`/`.gzip` and then a `.csv`/`.tsv`/`.txt` extension
+/// Like [`open`], reading `path` but naming `name` in every error (a
+/// stream's temporary copy is read under the name it was given as).
+pub fn open_as(path: &Path, name: &Path, format: Format) -> Result<Reader, DatasetError> {
+    let meta = std::fs::metadata(path).map_err(|e| DatasetError::file(name, ErrorKind::Open(e)))?;
+    if meta.is_dir() {
+        return Err(DatasetError::file(name, ErrorKind::IsDirectory));
+    }
+    let file = File::open(path).map_err(|e| DatasetError::file(name, ErrorKind::Open(e)))?;
+    Reader::from_reader(name, file, format)
+}
+
+/// Whether `path` names a stream rather than a file that can be read
+/// again: `-` (standard input), a pipe or FIFO (`<(zcat x.gz)`, `mkfifo`),
+/// a character device or a socket.
+pub fn is_stream(path: &Path) -> bool {
+    if path.as_os_str() == "-" {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if let Ok(m) = std::fs::metadata(path) {
+            let t = m.file_type();
+            return t.is_fifo() || t.is_char_device() || t.is_socket();
+        }
+    }
+    false
+}
+
+/// Copies a stream dataset ([`is_stream`]) into a temporary file, read
+/// once and to its end, so that it can be inspected and read like any
+/// file (its format detected, its size estimated, each group of strategies
+/// reading it in turn). The file is removed when the returned path is
+/// dropped. Memory stays bounded: the copy goes through a fixed buffer.
+pub fn spool(path: &Path) -> Result<tempfile::TempPath, DatasetError> {
+    let err = |e: io::Error| DatasetError::file(path, ErrorKind::Read(e));
+    let mut tmp = tempfile::Builder::new()
+        .prefix("bench-sudoku-input.")
+        .tempfile()
+        .map_err(err)?;
+    let copied = if path.as_os_str() == "-" {
+        io::copy(&mut io::stdin().lock(), tmp.as_file_mut())
+    } else {
+        File::open(path)
+            .map_err(|e| DatasetError::file(path, ErrorKind::Open(e)))
+            .map(|mut f| io::copy(&mut f, tmp.as_file_mut()))?
+    };
+    copied.map_err(err)?;
+    Ok(tmp.into_temp_path())
+}
+
+/// The dataset's short name for report files (`stdin` for `-`): the file
+/// name without a `.gz`/`.gzip` and then a `.csv`/`.tsv`/`.txt` extension
 /// (`data/sudoku-3m.csv.gz` → `sudoku-3m`).
 pub fn stem(path: &Path) -> String {
+    if path.as_os_str() == "-" {
+        return "stdin".to_string();
+    }
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -27,7 +27,7 @@ impl<'a> BatchReader<'a> {
     pub(super) fn open(opts: &'a RunOptions, info: &DatasetInfo) -> Result<Self, DatasetError> {
         Ok(BatchReader {
             opts,
-            reader: dataset::open(&info.path, opts.format)?,
+            reader: dataset::open_as(&info.source, &info.path, opts.format)?,
             taken: 0,
             batch_no: 0,
             done: false,
