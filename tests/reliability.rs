@@ -529,33 +529,14 @@ fn tracker_exports_of_an_incomplete_run_say_so() {
 #[cfg(unix)]
 #[test]
 fn streams_work_as_datasets() {
-    use std::io::Write;
-    use std::process::Stdio;
     let dir = scratch("streams");
     let lines = hard_lines(50);
     // Standard input.
     let out = dir.join("stdin");
-    let mut child = command()
-        .args(["run", "-", "-q", "-s", "fast", "--out"])
-        .arg(&out)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(lines.as_bytes())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let mut run = command();
+    run.args(["run", "-", "-q", "-s", "fast", "--out"])
+        .arg(&out);
+    succeeds_with_stdin(run, &lines);
     let meta = json(&out.join("meta.json"));
     assert_eq!(meta["datasets"][0]["name"], "stdin");
     assert_eq!(meta["datasets"][0]["puzzles"], 50);
@@ -604,10 +585,19 @@ fn streams_work_as_datasets() {
     assert_eq!(meta["datasets"][0]["gzip"], true);
     assert_eq!(meta["processed"], 100, "both strategies read it whole");
     // check - reads standard input too.
-    let mut child = command()
-        .args(["check", "-"])
+    let mut check = command();
+    check.args(["check", "-"]);
+    succeeds_with_stdin(check, &lines);
+}
+
+/// Runs `cmd` with `input` on its standard input; it must exit 0.
+#[cfg(unix)]
+fn succeeds_with_stdin(mut cmd: std::process::Command, input: &str) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = cmd
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
+        .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -615,15 +605,11 @@ fn streams_work_as_datasets() {
         .stdin
         .take()
         .unwrap()
-        .write_all(lines.as_bytes())
+        .write_all(input.as_bytes())
         .unwrap();
     let o = child.wait_with_output().unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
 }
 
 /// `--out DIR --force` never removes or overwrites a dataset that sits in
