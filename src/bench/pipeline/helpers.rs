@@ -100,7 +100,7 @@ pub(super) fn with_helpers(
                     ReaderMsg::Batch(b) => b,
                 };
                 if token_rx.recv().is_err() || failed.load(Ordering::Acquire) {
-                    break; // a write failed; its error is collected below
+                    break; // a write failed or a thread panicked: see below
                 }
                 let dtx = dtx.clone();
                 let (failed, panic, tokens) = (&failed, &panic, &wake_tx);
