@@ -1,7 +1,8 @@
 //! Ordering: a solved batch finished by the thread that holds it (verified,
 //! aggregated, paired with the baseline chunk by chunk, its rows formatted
-//! in input order), then handed to the ordered writer, which copies the
-//! rows of each batch in input order.
+//! in input order), then handed to the ordered writer, which gives each
+//! batch's rows their place in input order (the finishing thread then
+//! writes them there).
 
 use super::*;
 
@@ -174,9 +175,10 @@ fn finish_batch_unguarded(
 }
 
 /// The writer's side: restores batch order, adds what depends on it (per
-/// pass totals, skipped rows, the bootstrap's chunk blocks) and copies the
-/// rows to the sink. One thread at a time; everything per puzzle was done
-/// by the thread that finished the batch ([`finish_batch`]).
+/// pass totals, skipped rows, the bootstrap's chunk blocks) and places the
+/// rows in the sink (or hands them to it, for a sink that takes them
+/// itself). One thread at a time; everything per puzzle is done by the
+/// thread that finished the batch ([`finish_batch`]).
 pub(super) struct Ordered<'a> {
     pub(super) pending: BTreeMap<u64, Done>,
     pub(super) next: u64,
