@@ -147,12 +147,17 @@ impl Slot {
 /// order hash differently). Sums of these do not depend on how the records
 /// were cut into batches or shards.
 pub(super) fn record_hash(rec: &Record) -> u64 {
-    let mut bytes = [0u8; 2 * 81];
-    bytes[..81].copy_from_slice(rec.puzzle.cells());
-    if let Some(s) = &rec.solution {
-        bytes[81..].copy_from_slice(s.cells());
+    let puzzle = rec.puzzle.cells();
+    match &rec.solution {
+        // The usual case, and XXH3's cheaper path for short inputs.
+        None => xxhash_rust::xxh3::xxh3_64_with_seed(puzzle, rec.index),
+        Some(s) => {
+            let mut bytes = [0u8; 2 * 81];
+            bytes[..81].copy_from_slice(puzzle);
+            bytes[81..].copy_from_slice(s.cells());
+            xxhash_rust::xxh3::xxh3_64_with_seed(&bytes, rec.index)
+        }
     }
-    xxhash_rust::xxh3::xxh3_64_with_seed(&bytes, rec.index)
 }
 
 /// What the ordered writer accumulates across strategies: the pairs with

@@ -62,28 +62,35 @@ pub(super) fn with_helpers(
     let mut read_ns = 0;
 
     std::thread::scope(|scope| {
-        let reader = scope.spawn(|| {
-            crate::bench::pin_helper_thread(opts.threads);
-            guarded(
-                || format!("reading {}", info.name),
-                || read_batches(opts, info, btx, reader_stop),
-            )
-        });
+        // Named threads, for profilers and panic messages.
+        let reader = std::thread::Builder::new()
+            .name("reader".into())
+            .spawn_scoped(scope, || {
+                crate::bench::pin_helper_thread(opts.threads);
+                guarded(
+                    || format!("reading {}", info.name),
+                    || read_batches(opts, info, btx, reader_stop),
+                )
+            })
+            .expect("a thread can be started");
         let finishing: Vec<_> = (0..finishing.max(1))
             .map(|slot| {
                 let tokens = token_tx.clone();
                 let (drx, out, failed, panic) = (&drx, &out, &failed, &panic);
-                scope.spawn(move || {
-                    crate::bench::pin_helper_thread(opts.threads);
-                    let lanes = Lanes {
-                        rx: drx,
-                        tokens,
-                        out,
-                        failed,
-                        panic,
-                    };
-                    finish_batches(slot, lanes, job, partials, opts.shuffle)
-                })
+                std::thread::Builder::new()
+                    .name(format!("finisher-{slot}"))
+                    .spawn_scoped(scope, move || {
+                        crate::bench::pin_helper_thread(opts.threads);
+                        let lanes = Lanes {
+                            rx: drx,
+                            tokens,
+                            out,
+                            failed,
+                            panic,
+                        };
+                        finish_batches(slot, lanes, job, partials, opts.shuffle)
+                    })
+                    .expect("a thread can be started")
             })
             .collect();
         // A solver job that panics wakes the dispatcher with a token.
