@@ -327,38 +327,30 @@ fn a_panic_in_a_worker_ends_the_run_with_partial_results() {
     }
 }
 
-/// Runs the binary with files limited to `kib` KiB (writes past it fail
-/// with EFBIG, as on a full disk; the signal that would kill the process
-/// is ignored).
+/// Runs the binary (its arguments set by `args`) with files limited to
+/// `kib` KiB: writes past it fail with EFBIG, as on a full disk; the signal
+/// that would kill the process is ignored.
 #[cfg(unix)]
-fn with_small_files(kib: u32, args: &[&std::ffi::OsStr]) -> std::process::Output {
-    std::process::Command::new("bash")
-        .arg("-c")
+fn with_small_files(
+    kib: u32,
+    args: impl FnOnce(&mut std::process::Command) -> &mut std::process::Command,
+) -> std::process::Output {
+    let mut cmd = std::process::Command::new("bash");
+    cmd.arg("-c")
         .arg(format!("trap '' XFSZ; ulimit -f {kib}; exec \"$0\" \"$@\""))
-        .arg(common::BIN)
-        .args(args)
-        .output()
-        .unwrap()
+        .arg(common::BIN);
+    args(&mut cmd).output().unwrap()
 }
 
 #[cfg(unix)]
 #[test]
 fn a_write_that_fails_leaves_nothing_that_looks_finished() {
-    use std::ffi::OsStr;
     let dir = scratch("full");
     // generate -o: the file is never there half-written.
     let file = dir.join("gen.csv");
-    let o = with_small_files(
-        4,
-        &[
-            OsStr::new("generate"),
-            OsStr::new("-n"),
-            OsStr::new("300"),
-            OsStr::new("-q"),
-            OsStr::new("-o"),
-            file.as_os_str(),
-        ],
-    );
+    let o = with_small_files(4, |c| {
+        c.args(["generate", "-n", "300", "-q", "-o"]).arg(&file)
+    });
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("cannot write"), "{err}");
@@ -368,18 +360,12 @@ fn a_write_that_fails_leaves_nothing_that_looks_finished() {
     // cut-off rows under the final name, and its meta says incomplete.
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/hard.csv");
     let out = dir.join("out");
-    let o = with_small_files(
-        40,
-        &[
-            OsStr::new("run"),
-            data.as_os_str(),
-            OsStr::new("-s"),
-            OsStr::new("fast"),
-            OsStr::new("-q"),
-            OsStr::new("--out"),
-            out.as_os_str(),
-        ],
-    );
+    let o = with_small_files(40, |c| {
+        c.arg("run")
+            .arg(&data)
+            .args(["-s", "fast", "-q", "--out"])
+            .arg(&out)
+    });
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("writing puzzles.csv"), "{err}");
