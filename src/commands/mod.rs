@@ -6,6 +6,7 @@ pub mod check;
 pub mod compare;
 pub mod export;
 pub mod generate;
+pub mod interrupt;
 pub mod merge;
 pub mod report;
 pub mod run;

@@ -17,8 +17,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Mutex;
 
 pub const RUN_HELP: &str = "Examples:
   bench-sudoku run datasets/hard.csv
@@ -183,11 +182,7 @@ pub struct RunArgs {
 /// the fastest engine.
 pub const DEFAULT_STRATEGIES: &[&str] = &["mrv", "hidden", "locked", "fast"];
 
-/// Exit status of an interrupted run (128 + SIGINT).
-pub const EXIT_INTERRUPTED: i32 = 130;
-/// How long an interrupted run may take to finish the batches in flight
-/// and write its partial results before it exits without them.
-pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+use super::interrupt::EXIT_INTERRUPTED;
 
 /// Exit status when a thread of the run panicked (an internal error; the
 /// sysexits.h code for one): what was measured before is written, marked
@@ -276,7 +271,8 @@ pub fn run(args: &RunArgs) -> CmdResult {
     // File-level problems surface before anything is created.
     let infos = bench::inspect(&opts)?;
     let out = output_dir(args, &infos)?;
-    let stop = interrupt_flag();
+    let stop =
+        super::interrupt::flag("finishing the batches in flight and writing partial results");
     let pool = bench::pool(opts.threads)?;
     let (timer_overhead_ns, timer_resolution_ns) = sysinfo::timer_overhead();
 
@@ -568,41 +564,6 @@ fn output_dir(args: &RunArgs, infos: &[bench::DatasetInfo]) -> anyhow::Result<Pa
         .with_context(|| format!("{}: results directory is not writable", dir.display()))?;
     let _ = std::fs::remove_file(probe);
     Ok(dir)
-}
-
-/// The stop flag raised by SIGINT/SIGTERM. The first signal asks the run to
-/// stop after the batch in flight and write what it measured; a second one
-/// exits at once.
-fn interrupt_flag() -> Arc<AtomicBool> {
-    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
-    static SIGNALS: AtomicU32 = AtomicU32::new(0);
-    FLAG.get_or_init(|| {
-        let flag = Arc::new(AtomicBool::new(false));
-        let f = Arc::clone(&flag);
-        let installed = ctrlc::set_handler(move || {
-            if SIGNALS.fetch_add(1, Ordering::SeqCst) > 0 {
-                eprintln!("\nbench-sudoku: second interrupt, exiting now");
-                std::process::exit(EXIT_INTERRUPTED);
-            }
-            eprintln!("\nbench-sudoku: interrupt: finishing the batches in flight and writing partial results (Ctrl-C again to quit now)");
-            f.store(true, Ordering::SeqCst);
-            // A solve that never returns (a stuck library solver) would keep
-            // the run from ending: after a grace period it exits anyway.
-            std::thread::spawn(|| {
-                std::thread::sleep(STOP_GRACE);
-                eprintln!(
-                    "bench-sudoku: the run did not stop within {} s of the interrupt (a solve that does not return?); exiting without writing results",
-                    STOP_GRACE.as_secs()
-                );
-                std::process::exit(EXIT_INTERRUPTED);
-            });
-        });
-        if let Err(e) = installed {
-            eprintln!("bench-sudoku: warning: cannot install the interrupt handler: {e}");
-        }
-        flag
-    })
-    .clone()
 }
 
 /// The indicatif progress bar on stderr (hidden when not a terminal).

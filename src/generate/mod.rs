@@ -29,7 +29,9 @@ mod dig;
 mod fill;
 mod output;
 
-pub use dig::{is_minimal, is_unique, remove_clues, uniqueness_strategy, Removal};
+pub use dig::{
+    is_minimal, is_unique, remove_clues, unique_after_removing, uniqueness_strategy, Removal,
+};
 pub use fill::{below, full_grid, shuffle};
 pub use output::{CsvWriter, CSV_HEADER};
 
@@ -190,13 +192,7 @@ pub fn measure(cfg: &GenConfig, solver: &mut Solver, puzzle: &Grid) -> SolveResu
 pub fn candidate(cfg: &GenConfig, k: u64, solver: &mut Solver) -> Option<GeneratedPuzzle> {
     let mut rng = candidate_rng(cfg.seed, k);
     let solution = full_grid(&mut rng);
-    let puzzle = remove_clues(
-        &solution,
-        &cfg.removal,
-        &mut rng,
-        solver,
-        &uniqueness_strategy(),
-    );
+    let puzzle = remove_clues(&solution, &cfg.removal, &mut rng, solver);
     let effort = measure(cfg, solver, &puzzle);
     if !cfg.selects(&effort) || effort.grid != solution {
         return None;

@@ -275,6 +275,20 @@ impl Solver {
         }
     }
 
+    /// Solves `puzzle` with the `fast` engine with some candidates already
+    /// ruled out (see [`fast::Workspace::solve_restricted`]): the exclusion
+    /// tests of the generator ("is there a solution in which this cell is
+    /// not its known digit?").
+    pub fn fast_restricted(
+        &mut self,
+        puzzle: &Grid,
+        allowed: &[u16; crate::grid::CELLS],
+        limits: &Limits,
+    ) -> SolveResult {
+        self.fast
+            .solve_restricted(puzzle, allowed, limits, &mut NoopObserver)
+    }
+
     /// Like [`Solver::solve`], reporting every engine event to `obs`.
     /// External strategies cannot be observed (their capabilities say
     /// `trace: false`); they are solved without events.

@@ -727,6 +727,33 @@ fn choose_fewest(b: &Board) -> (usize, u32) {
     best
 }
 
+/// Removes from `b` the candidates `allowed` rules out (bit `d - 1` of
+/// `allowed[c]`: digit `d` still possible in cell `c`). False when a given's
+/// own digit is ruled out: then there is no solution. A blank cell left
+/// with no candidate is found by the first propagation.
+fn restrict(b: &mut Board, puzzle: &Grid, allowed: &[u16; CELLS]) -> bool {
+    for (c, (&mask, &v)) in allowed.iter().zip(puzzle.cells()).enumerate() {
+        let gone = !mask & 0x1ff;
+        if gone == 0 {
+            continue;
+        }
+        if v != 0 {
+            if gone & (1 << (v - 1)) != 0 {
+                return false;
+            }
+            continue;
+        }
+        let (band, bit) = (c / 27, 1u32 << (c % 27));
+        let mut g = gone;
+        while g != 0 {
+            let d = g.trailing_zeros() as usize;
+            g &= g - 1;
+            b.w[3 * d + band] &= !bit;
+        }
+    }
+    true
+}
+
 impl Workspace {
     /// Allocates the board and frame stacks (the engine's only allocation).
     pub fn new() -> Self {
@@ -759,14 +786,40 @@ impl Workspace {
         limits: &Limits,
         obs: &mut O,
     ) -> SolveResult {
+        self.dispatch(puzzle, None, limits, obs)
+    }
+
+    /// Solves `puzzle` with some candidates already ruled out: digit `d`
+    /// may go in blank cell `c` only when bit `d - 1` of `allowed[c]` is
+    /// set. A given whose own digit is not allowed leaves no solution. The
+    /// counters count the same search as [`Workspace::solve`] on the
+    /// restricted board.
+    pub fn solve_restricted<O: Observer>(
+        &mut self,
+        puzzle: &Grid,
+        allowed: &[u16; CELLS],
+        limits: &Limits,
+        obs: &mut O,
+    ) -> SolveResult {
+        self.dispatch(puzzle, Some(allowed), limits, obs)
+    }
+
+    #[inline(always)]
+    fn dispatch<O: Observer>(
+        &mut self,
+        puzzle: &Grid,
+        allowed: Option<&[u16; CELLS]>,
+        limits: &Limits,
+        obs: &mut O,
+    ) -> SolveResult {
         #[cfg(target_arch = "x86_64")]
         if self.features {
             // SAFETY: `features` is true only when `new` detected every
             // feature `solve_x86_features` is compiled for (see
             // `detect_features`) on the CPU running this process.
-            return unsafe { self.solve_x86_features(puzzle, limits, obs) };
+            return unsafe { self.solve_x86_features(puzzle, allowed, limits, obs) };
         }
-        self.solve_portable(puzzle, limits, obs)
+        self.solve_portable(puzzle, allowed, limits, obs)
     }
 
     /// The search compiled for baseline x86-64 (or any other target).
@@ -774,10 +827,11 @@ impl Workspace {
     fn solve_portable<O: Observer>(
         &mut self,
         puzzle: &Grid,
+        allowed: Option<&[u16; CELLS]>,
         limits: &Limits,
         obs: &mut O,
     ) -> SolveResult {
-        self.solve_impl(puzzle, limits, obs)
+        self.solve_impl(puzzle, allowed, limits, obs)
     }
 
     /// The same search compiled with POPCNT/LZCNT/BMI: only instruction
@@ -793,16 +847,18 @@ impl Workspace {
     unsafe fn solve_x86_features<O: Observer>(
         &mut self,
         puzzle: &Grid,
+        allowed: Option<&[u16; CELLS]>,
         limits: &Limits,
         obs: &mut O,
     ) -> SolveResult {
-        self.solve_impl(puzzle, limits, obs)
+        self.solve_impl(puzzle, allowed, limits, obs)
     }
 
     #[inline(always)]
     fn solve_impl<O: Observer>(
         &mut self,
         puzzle: &Grid,
+        allowed: Option<&[u16; CELLS]>,
         limits: &Limits,
         obs: &mut O,
     ) -> SolveResult {
@@ -855,6 +911,21 @@ impl Workspace {
         }
         if bad != 0 {
             return SolveResult::invalid(puzzle);
+        }
+        if let Some(allowed) = allowed {
+            if !restrict(&mut boards[0], puzzle, allowed) {
+                return SolveResult {
+                    status: Status::NoSolution,
+                    solutions: 0,
+                    grid: *puzzle,
+                    counters: Counters {
+                        nodes: 1,
+                        ..Counters::default()
+                    },
+                    filled: 0,
+                    conflict: None,
+                };
+            }
         }
         let givens = CELLS as u32 - (g[0].count_ones() + g[1].count_ones() + g[2].count_ones());
         let result = |status: Status, solutions: u32, grid: Grid, counters: Counters| {

@@ -1,0 +1,49 @@
+//! SIGINT / SIGTERM handling shared by the long-running commands (`run`,
+//! `generate`): the first signal raises a flag the command polls, a second
+//! one exits at once, and a command that does not stop within
+//! [`STOP_GRACE`] is ended.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// Exit status of an interrupted command (128 + SIGINT).
+pub const EXIT_INTERRUPTED: i32 = 130;
+/// How long an interrupted command may take to finish the work in flight
+/// (and, for `run`, write its partial results) before it exits without it.
+pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The stop flag raised by SIGINT/SIGTERM. The first signal prints
+/// "interrupt: `doing`" and raises the flag; a second one exits at once.
+/// The handler is installed once per process, with the first caller's
+/// message.
+pub fn flag(doing: &'static str) -> Arc<AtomicBool> {
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    static SIGNALS: AtomicU32 = AtomicU32::new(0);
+    FLAG.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        let f = Arc::clone(&flag);
+        let installed = ctrlc::set_handler(move || {
+            if SIGNALS.fetch_add(1, Ordering::SeqCst) > 0 {
+                eprintln!("\nbench-sudoku: second interrupt, exiting now");
+                std::process::exit(EXIT_INTERRUPTED);
+            }
+            eprintln!("\nbench-sudoku: interrupt: {doing} (Ctrl-C again to quit now)");
+            f.store(true, Ordering::SeqCst);
+            // A solve that never returns (a stuck library solver) would keep
+            // the command from ending: after a grace period it exits anyway.
+            std::thread::spawn(|| {
+                std::thread::sleep(STOP_GRACE);
+                eprintln!(
+                    "bench-sudoku: did not stop within {} s of the interrupt (a solve that does not return?); exiting without writing results",
+                    STOP_GRACE.as_secs()
+                );
+                std::process::exit(EXIT_INTERRUPTED);
+            });
+        });
+        if let Err(e) = installed {
+            eprintln!("bench-sudoku: warning: cannot install the interrupt handler: {e}");
+        }
+        flag
+    })
+    .clone()
+}
