@@ -111,7 +111,7 @@ pub fn main_with(solvers: Vec<(String, std::sync::Arc<dyn crate::solver::Externa
         Command::Solve(a) => commands::solve::run(a),
         Command::Check(a) => commands::check::run(a),
         Command::Run(a) => commands::run::run(a),
-        Command::Generate(a) => commands::generate::run(a).map(|()| 0),
+        Command::Generate(a) => commands::generate::run(a),
         Command::Strategies(a) => commands::strategies::run(a),
         Command::Compare(a) => commands::compare::run(a),
         Command::Merge(a) => commands::merge::run(a),

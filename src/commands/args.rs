@@ -69,6 +69,15 @@ pub fn parse_percent(s: &str) -> Result<f64, String> {
     Ok(x)
 }
 
+/// A positive duration (`90s`, `10m`, `1h 30m`).
+pub fn parse_budget(s: &str) -> Result<Duration, String> {
+    let d = humantime::parse_duration(s).map_err(|e| format!("{e} (e.g. 90s, 10m, 1h)"))?;
+    if d.is_zero() {
+        return Err("a budget must be above zero".into());
+    }
+    Ok(d)
+}
+
 fn parse_timeout(s: &str) -> Result<Duration, String> {
     let d = humantime::parse_duration(s).map_err(|e| format!("{e} (e.g. 500ms, 10s, 2m)"))?;
     if d.is_zero() {

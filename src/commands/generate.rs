@@ -1,28 +1,53 @@
-//! The `generate` command: options and entry point.
+//! The `generate` command: options and entry point. Three modes: puzzles
+//! selected by effort (the default), puzzles searched to be hard for one
+//! strategy (`--hard-for`), and complete grids (`--grids`).
 
-use crate::generate::{generate, CsvWriter, GenConfig, Removal};
-use crate::solver::{strategy::spec_help, Limits, Strategy};
+use super::args::SolverArgs;
+use super::CmdResult;
+use crate::dataset::{self, Format};
+use crate::generate::climb::{self, ClimbConfig, ClimbError, HardPuzzle, Objective};
+use crate::generate::{generate, generate_grids, CsvWriter, GenConfig, Removal};
+use crate::grid::Grid;
+use crate::solver::{strategy::spec_help, Counter, Limits, Solver, Status, Strategy};
 use anyhow::Context;
 use clap::Args;
-use std::io::{BufWriter, Write};
-use std::path::PathBuf;
-use std::time::Instant;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
-/// Generate unique-solution puzzles, selected by the search effort a
-/// strategy needs, as CSV (puzzle,solution,clues,guesses,backtracks,max_depth).
+/// Generate unique-solution puzzles (selected by the effort a strategy
+/// needs, or searched to be hard for one strategy) or complete grids.
 ///
-/// Each candidate is a random full grid (randomized backtracking) from which
-/// clues are removed in random order while the solution stays unique; it is
-/// kept when the effort strategy's guess count is in the selected range.
+/// Default mode: each candidate is a random full grid (randomized
+/// backtracking) from which clues are removed in random order while the
+/// solution stays unique; it is kept when the effort strategy's guess count
+/// is in the selected range. CSV: puzzle,solution,clues,guesses,backtracks,max_depth.
+///
+/// --hard-for STRATEGY: N independent searches (simulated annealing over
+/// unique puzzles: swap, remove, add or relabel a clue), each giving the
+/// puzzle with the highest --objective it met. CSV after a `#` line with the
+/// options: puzzle,solution,clues,objective,guesses,backtracks,max_depth,
+/// nodes,start_objective.
+///
+/// --grids N: N complete grids, one 81-digit line each (a searched grid under
+/// a uniformly random relabelling, band/stack/row/column order and
+/// transposition: every digit equally likely in every cell).
+///
 /// The same seed and options give byte-identical output on every machine
-/// and with any thread count.
+/// and with any thread count (not with --budget or --objective time).
 ///
 /// Examples:
 ///   bench-sudoku generate --count 1000 --seed 1 --min-clues 30 --max-guesses 0 --out easy.csv
 ///       (30 clues, solved by `hidden` without guessing)
 ///   bench-sudoku generate --count 1000 --seed 2 --minimal --min-guesses 20 --out hard.csv
 ///       (minimal puzzles needing at least 20 guesses under `hidden`)
-///   bench-sudoku generate --count 50 --minimal --symmetric --strategy mrv --max-guesses 10
+///   bench-sudoku generate --hard-for fast -n 100 --out adversarial.csv
+///       (100 puzzles searched to make `fast` guess as much as possible)
+///   bench-sudoku generate --hard-for mrv --objective time --budget 5m --from hard.csv
+///       (climb from existing puzzles for 5 minutes, maximising solve time)
+///   bench-sudoku generate --grids 1000000 --out grids.txt
 #[derive(Debug, Clone, Args)]
 #[command(verbatim_doc_comment)]
 pub struct GenerateArgs {
@@ -37,37 +62,103 @@ pub struct GenerateArgs {
 
     /// Stop removing clues at N clues (puzzles keep N or, when no further
     /// clue can go, slightly more). Without it puzzles are minimal.
-    #[arg(long, value_name = "N", conflicts_with = "minimal",
+    #[arg(long, value_name = "N", conflicts_with_all = ["minimal", "hard_for"],
           value_parser = clap::value_parser!(u8).range(0..=81))]
     pub min_clues: Option<u8>,
 
     /// Remove clues until none can be removed: every clue is needed for a
-    /// unique solution (the default when --min-clues is not given).
+    /// unique solution (the default when --min-clues is not given). With
+    /// --hard-for: every state of the search is kept minimal.
     #[arg(long)]
     pub minimal: bool,
 
     /// Remove clues in pairs symmetric under 180° rotation (with --minimal:
-    /// no symmetric pair can be removed).
+    /// no symmetric pair can be removed). With --hard-for: every move acts
+    /// on symmetric pairs.
     #[arg(long)]
     pub symmetric: bool,
 
     /// Strategy whose search effort is measured and selected on.
-    #[arg(short, long, value_name = "STRATEGY", default_value = "hidden", long_help = spec_help())]
+    #[arg(short, long, value_name = "STRATEGY", default_value = "hidden", long_help = spec_help(),
+          conflicts_with = "hard_for")]
     pub strategy: String,
 
     /// Keep puzzles the strategy solves with at least N guesses (found and
     /// proven unique, solution limit 2).
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        conflicts_with = "hard_for"
+    )]
     pub min_guesses: u64,
 
     /// Keep puzzles the strategy solves with at most N guesses
     /// (0: no guessing at all).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", conflicts_with = "hard_for")]
     pub max_guesses: Option<u64>,
 
     /// Give up after N candidates, N ≥ 1 [default: 1000 × count + 1000].
-    #[arg(long, value_name = "N", value_parser = super::args::positive_u64())]
+    #[arg(long, value_name = "N", value_parser = super::args::positive_u64(),
+          conflicts_with = "hard_for")]
     pub max_attempts: Option<u64>,
+
+    /// Search for puzzles this strategy finds hardest (any strategy spec,
+    /// external solvers included): one simulated-annealing search per
+    /// puzzle, maximising --objective.
+    #[arg(long, value_name = "STRATEGY", conflicts_with = "grids")]
+    pub hard_for: Option<String>,
+
+    /// What --hard-for maximises: the strategy's guesses, nodes,
+    /// backtracks, or solve time (median of --time-samples solves; the
+    /// output then depends on the machine).
+    #[arg(long, value_enum, value_name = "WHAT", default_value_t = Objective::Guesses,
+          requires = "hard_for")]
+    pub objective: Objective,
+
+    /// With --hard-for: solutions counted up to N while measuring (1: first
+    /// solution, as `run` does by default; 2: also prove uniqueness).
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "hard_for",
+          value_parser = clap::value_parser!(u32).range(1..=2))]
+    pub solutions: u32,
+
+    /// With --hard-for: steps of each search, N ≥ 1 [default: 250000, or
+    /// none with --budget].
+    #[arg(long, value_name = "N", value_parser = super::args::positive_u64(),
+          requires = "hard_for")]
+    pub max_steps: Option<u64>,
+
+    /// With --hard-for: wall-clock time for the whole search (e.g. 90s,
+    /// 10m), shared evenly by the puzzles; each search also stops at
+    /// --max-steps if given. The output then depends on the machine.
+    #[arg(long, value_name = "DURATION", value_parser = super::args::parse_budget,
+          requires = "hard_for")]
+    pub budget: Option<Duration>,
+
+    /// With --hard-for: refuse puzzles with more than N clues.
+    #[arg(long, value_name = "N", requires = "hard_for",
+          value_parser = clap::value_parser!(u8).range(17..=81))]
+    pub max_clues: Option<u8>,
+
+    /// With --hard-for: start the searches from this file's puzzles (each
+    /// must have exactly one solution; search k starts from puzzle k mod
+    /// the file's count) instead of random minimal puzzles.
+    #[arg(long, value_name = "FILE", requires = "hard_for")]
+    pub from: Option<PathBuf>,
+
+    /// With --objective time: solves per measurement (the median is used).
+    #[arg(long, value_name = "N", default_value_t = 5, requires = "hard_for",
+          value_parser = clap::value_parser!(u32).range(1..=63))]
+    pub time_samples: u32,
+
+    /// Write N complete grids (81 digits per line) instead of puzzles.
+    #[arg(long, value_name = "N", value_parser = super::args::positive_u64(),
+          conflicts_with_all = ["count", "minimal", "symmetric", "min_clues", "strategy", "min_guesses",
+                                "max_guesses", "max_attempts"])]
+    pub grids: Option<u64>,
+
+    #[command(flatten)]
+    pub solvers: SolverArgs,
 
     /// Output file [default: standard output].
     #[arg(short, long, value_name = "FILE")]
@@ -115,40 +206,78 @@ impl GenerateArgs {
     }
 }
 
-/// Runs `generate`: writes the CSV to `--out` or standard output and a
-/// one-line summary to standard error.
-///
-/// `--out FILE` is written under a temporary name beside it and renamed
-/// only when every puzzle asked for was written: a failure (a full disk,
-/// too few puzzles found) leaves no half file under the final name.
-pub fn run(args: &GenerateArgs) -> anyhow::Result<()> {
-    let cfg = args.config()?;
-    let mut temp = None;
-    let out: Box<dyn Write> = match &args.out {
-        Some(path) => {
-            let dir = match path.parent() {
-                Some(d) if !d.as_os_str().is_empty() => d,
-                _ => std::path::Path::new("."),
-            };
-            let name = path.file_name().unwrap_or_default().to_string_lossy();
-            let prefix = format!(".{name}.");
-            let mut builder = tempfile::Builder::new();
-            builder.prefix(&prefix).suffix(".partial");
-            // The file the user gets has the usual permissions (a temporary
-            // file would be private).
-            #[cfg(unix)]
-            builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-            let file = builder
-                .tempfile_in(dir)
-                .with_context(|| format!("cannot create {}", path.display()))?;
-            let handle = file
-                .reopen()
-                .with_context(|| format!("cannot create {}", path.display()))?;
-            temp = Some(file);
-            Box::new(BufWriter::new(handle))
+/// The output file or standard output. `--out FILE` is written under a
+/// temporary name beside it and renamed only by [`Output::commit`], when
+/// everything asked for was written: a failure (a full disk, too few
+/// puzzles found, an interrupt) leaves no half file under the final name.
+struct Output {
+    temp: Option<(tempfile::NamedTempFile, PathBuf)>,
+}
+
+impl Output {
+    fn open(path: Option<&Path>) -> anyhow::Result<(Output, Box<dyn Write + Send>)> {
+        let Some(path) = path else {
+            return Ok((
+                Output { temp: None },
+                Box::new(BufWriter::new(std::io::stdout())),
+            ));
+        };
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let prefix = format!(".{name}.");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".partial");
+        // The file the user gets has the usual permissions (a temporary
+        // file would be private).
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        let file = builder
+            .tempfile_in(dir)
+            .with_context(|| format!("cannot create {}", path.display()))?;
+        let handle = file
+            .reopen()
+            .with_context(|| format!("cannot create {}", path.display()))?;
+        Ok((
+            Output {
+                temp: Some((file, path.to_path_buf())),
+            },
+            Box::new(BufWriter::new(handle)),
+        ))
+    }
+
+    /// Gives the finished file its final name (after the writer was
+    /// flushed).
+    fn commit(self) -> anyhow::Result<()> {
+        if let Some((temp, path)) = self.temp {
+            temp.as_file()
+                .sync_all()
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            temp.persist(&path)
+                .with_context(|| format!("cannot write {}", path.display()))?;
         }
-        None => Box::new(BufWriter::new(std::io::stdout().lock())),
-    };
+        Ok(())
+    }
+}
+
+/// Runs `generate` in the mode its options select.
+pub fn run(args: &GenerateArgs) -> CmdResult {
+    if let Some(n) = args.grids {
+        return run_grids(args, n);
+    }
+    if args.hard_for.is_some() {
+        return run_hard_for(args);
+    }
+    run_select(args).map(|()| 0)
+}
+
+/// The default mode: writes the CSV to `--out` or standard output and a
+/// one-line summary to standard error.
+fn run_select(args: &GenerateArgs) -> anyhow::Result<()> {
+    let cfg = args.config()?;
+    let (output, out) = Output::open(args.out.as_deref())?;
     let mut writer = CsvWriter::new(out)?;
     let start = Instant::now();
     let (mut guesses, mut max_guesses, mut min_clues, mut max_clues) = (0u64, 0u64, 81, 0);
@@ -170,13 +299,7 @@ pub fn run(args: &GenerateArgs) -> anyhow::Result<()> {
         .flush()
         .context("cannot write CSV output")?;
     let stats = result?;
-    if let (Some(temp), Some(path)) = (temp, &args.out) {
-        temp.as_file()
-            .sync_all()
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        temp.persist(path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
+    output.commit()?;
     if !args.quiet {
         let n = stats.accepted.max(1) as f64;
         eprintln!(
@@ -192,6 +315,299 @@ pub fn run(args: &GenerateArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// `--grids N`: complete grids, one 81-digit line each.
+fn run_grids(args: &GenerateArgs, n: u64) -> CmdResult {
+    let stop = super::interrupt::flag("stopping; no output is kept");
+    let (output, mut out) = Output::open(args.out.as_deref())?;
+    let start = Instant::now();
+    let mut line = [b'\n'; crate::grid::CELLS + 1];
+    let mut err = None;
+    let mut written = 0u64;
+    generate_grids(args.seed, n, args.threads, |g| {
+        for (b, &v) in line.iter_mut().zip(g.cells()) {
+            *b = b'0' + v;
+        }
+        if let Err(e) = out.write_all(&line) {
+            err = Some(e);
+            return false;
+        }
+        written += 1;
+        !stop.load(Ordering::Relaxed)
+    })?;
+    if let Some(e) = err {
+        return Err(e).context("cannot write the grids");
+    }
+    out.flush().context("cannot write the grids")?;
+    drop(out);
+    if written < n {
+        eprintln!("bench-sudoku: interrupted after {written} of {n} grids; nothing written");
+        return Ok(super::interrupt::EXIT_INTERRUPTED);
+    }
+    output.commit()?;
+    if !args.quiet {
+        let secs = start.elapsed().as_secs_f64();
+        eprintln!(
+            "generated {n} grids in {secs:.2}s ({:.2} us per grid)",
+            secs * 1e6 / n as f64
+        );
+    }
+    Ok(0)
+}
+
+impl GenerateArgs {
+    /// The `--hard-for` configuration these options describe (reads
+    /// `--from`).
+    pub fn climb_config(&self) -> anyhow::Result<ClimbConfig> {
+        let spec = self.hard_for.as_deref().unwrap_or("fast");
+        let strategy = self
+            .solvers
+            .strategy(spec, crate::solver::DEFAULT_MAX_GUESSES)?;
+        if let Some(c) = self.objective.counter() {
+            if !strategy.capabilities().counters.has(c) {
+                anyhow::bail!(
+                    "--hard-for {}: it does not report {} (its counters: {}); use --objective time",
+                    strategy.name(),
+                    c.name(),
+                    strategy.capabilities().counters.names().join(", ")
+                );
+            }
+        }
+        let starts = match &self.from {
+            Some(path) => read_starts(path)?,
+            None => Vec::new(),
+        };
+        Ok(ClimbConfig {
+            strategy,
+            objective: self.objective,
+            limits: Limits::first().with_solutions(self.solutions),
+            count: self.count,
+            seed: self.seed,
+            steps: self.max_steps,
+            budget: self.budget,
+            minimal: self.minimal,
+            symmetric: self.symmetric,
+            max_clues: self.max_clues.map(usize::from),
+            starts,
+            time_samples: self.time_samples as usize,
+            threads: self.threads,
+        })
+    }
+
+    /// The `#` line heading a `--hard-for` file: every option that decides
+    /// its content, in a fixed order (not -j, --out or --quiet, which do
+    /// not), so the line is the command that makes the file again.
+    pub fn climb_header(&self, cfg: &ClimbConfig) -> String {
+        let mut h = format!(
+            "# bench-sudoku {} generate --hard-for {} --objective {} --solutions {} -n {} --seed {}",
+            env!("CARGO_PKG_VERSION"),
+            shlex::try_quote(cfg.strategy.name()).unwrap_or_default(),
+            cfg.objective.as_str(),
+            cfg.limits.solutions,
+            cfg.count,
+            cfg.seed
+        );
+        if cfg.budget.is_none() || cfg.steps.is_some() {
+            h.push_str(&format!(" --max-steps {}", cfg.step_limit()));
+        }
+        if let Some(b) = cfg.budget {
+            h.push_str(&format!(" --budget {}", humantime::format_duration(b)));
+        }
+        if cfg.minimal {
+            h.push_str(" --minimal");
+        }
+        if cfg.symmetric {
+            h.push_str(" --symmetric");
+        }
+        if let Some(m) = cfg.max_clues {
+            h.push_str(&format!(" --max-clues {m}"));
+        }
+        if let Some(f) = &self.from {
+            h.push_str(&format!(
+                " --from {}",
+                shlex::try_quote(&f.to_string_lossy()).unwrap_or_default()
+            ));
+        }
+        if cfg.objective == Objective::Time {
+            h.push_str(&format!(" --time-samples {}", cfg.time_samples));
+        }
+        h
+    }
+}
+
+/// The puzzles of `--from` with their unique solutions (`fast`, counted to
+/// two). A puzzle without exactly one solution is an error naming its line.
+fn read_starts(path: &Path) -> anyhow::Result<Vec<(Grid, Grid)>> {
+    let reader = dataset::open(path, Format::Auto)?;
+    let mut solver = Solver::new();
+    let fast = Strategy::named("fast").context("the fast strategy")?;
+    let mut starts = Vec::new();
+    for item in reader {
+        let rec = item?;
+        let r = solver.solve(&rec.puzzle, &fast, &Limits::uniqueness());
+        if r.status != Status::Solved {
+            anyhow::bail!(
+                "{}:{}: a start puzzle must have exactly one solution ({})",
+                path.display(),
+                rec.line,
+                match r.status {
+                    Status::Multiple => "it has several",
+                    Status::NoSolution => "it has none",
+                    Status::Invalid => "its givens break a rule",
+                    _ => "it could not be solved",
+                }
+            );
+        }
+        starts.push((rec.puzzle, r.grid));
+    }
+    Ok(starts)
+}
+
+/// One `--hard-for` CSV row.
+fn hard_row(cfg: &ClimbConfig, h: &HardPuzzle) -> String {
+    let caps = cfg.strategy.capabilities();
+    let c = &h.measure.counters;
+    let field = |k: Counter| {
+        caps.counters
+            .value(k, c)
+            .map_or(String::new(), |v| v.to_string())
+    };
+    format!(
+        "{},{},{},{},{},{},{},{},{}\n",
+        h.puzzle.to_line_zeros(),
+        h.solution.to_line_zeros(),
+        h.clues,
+        h.measure.value,
+        field(Counter::Guesses),
+        field(Counter::Backtracks),
+        field(Counter::MaxDepth),
+        field(Counter::Nodes),
+        h.start_value
+    )
+}
+
+/// The header row of `--hard-for` files.
+pub const HARD_HEADER: &str =
+    "puzzle,solution,clues,objective,guesses,backtracks,max_depth,nodes,start_objective";
+
+/// `--hard-for`: the searches, a progress bar, the CSV.
+fn run_hard_for(args: &GenerateArgs) -> CmdResult {
+    let cfg = args.climb_config()?;
+    let stop = super::interrupt::flag("stopping the searches; no output is kept");
+    let (output, mut out) = Output::open(args.out.as_deref())?;
+    writeln!(out, "{}", args.climb_header(&cfg))
+        .and_then(|()| writeln!(out, "{HARD_HEADER}"))
+        .context("cannot write the CSV")?;
+    let progress = climb::Progress::default();
+    let start = Instant::now();
+    let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
+        let steps = cfg.step_limit();
+        let len = if steps == u64::MAX {
+            None
+        } else {
+            Some(steps.saturating_mul(cfg.count as u64))
+        };
+        let bar = ProgressBar::with_draw_target(len, ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template(
+                "[{elapsed_precise}] [{bar:30}] {human_pos}/{human_len} steps  {msg}  ETA {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        bar
+    });
+    let mut err = None;
+    let mut stats = (0u64, 0u64, 0u64, 0usize, 81usize); // n, sum, max, min clues, max clues
+    let mut start_sum = 0u64;
+    let result = std::thread::scope(|scope| {
+        let worker = scope.spawn(|| {
+            climb::climb(&cfg, &progress, &stop, |h| {
+                stats.0 += 1;
+                stats.1 += h.measure.value;
+                stats.2 = stats.2.max(h.measure.value);
+                stats.3 = stats.3.max(h.clues);
+                stats.4 = stats.4.min(h.clues);
+                start_sum += h.start_value;
+                if err.is_none() {
+                    if let Err(e) = out.write_all(hard_row(&cfg, &h).as_bytes()) {
+                        err = Some(e);
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+            })
+        });
+        while !worker.is_finished() {
+            if let Some(bar) = &bar {
+                bar.set_position(progress.steps.load(Ordering::Relaxed));
+                let done = progress.done.load(Ordering::Relaxed);
+                let mean = if done > 0 {
+                    format!(
+                        "{:.1}",
+                        progress.sum.load(Ordering::Relaxed) as f64 / done as f64
+                    )
+                } else {
+                    "-".into()
+                };
+                bar.set_message(format!(
+                    "{} best {} mean {mean} ({done}/{} done)",
+                    cfg.objective.as_str(),
+                    progress.best.load(Ordering::Relaxed),
+                    cfg.count
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        worker.join()
+    });
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    let result = match result {
+        Ok(r) => r,
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
+    if let Some(e) = err {
+        return Err(e).context("cannot write the CSV");
+    }
+    match result {
+        Err(ClimbError::Interrupted) => {
+            eprintln!(
+                "bench-sudoku: interrupted after {} of {} searches; nothing written",
+                stats.0, cfg.count
+            );
+            return Ok(super::interrupt::EXIT_INTERRUPTED);
+        }
+        Err(e) => return Err(e.into()),
+        Ok(()) => {}
+    }
+    out.flush().context("cannot write the CSV")?;
+    drop(out);
+    output.commit()?;
+    if !args.quiet {
+        let n = stats.0.max(1) as f64;
+        let faults = progress.faults.load(Ordering::Relaxed);
+        eprintln!(
+            "generated {} puzzles hard for {} in {:.1}s ({} steps): {} mean {:.1} max {} (starts: mean {:.1}), clues {}-{}{}",
+            stats.0,
+            cfg.strategy.name(),
+            start.elapsed().as_secs_f64(),
+            progress.steps.load(Ordering::Relaxed),
+            cfg.objective.as_str(),
+            stats.1 as f64 / n,
+            stats.2,
+            start_sum as f64 / n,
+            stats.4,
+            stats.3,
+            if faults > 0 {
+                format!("; {faults} wrong answers from the strategy were refused")
+            } else {
+                String::new()
+            }
+        );
+    }
+    Ok(0)
 }
 
 #[cfg(test)]

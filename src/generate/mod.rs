@@ -25,8 +25,10 @@
 //! assert!(puzzles[0].solution.is_solution_of(&puzzles[0].puzzle));
 //! ```
 
+pub mod climb;
 mod dig;
 mod fill;
+pub mod grids;
 mod output;
 
 pub use dig::{
@@ -253,6 +255,43 @@ pub fn generate(
         }
     }
     Ok(stats)
+}
+
+/// Makes `count` complete grids (see [`grids`] for the method and its
+/// distribution), handing each to `on_grid` in order. Grid `k` uses the
+/// random stream `k` of `seed`: the output does not depend on `threads`
+/// (0: one per core). `on_grid` returns false to stop early.
+pub fn generate_grids(
+    seed: u64,
+    count: u64,
+    threads: usize,
+    mut on_grid: impl FnMut(&Grid) -> bool,
+) -> Result<(), GenError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    // Large enough that the threads rarely wait for each other, small
+    // enough to keep memory flat (a grid is 81 bytes).
+    let batch = (pool.current_num_threads() as u64 * 2048).max(2048);
+    let mut next = 0;
+    while next < count {
+        let end = next.saturating_add(batch).min(count);
+        let made: Vec<Grid> = pool.install(|| {
+            (next..end)
+                .into_par_iter()
+                .map_init(Solver::new, |solver, k| {
+                    grids::shuffled_grid(&mut candidate_rng(seed, k), solver)
+                })
+                .collect()
+        });
+        for g in &made {
+            if !on_grid(g) {
+                return Ok(());
+            }
+        }
+        next = end;
+    }
+    Ok(())
 }
 
 /// Generates into a vector (see [`generate`]).
