@@ -311,3 +311,65 @@ fn grids_are_valid_reproducible_and_spread_digits_evenly() {
     assert!(chi2 < 648.0 + 6.0 * 36.0, "chi-square {chi2}");
     assert!(chi2 > 648.0 - 6.0 * 36.0, "chi-square {chi2} (too even)");
 }
+
+#[test]
+fn an_external_solver_is_not_trusted() {
+    // A protocol solver that claims no puzzle has a solution: the search
+    // cannot even measure its start, and says so (exit 2, nothing written).
+    let dir = scratch("hard-liar");
+    let spec = common::no_solution_solver(&dir);
+    let out = dir.join("out.csv");
+    let o = bin(&[
+        "generate",
+        "--hard-for",
+        &spec,
+        "-n",
+        "1",
+        "--max-steps",
+        "5",
+        "-j",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    let e = err(&o);
+    assert!(e.contains("did not give the known unique solution"), "{e}");
+    assert!(!out.exists());
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains("partial"))
+        .collect();
+    assert!(leftovers.is_empty());
+    // Its counters lack `nodes`: that objective is refused up front.
+    let o = bin(&["generate", "--hard-for", &spec, "--objective", "nodes"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("does not report nodes"), "{}", err(&o));
+}
+
+#[test]
+fn the_shipped_adversarial_dataset_is_what_its_columns_say() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/adversarial-fast.csv");
+    let csv = std::fs::read_to_string(path).unwrap();
+    assert!(csv
+        .lines()
+        .next()
+        .unwrap()
+        .contains("generate --hard-for fast --objective guesses --solutions 1 -n 300 --seed 1 --max-steps 250000"));
+    let rows = rows(&csv);
+    assert_eq!(rows.len(), 300);
+    let fast = Strategy::named("fast").unwrap();
+    let locked = Strategy::named("locked").unwrap();
+    let mut solver = Solver::new();
+    let mut total = 0;
+    for r in &rows {
+        let m = solver.solve(&r.puzzle, &fast, &Limits::first());
+        assert_eq!((m.grid, m.counters.guesses), (r.solution, r.objective));
+        let u = solver.solve(&r.puzzle, &locked, &Limits::uniqueness());
+        assert_eq!((u.solutions, u.grid), (1, r.solution));
+        total += r.objective;
+    }
+    // The mean quoted in datasets/README.md.
+    assert_eq!(total, 165_747);
+}
