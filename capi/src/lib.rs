@@ -2,7 +2,7 @@
 //! (tdoku's `run_benchmark` among them) and bench-sudoku's own `lib=` can
 //! load them. Every named strategy is exported twice:
 //!
-//! - with tdoku's signature, as `bench_sudoku_<name>` (`bench_sudoku_fast`,
+//! - with tdoku's signature, as `bench_sudoku_<name>` (`bench_sudoku_fast`, `bench_sudoku_dlx`,
 //!   `bench_sudoku_locked`, …): count, first solution, guesses;
 //! - through bench-sudoku's interface (`include/bench_sudoku.h`): the
 //!   registry `bench_sudoku_solvers` lists one solver per strategy, named
@@ -199,6 +199,7 @@ tdoku_exports! {
     bench_sudoku_hidden => "hidden",
     bench_sudoku_locked => "locked",
     bench_sudoku_fast => "fast",
+    bench_sudoku_dlx => "dlx",
 }
 
 /// True when the exports cover the catalogue, in its order.
@@ -244,7 +245,7 @@ unsafe extern "C" fn create<const I: usize>(_configuration: u32) -> *mut c_void 
 }
 
 /// One `create` per named strategy, in catalogue order.
-const CREATE: [abi::CreateFn; 7] = [
+const CREATE: [abi::CreateFn; 8] = [
     create::<0>,
     create::<1>,
     create::<2>,
@@ -252,6 +253,7 @@ const CREATE: [abi::CreateFn; 7] = [
     create::<4>,
     create::<5>,
     create::<6>,
+    create::<7>,
 ];
 const _: () = assert!(CREATE.len() == NAMED.len());
 

@@ -15,6 +15,7 @@
 //! it allocates once in [`Solver::new`] and never again, so the benchmark
 //! path is allocation-free.
 
+pub mod dlx;
 pub mod engine;
 pub mod external;
 pub mod fast;
@@ -230,6 +231,7 @@ impl SolveResult {
 pub struct Solver {
     generic: engine::Workspace,
     fast: fast::Workspace,
+    dlx: dlx::Workspace,
     external: Vec<(std::sync::Arc<dyn ExternalSolver>, Box<dyn SolverInstance>)>,
 }
 
@@ -245,6 +247,7 @@ impl Solver {
         Solver {
             generic: engine::Workspace::new(),
             fast: fast::Workspace::new(),
+            dlx: dlx::Workspace::new(),
             external: Vec::new(),
         }
     }
@@ -272,6 +275,7 @@ impl Solver {
         match builtin {
             Builtin::Generic(config) => self.generic.solve(puzzle, config, limits, obs),
             Builtin::Fast => self.fast.solve(puzzle, limits, obs),
+            Builtin::Dlx => self.dlx.solve(puzzle, limits, obs),
         }
     }
 

@@ -104,6 +104,9 @@ pub enum Builtin {
     /// The band-bitboard engine tuned for speed (`solver::fast`); it has no
     /// configurable axes.
     Fast,
+    /// Exact cover with dancing links (`solver::dlx`), column of fewest
+    /// rows first; no configurable axes.
+    Dlx,
 }
 
 /// What runs a strategy: a built-in engine (static dispatch in the
@@ -202,6 +205,13 @@ pub const NAMED: &[Named] = &[
         engine: Builtin::Fast,
         explosive: false,
         description: "band bitboards: table-driven locked candidates, singles, bivalue branching",
+    },
+    Named {
+        name: "dlx",
+        engine: Builtin::Dlx,
+        explosive: false,
+        description:
+            "exact cover, dancing links (Algorithm X): branch on the constraint with fewest options",
     },
 ];
 
@@ -464,6 +474,7 @@ impl Strategy {
         match &self.engine {
             Engine::Builtin(Builtin::Generic(c)) => c.spec(),
             Engine::Builtin(Builtin::Fast) => "engine=fast".to_string(),
+            Engine::Builtin(Builtin::Dlx) => "engine=dlx".to_string(),
             Engine::External(e) => e.spec(),
         }
     }
@@ -476,7 +487,7 @@ impl Strategy {
             .map(|n| n.explosive)
             .unwrap_or(match self.engine {
                 Engine::Builtin(Builtin::Generic(c)) => c.node < P::Naked,
-                Engine::Builtin(Builtin::Fast) | Engine::External(_) => false,
+                Engine::Builtin(Builtin::Fast | Builtin::Dlx) | Engine::External(_) => false,
             })
     }
 
