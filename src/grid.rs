@@ -4,6 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+pub mod pencilmark;
 mod verify;
 
 /// Number of cells in a grid.

@@ -13,7 +13,9 @@
 //! debug builds; `PROPTEST_CASES=N` raises them for a longer run.
 
 use bench_sudoku::grid::row_col_box;
-use bench_sudoku::solver::{Limits, SolveResult, Solver, Status, Strategy as SolverStrategy};
+use bench_sudoku::solver::{
+    Limits, NoopObserver, SolveResult, Solver, Status, Strategy as SolverStrategy,
+};
 use bench_sudoku::Grid;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
@@ -287,6 +289,55 @@ proptest! {
         for s in SolverStrategy::all() {
             let r = solver.solve(&case.puzzle, &s, &limits_for(&s));
             check_agreement(&s, &case.puzzle, &r, &reference)?;
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Pencilmark puzzles: random candidates eliminated from the blank cells
+    /// of a puzzle (the grid it was cut from may lose its own digits too).
+    /// Every complete strategy starting from those masks agrees with `fast`
+    /// on the status and count, every answer keeps to the candidates, and
+    /// eliminating nothing changes nothing.
+    #[test]
+    fn every_strategy_agrees_from_candidate_masks(
+        case in puzzles(20..40),
+        elim in prop::collection::vec((0usize..81, 0u16..0x200), 0..60),
+    ) {
+        let mut masks = [0x1ffu16; 81];
+        for &(cell, gone) in &elim {
+            if case.puzzle.get(cell) == 0 {
+                // Leave at least one candidate: an empty cell is a read
+                // error, not a puzzle.
+                let kept = masks[cell] & !gone;
+                if kept != 0 {
+                    masks[cell] = kept;
+                }
+            }
+        }
+        let mut solver = Solver::new();
+        let limits = Limits::uniqueness().with_solutions(3);
+        let fast = strategy("fast");
+        let reference = solver.solve_builtin_with(
+            &case.puzzle, Some(&masks), fast.builtin().unwrap(), &limits, &mut NoopObserver);
+        let plain = solver.solve(&case.puzzle, &fast, &limits);
+        let all = solver.solve_builtin_with(
+            &case.puzzle, Some(&[0x1ff; 81]), fast.builtin().unwrap(), &limits, &mut NoopObserver);
+        prop_assert_eq!(plain, all);
+        for s in SolverStrategy::all().into_iter().filter(|s| !s.explosive() && s.name() != "logic") {
+            let r = solver.solve_builtin_with(
+                &case.puzzle, Some(&masks), s.builtin().unwrap(), &limits, &mut NoopObserver);
+            prop_assert_eq!((r.status, r.solutions), (reference.status, reference.solutions),
+                "{} on {} with masks {:?}", s.name(), case.puzzle, masks);
+            if r.solutions > 0 {
+                prop_assert!(r.grid.is_solution_of(&case.puzzle));
+                prop_assert_eq!(bench_sudoku::grid::pencilmark::violation(&r.grid, &masks), None);
+                if r.solutions == 1 {
+                    prop_assert_eq!(r.grid, reference.grid);
+                }
+            }
         }
     }
 }

@@ -328,6 +328,7 @@ mod tests {
             id: id.map(String::from),
             rating: rating.map(String::from),
             puzzle: crate::Grid::empty(),
+            candidates: None,
             solution: None,
         }
     }

@@ -53,12 +53,13 @@ pub fn run(args: &CheckArgs) -> CmdResult {
         let rec = item?;
         let line_no = rec.line;
         total += 1;
-        let a = solver.answer(&rec.puzzle, &strategy, &limits);
+        let cands = rec.candidates.as_deref();
+        let a = solver.answer_with(&rec.puzzle, cands, &strategy, &limits);
         let r = &a.result;
         // A wrong answer is not a classification: it is listed whatever
         // --list says, and the file's counts leave it out.
         if let Some(w) =
-            super::solve::check_answer(&mut solver, &rec.puzzle, &strategy, &limits, &a)
+            super::solve::check_answer(&mut solver, &rec.puzzle, cands, &strategy, &limits, &a)
         {
             wrong += 1;
             writeln!(out, "{name}:{line_no}: WRONG ({w})")?;

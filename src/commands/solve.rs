@@ -3,6 +3,7 @@
 use super::args::EngineArgs;
 use super::CmdResult;
 use crate::dataset::MAX_LINE_BYTES;
+use crate::grid::pencilmark::{self, Candidates};
 use crate::grid::Grid;
 use crate::report::terminal::ABSENT;
 use crate::solver::strategy::spec_help;
@@ -97,8 +98,10 @@ pub fn run(args: &SolveArgs) -> CmdResult {
 
     match args.puzzle.as_deref() {
         Some(p) if p != "-" => {
-            let grid = Grid::parse(p).map_err(|e| anyhow::anyhow!("puzzle argument: {e}"))?;
-            bad += one(&mut out, &mut solver, 1, &grid, &strategy, &limits, args)? as u64;
+            let (grid, cands) =
+                parse_puzzle(p).map_err(|e| anyhow::anyhow!("puzzle argument: {e}"))?;
+            let puzzle = (grid, cands.as_deref());
+            bad += one(&mut out, &mut solver, 1, puzzle, &strategy, &limits, args)? as u64;
         }
         _ => {
             let mut stdin = std::io::stdin().lock();
@@ -123,13 +126,14 @@ pub fn run(args: &SolveArgs) -> CmdResult {
                 if t.is_empty() || t.starts_with('#') {
                     continue;
                 }
-                let grid = Grid::parse(t).map_err(|e| anyhow::anyhow!("stdin:{}: {e}", n + 1))?;
+                let (grid, cands) =
+                    parse_puzzle(t).map_err(|e| anyhow::anyhow!("stdin:{}: {e}", n + 1))?;
                 index += 1;
                 bad += one(
                     &mut out,
                     &mut solver,
                     index,
-                    &grid,
+                    (grid, cands.as_deref()),
                     &strategy,
                     &limits,
                     args,
@@ -147,12 +151,26 @@ pub fn run(args: &SolveArgs) -> CmdResult {
     Ok(if bad > 0 { 1 } else { 0 })
 }
 
+/// A puzzle argument or line: 81 cells, or 729 characters of pencilmarks
+/// (then with its candidate masks).
+pub fn parse_puzzle(text: &str) -> Result<(Grid, Option<Box<Candidates>>), String> {
+    let t = text.trim();
+    if t.len() == pencilmark::PENCILMARK_LEN {
+        return pencilmark::parse(t.as_bytes())
+            .map(|(g, c)| (g, Some(Box::new(c))))
+            .map_err(|e| format!("pencilmark puzzle: {e}"));
+    }
+    Grid::parse(t).map(|g| (g, None)).map_err(|e| e.to_string())
+}
+
 /// What is wrong with an answer, if anything: a grid that is not a solution
-/// of the puzzle, or (for external solvers) a count that differs from
+/// of the puzzle (or puts a digit that is not among a pencilmark puzzle's
+/// candidates), or (for external solvers) a count that differs from
 /// bench-sudoku's own.
 pub fn check_answer(
     solver: &mut Solver,
     puzzle: &Grid,
+    cands: Option<&Candidates>,
     strategy: &Strategy,
     limits: &Limits,
     a: &Answer,
@@ -164,7 +182,17 @@ pub fn check_answer(
     let wrong_grid = match (&a.note, r.solution()) {
         (Some(note), _) => Some(note.to_string()),
         (None, _) if a.unwritten => None,
-        (None, Some(g)) => g.check_solution_of(puzzle).err().map(|e| e.to_string()),
+        (None, Some(g)) => g
+            .check_solution_of(puzzle)
+            .err()
+            .map(|e| e.to_string())
+            .or_else(|| {
+                let (cell, d) = pencilmark::violation(g, cands?)?;
+                Some(format!(
+                    "{}={d} is not among the cell's candidates",
+                    crate::grid::cell_name(cell)
+                ))
+            }),
         (None, None) => None,
     };
     if let Some(w) = wrong_grid {
@@ -189,30 +217,32 @@ fn one(
     out: &mut impl Write,
     solver: &mut Solver,
     index: u64,
-    grid: &Grid,
+    (puzzle, cands): (Grid, Option<&Candidates>),
     strategy: &Strategy,
     limits: &Limits,
     args: &SolveArgs,
 ) -> anyhow::Result<bool> {
+    let grid = &puzzle;
     if index == 1 {
         // Warm-up: the first solve of a process pays for cold caches and
         // page faults (and an external solver's start); the time shown is a
         // warm one.
-        solver.answer(grid, strategy, limits);
+        solver.answer_with(grid, cands, strategy, limits);
     }
     let t = Instant::now();
-    let a = solver.answer(grid, strategy, limits);
+    let a = solver.answer_with(grid, cands, strategy, limits);
     let elapsed = t.elapsed().as_nanos() as u64;
     let time_ns = a.time_ns.unwrap_or(elapsed);
     let r = &a.result;
-    let wrong = check_answer(solver, grid, strategy, limits, &a);
-    let trace = if args.trace {
-        let mut obs = TraceObserver::default();
-        let traced = solver.solve_observed(grid, strategy, limits, &mut obs);
-        debug_assert_eq!(traced.counters, r.counters);
-        Some(obs.out)
-    } else {
-        None
+    let wrong = check_answer(solver, grid, cands, strategy, limits, &a);
+    let trace = match (args.trace, strategy.builtin()) {
+        (true, Some(b)) => {
+            let mut obs = TraceObserver::default();
+            let traced = solver.solve_builtin_with(grid, cands, b, limits, &mut obs);
+            debug_assert_eq!(traced.counters, r.counters);
+            Some(obs.out)
+        }
+        _ => None,
     };
     let caps = strategy.capabilities();
     let failed = wrong.is_some() || r.status.is_fault();
@@ -227,7 +257,10 @@ fn one(
     if index > 1 {
         writeln!(out)?;
     }
-    writeln!(out, "puzzle {index}: {}", grid.to_line())?;
+    match cands {
+        Some(c) => writeln!(out, "puzzle {index}: {}", pencilmark::format(c))?,
+        None => writeln!(out, "puzzle {index}: {}", grid.to_line())?,
+    }
     if let Some(t) = &trace {
         out.write_all(t.as_bytes())?;
     }

@@ -42,6 +42,8 @@ pub(crate) fn sniff<R: Read + Send + 'static>(raw: R) -> io::Result<(Source, boo
 #[derive(Debug)]
 pub(crate) enum Detected {
     Lines,
+    /// Plain lines of 729-character pencilmark puzzles.
+    Pencilmark,
     Csv(Layout),
 }
 
@@ -74,7 +76,8 @@ pub(crate) fn csv_header(line: &[u8]) -> Result<Layout, ErrorKind> {
 /// `--format auto`: decides from the first non-blank, non-comment line.
 ///
 /// 1. a NUL byte: a binary file (error);
-/// 2. the line parses as an 81-cell puzzle: plain lines;
+/// 2. the line parses as an 81-cell puzzle: plain lines; it is 729 digits
+///    and dots: pencilmark lines;
 /// 3. not UTF-8: error;
 /// 4. it contains a delimiter (`,` tab `;` `|`), or is a single puzzle column
 ///    name (`puzzle`): a CSV header, which must name a puzzle column (a
@@ -88,6 +91,9 @@ pub(crate) fn detect(line: &[u8]) -> Result<Detected, ErrorKind> {
     }
     if Grid::parse_bytes(line).is_ok() {
         return Ok(Detected::Lines);
+    }
+    if crate::grid::pencilmark::looks_like(line) {
+        return Ok(Detected::Pencilmark);
     }
     if let Err(e) = std::str::from_utf8(line) {
         return Err(ErrorKind::UnknownFormat {

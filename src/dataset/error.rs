@@ -1,6 +1,7 @@
 //! [`DatasetError`]: what went wrong, where (`FILE:LINE:` or `FILE:`), and
 //! whether the stream can go on.
 
+use crate::grid::pencilmark::PencilmarkError;
 use crate::grid::{ParseError, SolutionError};
 use std::fmt;
 use std::io;
@@ -78,6 +79,15 @@ pub enum ErrorKind {
     /// A quoted CSV field still open at the end of the file.
     #[error("unterminated quoted field")]
     UnterminatedQuote,
+    /// A 729-character pencilmark puzzle that does not parse.
+    #[error("pencilmark puzzle: {0}")]
+    Pencilmark(PencilmarkError),
+    /// An 81-cell puzzle among pencilmark ones, or the other way round.
+    #[error(
+        "a puzzle of {found} characters in a file of {expected}-character puzzles \
+         (81-cell and 729-character pencilmark puzzles cannot be mixed in one file)"
+    )]
+    MixedLengths { expected: usize, found: usize },
 }
 
 fn list_header(h: &[String]) -> String {
@@ -104,6 +114,8 @@ impl ErrorKind {
                 | ErrorKind::NotASolution(_)
                 | ErrorKind::Ragged { .. }
                 | ErrorKind::UnterminatedQuote
+                | ErrorKind::Pencilmark(_)
+                | ErrorKind::MixedLengths { .. }
         )
     }
 
@@ -127,6 +139,8 @@ impl ErrorKind {
             ErrorKind::SolutionColumn(_) | ErrorKind::NotASolution(_) => "bad_solution",
             ErrorKind::Ragged { .. } => "ragged_row",
             ErrorKind::UnterminatedQuote => "unterminated_quote",
+            ErrorKind::Pencilmark(_) => "bad_pencilmark",
+            ErrorKind::MixedLengths { .. } => "mixed_lengths",
         }
     }
 }

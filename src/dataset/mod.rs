@@ -23,6 +23,14 @@
 //!   trimmed. Nothing else may follow the puzzle on its line (no
 //!   `puzzle,solution` or trailing ratings; use CSV for those). Blank lines
 //!   and lines whose first non-blank character is `#` are skipped.
+//! * **Pencilmark lines** ([`Format::Pencilmark`]): one 729-character
+//!   puzzle per line, nine characters per cell (row-major), one per digit
+//!   1..9: the digit while it is a candidate, `.` once eliminated (see
+//!   [`crate::grid::pencilmark`]). The record's [`Record::candidates`] hold
+//!   the masks and its `puzzle` the cells left with one candidate. A file
+//!   is all 81-cell or all pencilmark puzzles: a line of the other kind is
+//!   a row error naming it. A CSV puzzle column may hold pencilmark puzzles
+//!   too (decided by the first row, the same rule after it).
 //! * **CSV** ([`Format::Csv`]): the first non-blank, non-comment line is a
 //!   header. Column roles by header name, case-insensitive and trimmed:
 //!   puzzle [`PUZZLE_COLUMNS`] (required), solution [`SOLUTION_COLUMNS`], id
@@ -42,7 +50,8 @@
 //! Decided by content (never by file name) on the first non-blank,
 //! non-comment line, in this order:
 //! 1. a NUL byte: binary data, file-level error;
-//! 2. it parses as an 81-cell puzzle: plain lines;
+//! 2. it parses as an 81-cell puzzle: plain lines; it is 729 digits and
+//!    dots: pencilmark lines;
 //! 3. not UTF-8: file-level error;
 //! 4. it contains `,` tab `;` or `|`: a CSV header, which must name a puzzle
 //!    column (else a file-level error listing the header found; a headerless
@@ -81,7 +90,8 @@ pub use self::error::{DatasetError, ErrorKind};
 use self::csv::Layout;
 use self::detect::{Detected, Source};
 use self::lines::LineReader;
-use crate::grid::Grid;
+use crate::grid::pencilmark::{self, Candidates, PENCILMARK_LEN};
+use crate::grid::{Grid, CELLS};
 use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Range;
@@ -100,7 +110,10 @@ pub struct Record {
     pub line: u64,
     /// From an `id` column; `None` without one or when the field is empty.
     pub id: Option<String>,
+    /// The givens (for a pencilmark puzzle: its cells with one candidate).
     pub puzzle: Grid,
+    /// A pencilmark puzzle's candidate masks; `None` for an 81-cell puzzle.
+    pub candidates: Option<Box<Candidates>>,
     /// From a solution column, checked to solve `puzzle`.
     pub solution: Option<Grid>,
     /// From a rating/difficulty column, as written (trimmed).
@@ -117,6 +130,9 @@ pub enum Format {
     Csv,
     /// One 81-character puzzle per line.
     Lines,
+    /// One 729-character pencilmark puzzle per line (nine characters per
+    /// cell: the digit if still a candidate, `.` if eliminated).
+    Pencilmark,
 }
 
 impl Format {
@@ -125,6 +141,7 @@ impl Format {
             Format::Auto => "auto",
             Format::Csv => "csv",
             Format::Lines => "lines",
+            Format::Pencilmark => "pencilmark",
         }
     }
 }
@@ -236,6 +253,9 @@ pub struct Reader {
     src: LineReader<Source>,
     gzip: bool,
     layout: Option<Layout>,
+    /// Plain lines of pencilmark puzzles; for CSV, whether the puzzle
+    /// column holds them (decided by the first row).
+    pencil: Option<bool>,
     done: bool,
     stats: Stats,
     // CSV scratch space, reused across rows.
@@ -259,6 +279,7 @@ impl Reader {
             src: LineReader::new(src, MAX_LINE_BYTES),
             gzip,
             layout: None,
+            pencil: None,
             done: false,
             stats: Stats::default(),
             record: Vec::new(),
@@ -282,7 +303,7 @@ impl Reader {
             return Err(DatasetError::file(&self.path, kind));
         }
         let line = self.src.number();
-        if self.src.too_long() && format != Format::Lines {
+        if self.src.too_long() && !matches!(format, Format::Lines | Format::Pencilmark) {
             let what = format!("the first line is over {MAX_LINE_BYTES} bytes");
             let kind = match format {
                 Format::Csv => ErrorKind::BadHeader(what),
@@ -292,13 +313,21 @@ impl Reader {
         }
         let detected = match format {
             Format::Lines => Detected::Lines,
+            Format::Pencilmark => Detected::Pencilmark,
             Format::Csv => {
                 Detected::Csv(detect::csv_header(self.src.line()).map_err(|k| self.file_error(k))?)
             }
             Format::Auto => detect::detect(self.src.line()).map_err(|k| self.file_error(k))?,
         };
         match detected {
-            Detected::Lines => self.src.unread(),
+            Detected::Lines => {
+                self.pencil = Some(false);
+                self.src.unread()
+            }
+            Detected::Pencilmark => {
+                self.pencil = Some(true);
+                self.src.unread()
+            }
             Detected::Csv(layout) => {
                 self.layout = Some(layout);
                 if !self.next_content_line()? {
@@ -348,10 +377,13 @@ impl Reader {
         }
     }
 
-    /// The resolved format: [`Format::Csv`] or [`Format::Lines`].
+    /// The resolved format: [`Format::Csv`], [`Format::Lines`] or
+    /// [`Format::Pencilmark`].
     pub fn format(&self) -> Format {
         if self.layout.is_some() {
             Format::Csv
+        } else if self.pencil == Some(true) {
+            Format::Pencilmark
         } else {
             Format::Lines
         }
@@ -400,7 +432,7 @@ impl Reader {
     /// cell characters, as a record (counted as a row, not yet as valid).
     #[inline(always)]
     fn fast_line(&mut self) -> Option<Record> {
-        if self.layout.is_some() {
+        if self.layout.is_some() || self.pencil == Some(true) {
             return None;
         }
         let puzzle = self.src.advance_fixed(Grid::parse_exact)?;
@@ -411,6 +443,7 @@ impl Reader {
             line: self.src.number(),
             id: None,
             puzzle,
+            candidates: None,
             solution: None,
             rating: None,
         })
@@ -438,19 +471,41 @@ impl Reader {
             // A line that parses is 81 ASCII digits or dots: no NUL, valid
             // UTF-8, so the text checks are needed only to explain a failure
             // (and then come first, as for CSV rows).
-            let puzzle = Grid::parse_bytes(text)
-                .map_err(|e| check_text(text).err().unwrap_or(ErrorKind::Puzzle(e)))
+            let pencil = self.pencil == Some(true);
+            let (puzzle, candidates) = puzzle_text(text, pencil, ErrorKind::Puzzle)
+                .map_err(|e| check_text(text).err().unwrap_or(e))
                 .map_err(|k| self.row_error(line, index, k))?;
             return Ok(Some(Record {
                 index,
                 line,
                 id: None,
                 puzzle,
+                candidates,
                 solution: None,
                 rating: None,
             }));
         }
-        self.read_csv_row(line, index).map(Some)
+        let rec = self.read_csv_row(line, index)?;
+        // The first row decides whether the puzzle column holds pencilmark
+        // puzzles; later rows must agree.
+        let pencil = rec.candidates.is_some();
+        match self.pencil {
+            None => self.pencil = Some(pencil),
+            Some(p) if p != pencil => {
+                let (expected, found) = if p {
+                    (PENCILMARK_LEN, CELLS)
+                } else {
+                    (CELLS, PENCILMARK_LEN)
+                };
+                return Err(self.row_error(
+                    line,
+                    index,
+                    ErrorKind::MixedLengths { expected, found },
+                ));
+            }
+            _ => {}
+        }
+        Ok(Some(rec))
     }
 
     /// Gathers the CSV record starting on the current line (continuing over
@@ -511,12 +566,25 @@ fn csv_record(
         let f = field(i?);
         (!f.is_empty()).then(|| String::from_utf8_lossy(f).into_owned())
     };
-    let puzzle = Grid::parse_bytes(field(layout.puzzle)).map_err(ErrorKind::PuzzleColumn)?;
+    let cell = field(layout.puzzle);
+    let pencil = pencilmark::looks_like(cell);
+    let (puzzle, candidates) = puzzle_text(cell, pencil, ErrorKind::PuzzleColumn)?;
     let solution = match layout.solution.map(field) {
         Some(f) if !f.is_empty() => {
             let s = Grid::parse_bytes(f).map_err(ErrorKind::SolutionColumn)?;
             s.check_solution_of(&puzzle)
                 .map_err(ErrorKind::NotASolution)?;
+            if let Some((c, d)) = candidates
+                .as_deref()
+                .and_then(|m| pencilmark::violation(&s, m))
+            {
+                return Err(ErrorKind::NotASolution(crate::grid::SolutionError::Rule(
+                    format!(
+                        "{}={d} is not among the cell's candidates",
+                        crate::grid::cell_name(c)
+                    ),
+                )));
+            }
             Some(s)
         }
         _ => None,
@@ -526,9 +594,39 @@ fn csv_record(
         line,
         id: text(layout.id),
         puzzle,
+        candidates,
         solution,
         rating: text(layout.rating),
     })
+}
+
+/// A puzzle's text: 81 cells, or with `pencil` a 729-character pencilmark
+/// puzzle. A line of the other kind is a [`ErrorKind::MixedLengths`]
+/// error; an 81-cell parse error is wrapped by `wrap`.
+fn puzzle_text(
+    text: &[u8],
+    pencil: bool,
+    wrap: fn(crate::grid::ParseError) -> ErrorKind,
+) -> Result<(Grid, Option<Box<Candidates>>), ErrorKind> {
+    if pencil {
+        if Grid::parse_bytes(text).is_ok() {
+            return Err(ErrorKind::MixedLengths {
+                expected: PENCILMARK_LEN,
+                found: CELLS,
+            });
+        }
+        return pencilmark::parse(text)
+            .map(|(g, c)| (g, Some(Box::new(c))))
+            .map_err(ErrorKind::Pencilmark);
+    }
+    match Grid::parse_bytes(text) {
+        Ok(g) => Ok((g, None)),
+        Err(_) if pencilmark::looks_like(text) => Err(ErrorKind::MixedLengths {
+            expected: CELLS,
+            found: PENCILMARK_LEN,
+        }),
+        Err(e) => Err(wrap(e)),
+    }
 }
 
 /// Rejects NUL bytes and invalid UTF-8 in a row, naming the 1-based column.

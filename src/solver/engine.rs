@@ -136,18 +136,34 @@ impl Workspace {
         limits: &Limits,
         obs: &mut O,
     ) -> SolveResult {
+        self.solve_restricted(puzzle, None, config, limits, obs)
+    }
+
+    /// Solves `puzzle` with, when `allowed` is given, digit `d` possible in
+    /// blank cell `c` only when bit `d - 1` of `allowed[c]` is set (a
+    /// pencilmark puzzle). A given whose own digit is not allowed leaves no
+    /// solution.
+    pub fn solve_restricted<O: Observer>(
+        &mut self,
+        puzzle: &Grid,
+        allowed: Option<&[u16; CELLS]>,
+        config: &Config,
+        limits: &Limits,
+        obs: &mut O,
+    ) -> SolveResult {
         match level(config.node) {
-            LVL_NONE => self.solve_at::<LVL_NONE, O>(puzzle, config, limits, obs),
-            LVL_FORWARD => self.solve_at::<LVL_FORWARD, O>(puzzle, config, limits, obs),
-            LVL_NAKED => self.solve_at::<LVL_NAKED, O>(puzzle, config, limits, obs),
-            LVL_HIDDEN => self.solve_at::<LVL_HIDDEN, O>(puzzle, config, limits, obs),
-            _ => self.solve_at::<LVL_LOCKED, O>(puzzle, config, limits, obs),
+            LVL_NONE => self.solve_at::<LVL_NONE, O>(puzzle, allowed, config, limits, obs),
+            LVL_FORWARD => self.solve_at::<LVL_FORWARD, O>(puzzle, allowed, config, limits, obs),
+            LVL_NAKED => self.solve_at::<LVL_NAKED, O>(puzzle, allowed, config, limits, obs),
+            LVL_HIDDEN => self.solve_at::<LVL_HIDDEN, O>(puzzle, allowed, config, limits, obs),
+            _ => self.solve_at::<LVL_LOCKED, O>(puzzle, allowed, config, limits, obs),
         }
     }
 
     fn solve_at<const L: u8, O: Observer>(
         &mut self,
         puzzle: &Grid,
+        allowed: Option<&[u16; CELLS]>,
         config: &Config,
         limits: &Limits,
         obs: &mut O,
@@ -169,6 +185,29 @@ impl Workspace {
                     return SolveResult::invalid(puzzle);
                 }
                 run.place(&mut b, cell, v);
+            }
+        }
+        if let Some(allowed) = allowed {
+            for (cell, (&mask, &v)) in allowed.iter().zip(puzzle.cells()).enumerate() {
+                if v != 0 {
+                    if mask & bit(v) == 0 {
+                        return SolveResult {
+                            status: Status::NoSolution,
+                            solutions: 0,
+                            grid: *puzzle,
+                            counters: Counters {
+                                nodes: 1,
+                                ..Counters::default()
+                            },
+                            filled: 0,
+                            conflict: None,
+                        };
+                    }
+                } else if mask & ALL != ALL {
+                    // Queues the singles and notes an emptied cell for the
+                    // root propagation, like a placement would.
+                    run.remove(&mut b, cell, !mask & ALL);
+                }
             }
         }
         let givens = CELLS as u32 - b.empty.count_ones();

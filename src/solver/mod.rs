@@ -27,7 +27,12 @@ pub use observer::{NoopObserver, Observer, TraceObserver};
 pub use seam::{Answer, Capabilities, Clock, Counter, CounterSet, ExternalSolver, SolverInstance};
 pub use strategy::{spec_help, Branch, Builtin, Config, Engine, Propagation, Strategy, ValueOrder};
 
+use crate::grid::pencilmark::Candidates;
 use crate::grid::{Conflict, Grid};
+
+/// Why an external solver gets no pencilmark puzzle.
+pub const PENCILMARK_EXTERNAL: &str =
+    "external solvers take 81-cell puzzles; this is a pencilmark puzzle (candidates eliminated), which only the built-in engines solve";
 use serde::Serialize;
 
 /// Default per-puzzle budget of guesses. A run never hangs on an explosive
@@ -272,10 +277,52 @@ impl Solver {
         limits: &Limits,
         obs: &mut O,
     ) -> SolveResult {
+        self.solve_builtin_with(puzzle, None, builtin, limits, obs)
+    }
+
+    /// Solves with a built-in engine from candidate masks when `cands` is
+    /// given (a pencilmark puzzle, see [`crate::grid::pencilmark`]): digit
+    /// `d` may go in blank cell `c` only when bit `d - 1` of `cands[c]` is
+    /// set.
+    #[inline]
+    pub fn solve_builtin_with<O: Observer>(
+        &mut self,
+        puzzle: &Grid,
+        cands: Option<&Candidates>,
+        builtin: &Builtin,
+        limits: &Limits,
+        obs: &mut O,
+    ) -> SolveResult {
         match builtin {
-            Builtin::Generic(config) => self.generic.solve(puzzle, config, limits, obs),
-            Builtin::Fast => self.fast.solve(puzzle, limits, obs),
-            Builtin::Dlx => self.dlx.solve(puzzle, limits, obs),
+            Builtin::Generic(config) => self
+                .generic
+                .solve_restricted(puzzle, cands, config, limits, obs),
+            Builtin::Fast => self.fast.dispatch(puzzle, cands, limits, obs),
+            Builtin::Dlx => self.dlx.solve_restricted(puzzle, cands, limits, obs),
+        }
+    }
+
+    /// [`Solver::answer`] for a puzzle that may come with candidate masks.
+    /// External solvers take 81-cell puzzles only: a pencilmark puzzle is
+    /// an `error` outcome for them, saying so.
+    pub fn answer_with(
+        &mut self,
+        puzzle: &Grid,
+        cands: Option<&Candidates>,
+        strategy: &Strategy,
+        limits: &Limits,
+    ) -> Answer {
+        match (cands, strategy.engine()) {
+            (None, _) => self.answer(puzzle, strategy, limits),
+            (Some(c), Engine::Builtin(b)) => Answer {
+                result: self.solve_builtin_with(puzzle, Some(c), b, limits, &mut NoopObserver),
+                time_ns: None,
+                note: None,
+                unwritten: false,
+            },
+            (Some(_), Engine::External(_)) => {
+                Answer::fault(puzzle, Status::Error, PENCILMARK_EXTERNAL)
+            }
         }
     }
 

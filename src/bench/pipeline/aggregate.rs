@@ -148,6 +148,17 @@ impl Slot {
 /// were cut into batches or shards.
 pub(super) fn record_hash(rec: &Record) -> u64 {
     let puzzle = rec.puzzle.cells();
+    if let Some(c) = &rec.candidates {
+        // A pencilmark puzzle: its candidates are its content.
+        let mut bytes = [0u8; 2 * 81 + 81];
+        for (pair, m) in bytes.chunks_exact_mut(2).zip(c.iter()) {
+            pair.copy_from_slice(&m.to_le_bytes());
+        }
+        if let Some(s) = &rec.solution {
+            bytes[2 * 81..].copy_from_slice(s.cells());
+        }
+        return xxhash_rust::xxh3::xxh3_64_with_seed(&bytes, rec.index);
+    }
     match &rec.solution {
         // The usual case, and XXH3's cheaper path for short inputs.
         None => xxhash_rust::xxh3::xxh3_64_with_seed(puzzle, rec.index),

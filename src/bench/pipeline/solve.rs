@@ -130,7 +130,11 @@ fn solve_chunk_unguarded(records: &[Record], job: &Job, rotation: usize) -> Vec<
                 Runner::Builtin(b) => solve_pass_builtin(records, job, b, k, pass, &mut out[k]),
                 Runner::External(instances) => {
                     SOLVING.set((usize::MAX, k));
-                    solve_pass_external(&puzzles, job, instances, pass, &mut out[k])
+                    if records.iter().any(|r| r.candidates.is_some()) {
+                        pencilmark_faults(records, pass, &mut out[k]);
+                    } else {
+                        solve_pass_external(&puzzles, job, instances, pass, &mut out[k])
+                    }
                 }
             }
             out[k].busy_ns += start.elapsed().as_nanos() as u64;
@@ -163,7 +167,13 @@ pub(super) fn solve_pass_builtin(
             // Outside the timed region: which puzzle, should the solve panic.
             SOLVING.set((i, k));
             let t = Instant::now();
-            let result = solver.solve_builtin(&rec.puzzle, builtin, job.limits, &mut NoopObserver);
+            let result = solver.solve_builtin_with(
+                &rec.puzzle,
+                rec.candidates.as_deref(),
+                builtin,
+                job.limits,
+                &mut NoopObserver,
+            );
             let ns = t.elapsed().as_nanos() as u64;
             total += ns;
             let kept = if measured { ns } else { u64::MAX };
@@ -181,6 +191,30 @@ pub(super) fn solve_pass_builtin(
     });
     if measured {
         chunk.pass_ns[(pass - job.warmup) as usize] = total;
+    }
+}
+
+/// A chunk of pencilmark puzzles for an external solver, which takes
+/// 81-cell puzzles only: every puzzle is an `error` outcome saying so
+/// (nothing is sent to the solver).
+fn pencilmark_faults(records: &[Record], pass: u32, chunk: &mut Chunk) {
+    if pass > 0 {
+        return;
+    }
+    for rec in records {
+        let a = Answer::fault(
+            &rec.puzzle,
+            Status::Error,
+            crate::solver::PENCILMARK_EXTERNAL,
+        );
+        chunk.solved.push(Solved {
+            result: a.result,
+            time_ns: u64::MAX,
+        });
+        chunk.extra.push(Extra {
+            note: a.note,
+            unwritten: false,
+        });
     }
 }
 

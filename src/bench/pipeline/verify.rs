@@ -64,6 +64,15 @@ pub(super) fn outcome(
                 .err()
                 .map_or_else(|| "invalid grid".to_string(), |e| e.to_string()),
         ),
+        // A pencilmark puzzle: every cell must hold one of its candidates.
+        (None, Some(g)) => rec.candidates.as_deref().and_then(|c| {
+            crate::grid::pencilmark::violation(g, c).map(|(cell, d)| {
+                format!(
+                    "{}={d} is not among the cell's candidates",
+                    crate::grid::cell_name(cell)
+                )
+            })
+        }),
         _ => None,
     };
     let matches_solution = match (&rec.solution, r.status) {
@@ -103,5 +112,55 @@ pub(super) fn outcome(
         wrong,
         wrong_count,
         fault: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_outside_a_pencilmark_puzzles_candidates_is_wrong() {
+        let solution = Grid::parse(
+            "534678912672195348198342567859761423426853791713924856961537284287419635345286179",
+        )
+        .unwrap();
+        let mut puzzle = solution;
+        puzzle.set(0, 0);
+        puzzle.set(1, 0);
+        // r1c1 may only be 3 or 4 (its digit is 5): the rules alone accept
+        // the answer, the candidates do not.
+        let mut cands = [0x1ffu16; 81];
+        cands[0] = 0b1100;
+        let rec = Record {
+            index: 0,
+            line: 1,
+            id: None,
+            puzzle,
+            candidates: Some(Box::new(cands)),
+            solution: None,
+            rating: None,
+        };
+        let solved = Solved {
+            result: SolveResult {
+                status: Status::Solved,
+                solutions: 1,
+                grid: solution,
+                counters: Default::default(),
+                filled: 2,
+                conflict: None,
+            },
+            time_ns: 1,
+        };
+        let plain = Extra::default();
+        let o = outcome(&rec, &solved, &plain, None);
+        assert_eq!(
+            o.wrong.as_deref(),
+            Some("r1c1=5 is not among the cell's candidates")
+        );
+        // Within the candidates: right.
+        let mut ok = rec.clone();
+        ok.candidates = Some(Box::new([0x1ff; 81]));
+        assert_eq!(outcome(&ok, &solved, &plain, None).wrong, None);
     }
 }

@@ -804,8 +804,10 @@ impl Workspace {
         self.dispatch(puzzle, Some(allowed), limits, obs)
     }
 
+    /// [`Workspace::solve`] or, with `allowed`,
+    /// [`Workspace::solve_restricted`].
     #[inline(always)]
-    fn dispatch<O: Observer>(
+    pub fn dispatch<O: Observer>(
         &mut self,
         puzzle: &Grid,
         allowed: Option<&[u16; CELLS]>,
