@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-${BENCH_SUDOKU_CORPORA:-../shared/corpora}}
-strategies=${STRATEGIES:-"naive rowmajor mrv logic hidden locked"}
+strategies=${STRATEGIES:-"naive rowmajor mrv logic hidden locked fast dlx"}
 repeat=${REPEAT:-3}
 explosive_limit=${EXPLOSIVE_LIMIT:-100}
 mrv_limit=${MRV_LIMIT:-5000}

@@ -165,6 +165,34 @@ fn multiple_solutions_are_counted_up_to_the_limit() {
     }
 }
 
+#[test]
+fn every_complete_strategy_counts_all_solutions_alike() {
+    // A minimal puzzle with a band's clues removed has many solutions: a
+    // count to the end (limit far above it) must agree between exact
+    // cover and the cell-branching engines, and the search must run to
+    // completion (every guess undone).
+    let hard =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/hard.csv")).unwrap();
+    let p = grid(hard.lines().nth(1).unwrap().split(',').next().unwrap());
+    let mut open = p;
+    for c in 0..15 {
+        open.set(c, 0);
+    }
+    let all = Limits::first().with_solutions(1_000_000);
+    let reference = solve(&open, &Strategy::named("fast").unwrap(), &all);
+    assert_eq!(reference.status, Status::Multiple);
+    assert!(reference.solutions > 1000, "{}", reference.solutions);
+    for name in ["dlx", "hidden", "locked", "mrv"] {
+        let r = solve(&open, &Strategy::named(name).unwrap(), &all);
+        assert_eq!(
+            (r.status, r.solutions),
+            (Status::Multiple, reference.solutions),
+            "{name}"
+        );
+        assert_eq!(r.counters.guesses, r.counters.backtracks, "{name}");
+    }
+}
+
 /// Blanks the four corners of a rectangle whose values swap (a b / b a)
 /// within two boxes: the puzzle then has exactly two solutions.
 fn deadly_rectangle(sol: &Grid) -> Grid {
