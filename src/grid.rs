@@ -5,6 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 pub mod pencilmark;
+pub mod transform;
 mod verify;
 
 /// Number of cells in a grid.

@@ -67,6 +67,9 @@ pub struct RunOptions {
     /// The strategy the others are paired with (an index into
     /// `strategies`).
     pub baseline: usize,
+    /// `--transform SEED`: every puzzle replaced by a random isomorph, drawn
+    /// from ChaCha8 seeded with SEED on the stream of its 0-based index.
+    pub transform: Option<u64>,
 }
 
 /// One of N deterministic parts of every dataset (`--shard K/N`): the

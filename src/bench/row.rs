@@ -329,6 +329,7 @@ mod tests {
             rating: rating.map(String::from),
             puzzle: crate::Grid::empty(),
             candidates: None,
+            transform: None,
             solution: None,
         }
     }

@@ -139,6 +139,11 @@ pub struct RunOptionsMeta {
     /// The strategy the others are paired with (interleaved runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<String>,
+    /// `--transform SEED`: every puzzle was solved as a random isomorph
+    /// (ChaCha8 seeded with SEED on the stream of the puzzle's index), its
+    /// answer mapped back and verified against the puzzle as read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transform: Option<u64>,
 }
 
 /// One strategy of a run, as `meta.json` records it.

@@ -111,6 +111,14 @@ pub struct RunArgs {
     /// Seed of --shuffle and of the paired statistics' bootstrap.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
+    /// Solve every puzzle as a random isomorph (digits relabelled, rows and
+    /// columns permuted within bands and stacks, bands and stacks
+    /// permuted, maybe transposed), drawn from SEED and the puzzle's index,
+    /// so that no solver wins by a corpus's orientation. Answers are mapped
+    /// back and verified against the puzzle as read; the seed is recorded
+    /// in meta.json.
+    #[arg(long, value_name = "SEED")]
+    pub transform: Option<u64>,
     /// Run the strategies one after another on each dataset. By default,
     /// with two or more strategies, every chunk of puzzles is solved by each
     /// strategy in turn on one thread (interleaved, the order rotating from
@@ -257,6 +265,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
             .unwrap_or(if several && !args.sequential { 1 } else { 0 }),
         limit: args.limit,
         shuffle: args.shuffle,
+        transform: args.transform,
         seed: args.seed,
         limits: Limits::first()
             .with_solutions(args.count)
@@ -324,6 +333,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
                 .to_string()
             }),
             baseline: (several && !opts.sequential).then(|| baseline_label.clone()),
+            transform: opts.transform,
         },
         datasets: Vec::new(),
         processed: 0,

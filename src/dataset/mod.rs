@@ -91,6 +91,7 @@ use self::csv::Layout;
 use self::detect::{Detected, Source};
 use self::lines::LineReader;
 use crate::grid::pencilmark::{self, Candidates, PENCILMARK_LEN};
+use crate::grid::transform::Transform;
 use crate::grid::{Grid, CELLS};
 use std::fs::File;
 use std::io::{self, Read};
@@ -114,10 +115,45 @@ pub struct Record {
     pub puzzle: Grid,
     /// A pencilmark puzzle's candidate masks; `None` for an 81-cell puzzle.
     pub candidates: Option<Box<Candidates>>,
+    /// Set by [`Record::transform`]: the isomorph this record was turned
+    /// into (its puzzle, candidates and solution are the rearranged ones).
+    pub transform: Option<Box<Transform>>,
     /// From a solution column, checked to solve `puzzle`.
     pub solution: Option<Grid>,
     /// From a rating/difficulty column, as written (trimmed).
     pub rating: Option<String>,
+}
+
+impl Record {
+    /// Replaces the puzzle (with its candidates and solution) by its image
+    /// under `t`, remembering `t` so that answers can be mapped back.
+    pub fn transform(&mut self, t: Transform) {
+        self.puzzle = t.apply(&self.puzzle);
+        if let Some(s) = &mut self.solution {
+            *s = t.apply(s);
+        }
+        if let Some(c) = &mut self.candidates {
+            **c = t.apply_candidates(c);
+        }
+        self.transform = Some(Box::new(t));
+    }
+
+    /// The record as read: the transform undone.
+    pub fn original(&self) -> Record {
+        let Some(t) = self.transform.as_deref() else {
+            return self.clone();
+        };
+        Record {
+            puzzle: t.invert(&self.puzzle),
+            solution: self.solution.map(|s| t.invert(&s)),
+            candidates: self
+                .candidates
+                .as_deref()
+                .map(|c| Box::new(t.invert_candidates(c))),
+            transform: None,
+            ..self.clone()
+        }
+    }
 }
 
 /// Dataset file format.
@@ -444,6 +480,7 @@ impl Reader {
             id: None,
             puzzle,
             candidates: None,
+            transform: None,
             solution: None,
             rating: None,
         })
@@ -481,6 +518,7 @@ impl Reader {
                 id: None,
                 puzzle,
                 candidates,
+                transform: None,
                 solution: None,
                 rating: None,
             }));
@@ -595,6 +633,7 @@ fn csv_record(
         id: text(layout.id),
         puzzle,
         candidates,
+        transform: None,
         solution,
         rating: text(layout.rating),
     })

@@ -24,6 +24,7 @@
 //! on the thread count.
 
 use super::fill::shuffle;
+pub use crate::grid::transform::Transform;
 use crate::grid::{Grid, CELLS};
 use crate::solver::{Limits, Solver, Status};
 use rand::RngCore;
@@ -51,71 +52,6 @@ pub fn searched_grid<R: RngCore + ?Sized>(rng: &mut R, solver: &mut Solver) -> G
         if r.status == Status::Solved {
             return r.grid;
         }
-    }
-}
-
-/// A validity-preserving rearrangement of a grid: output cell `(r, c)`
-/// takes input cell `(rows[r], cols[c])` (or `(cols[c], rows[r])` when
-/// transposed), with its digit relabelled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Transform {
-    rows: [u8; 9],
-    cols: [u8; 9],
-    transpose: bool,
-    /// `digits[d]`: the new label of digit `d` (index 0 unused).
-    digits: [u8; 10],
-}
-
-/// A uniformly random order of the bands (or stacks) and of the three lines
-/// inside each: line `i` of the result is line `order[i]` of the original.
-fn line_order<R: RngCore + ?Sized>(rng: &mut R) -> [u8; 9] {
-    let mut blocks = [0u8, 1, 2];
-    shuffle(rng, &mut blocks);
-    let mut order = [0u8; 9];
-    for (i, &b) in blocks.iter().enumerate() {
-        let mut inner = [0u8, 1, 2];
-        shuffle(rng, &mut inner);
-        for (j, &l) in inner.iter().enumerate() {
-            order[3 * i + j] = 3 * b + l;
-        }
-    }
-    order
-}
-
-impl Transform {
-    /// A uniformly random member of the group (see the module docs).
-    pub fn random<R: RngCore + ?Sized>(rng: &mut R) -> Self {
-        let rows = line_order(rng);
-        let cols = line_order(rng);
-        let transpose = rng.next_u32() & 1 == 1;
-        let mut labels = [1u8, 2, 3, 4, 5, 6, 7, 8, 9];
-        shuffle(rng, &mut labels);
-        let mut digits = [0u8; 10];
-        digits[1..].copy_from_slice(&labels);
-        Transform {
-            rows,
-            cols,
-            transpose,
-            digits,
-        }
-    }
-
-    /// The rearranged grid (blanks stay blank).
-    pub fn apply(&self, g: &Grid) -> Grid {
-        let src = g.cells();
-        let mut out = [0u8; CELLS];
-        for r in 0..9 {
-            for c in 0..9 {
-                let (sr, sc) = (self.rows[r] as usize, self.cols[c] as usize);
-                let from = if self.transpose {
-                    sc * 9 + sr
-                } else {
-                    sr * 9 + sc
-                };
-                out[r * 9 + c] = self.digits[src[from] as usize];
-            }
-        }
-        Grid::from_cells(out).unwrap_or_default()
     }
 }
 
@@ -152,17 +88,4 @@ mod tests {
         assert!(seen.len() > 45);
     }
 
-    #[test]
-    fn line_orders_keep_lines_in_their_blocks() {
-        let mut rng = candidate_rng(9, 1);
-        for _ in 0..100 {
-            let o = line_order(&mut rng);
-            let mut sorted = o;
-            sorted.sort_unstable();
-            assert_eq!(sorted, [0, 1, 2, 3, 4, 5, 6, 7, 8]);
-            for block in o.chunks(3) {
-                assert!(block.iter().all(|&l| l / 3 == block[0] / 3), "{o:?}");
-            }
-        }
-    }
 }

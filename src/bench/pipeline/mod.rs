@@ -418,6 +418,7 @@ mod tests {
             shard: None,
             sequential: false,
             baseline: 0,
+            transform: None,
         }
     }
 

@@ -92,6 +92,13 @@ impl<'a> BatchReader<'a> {
         if batch.records.is_empty() && batch.skipped.is_empty() {
             return None;
         }
+        if let Some(seed) = opts.transform {
+            for rec in &mut batch.records {
+                let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+                rng.set_stream(rec.index);
+                rec.transform(crate::grid::transform::Transform::random(&mut rng));
+            }
+        }
         if opts.shuffle {
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(opts.seed);
             rng.set_stream(self.batch_no);

@@ -32,9 +32,33 @@ pub(super) fn verify(
 }
 
 /// Verifies a result and turns it into the aggregator's record. Inlined
-/// into [`verify`]'s loop, so that the record is built in place.
+/// into [`verify`]'s loop, so that the record is built in place. The answer
+/// to an isomorph (`run --transform`) is mapped back and checked against
+/// the puzzle and solution as read.
 #[inline(always)]
 pub(super) fn outcome(
+    rec: &Record,
+    s: &Solved,
+    x: &Extra,
+    count_check: Option<&Limits>,
+) -> PuzzleOutcome {
+    match rec.transform.as_deref() {
+        None => outcome_of(rec, s, x, count_check),
+        Some(t) => {
+            let back = Solved {
+                result: SolveResult {
+                    grid: t.invert(&s.result.grid),
+                    ..s.result
+                },
+                time_ns: s.time_ns,
+            };
+            outcome_of(&rec.original(), &back, x, count_check)
+        }
+    }
+}
+
+#[inline(always)]
+fn outcome_of(
     rec: &Record,
     s: &Solved,
     x: &Extra,
@@ -138,6 +162,7 @@ mod tests {
             id: None,
             puzzle,
             candidates: Some(Box::new(cands)),
+            transform: None,
             solution: None,
             rating: None,
         };
