@@ -6,7 +6,7 @@
 use crate::commands;
 use crate::solver::external;
 use crate::solver::strategy::spec_help;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Benchmark Sudoku solver strategies: exact search-effort counters, latency
 /// percentiles, every answer verified.
@@ -63,7 +63,11 @@ external solver's answer was wrong (or it failed on a puzzle), 2 on a malformed 
     /// Generate unique-solution puzzles selected by search effort (CSV).
     Generate(commands::generate::GenerateArgs),
     /// List the strategies with their axes and a one-line description.
-    #[command(after_help = spec_help())]
+    #[command(after_help = format!("Examples:
+  bench-sudoku strategies
+  bench-sudoku strategies --solvers solvers.toml     (also the external solvers it names)
+
+{}", spec_help()))]
     Strategies(commands::strategies::StrategiesArgs),
     /// Compare two results directories: exact counter changes and a
     /// bootstrap verdict on solve times; exit 1 on a regression (CI gate).
@@ -74,6 +78,11 @@ external solver's answer was wrong (or it failed on a puzzle), 2 on a malformed 
     Merge(commands::merge::MergeArgs),
     /// Write benchmark-tracker files (Bencher BMF, github-action-benchmark)
     /// from an existing results directory.
+    #[command(after_help = "Examples:
+  bench-sudoku export results/hard --export bmf bmf.json
+  bench-sudoku export results/hard --export github-benchmark gab.json   (tool: customSmallerIsBetter)
+
+Exit status: 0 when the files were written, 2 when DIR is not a results directory or a file cannot be written.")]
     Export(commands::export::ExportArgs),
     /// Speak the solver protocol (docs/SOLVER-PROTOCOL.md) on stdin/stdout
     /// for any strategy: the reference implementation of the protocol, and
@@ -88,6 +97,18 @@ external solver's answer was wrong (or it failed on a puzzle), 2 on a malformed 
 
 Exit status: 0 when the page was written, 2 when DIR is not a results directory or cannot be written.")]
     Report(commands::report::ReportArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish,
+    /// powershell).
+    #[command(after_help = "Examples:
+  bench-sudoku completions bash > ~/.local/share/bash-completion/completions/bench-sudoku
+  bench-sudoku completions zsh > ~/.zfunc/_bench-sudoku      (with fpath+=~/.zfunc in .zshrc)
+  bench-sudoku completions fish > ~/.config/fish/completions/bench-sudoku.fish")]
+    Completions(commands::completions::CompletionsArgs),
+    /// Print the manual page bench-sudoku(1), or write one page per command.
+    #[command(after_help = "Examples:
+  bench-sudoku man | man -l -
+  bench-sudoku man --out ~/.local/share/man/man1     (then: man bench-sudoku-run)")]
+    Man(commands::completions::ManArgs),
 }
 
 /// Parses the command line and runs the command; returns the exit status.
@@ -118,6 +139,8 @@ pub fn main_with(solvers: Vec<(String, std::sync::Arc<dyn crate::solver::Externa
         Command::Export(a) => commands::export::run(a),
         Command::Serve(a) => commands::serve::run(a),
         Command::Report(a) => commands::report::run(a),
+        Command::Completions(a) => commands::completions::completions(a, Cli::command()),
+        Command::Man(a) => commands::completions::man(a, Cli::command()),
     };
     commands::exit_code(result)
 }

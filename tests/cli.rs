@@ -248,3 +248,96 @@ fn help_texts_have_examples() {
         );
     }
 }
+
+#[test]
+fn completions_and_man_pages_come_from_the_clap_definitions() {
+    for (shell, marker) in [
+        ("bash", "_bench__sudoku()"),
+        ("zsh", "#compdef bench-sudoku"),
+        ("fish", "complete -c bench-sudoku"),
+        ("elvish", "bench-sudoku"),
+        ("powershell", "bench-sudoku"),
+    ] {
+        let o = run(&["completions", shell]);
+        assert!(o.status.success(), "{shell}: {}", stderr(&o));
+        let script = stdout(&o);
+        assert!(
+            script.contains(marker),
+            "{shell}: {}",
+            &script[..script.len().min(300)]
+        );
+        // Every subcommand and a deep option are offered.
+        for word in ["run", "generate", "hard-for", "transform"] {
+            assert!(script.contains(word), "{shell} lacks {word}");
+        }
+    }
+    let o = run(&["completions", "tcsh"]);
+    assert_eq!(o.status.code(), Some(2));
+
+    let o = run(&["man"]);
+    assert!(o.status.success());
+    let page = stdout(&o);
+    assert!(page.contains(".TH bench-sudoku 1"), "{}", &page[..200]);
+    assert!(page.contains("generate"));
+    let dir = scratch("man");
+    let o = run(&["man", "--out", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for page in [
+        "bench-sudoku.1",
+        "bench-sudoku-run.1",
+        "bench-sudoku-generate.1",
+    ] {
+        let text = std::fs::read_to_string(dir.join(page)).unwrap();
+        assert!(text.starts_with(".ie"), "{page}");
+    }
+    let run_page = std::fs::read_to_string(dir.join("bench-sudoku-run.1")).unwrap();
+    assert!(
+        run_page.contains("transform"),
+        "run's page lists its options"
+    );
+}
+
+#[test]
+fn mistyped_strategies_and_keys_get_a_suggestion() {
+    let p = "000000010400000000020000000000050407008000300001090000300400200050100000000806000";
+    for (spec, hint) in [
+        ("fsat", "did you mean \"fast\"?"),
+        ("dxl", "did you mean \"dlx\"?"),
+        ("hiddne", "did you mean \"hidden\"?"),
+        ("brnach=mrv", "did you mean \"branch\"?"),
+        ("prop=hiden", "did you mean \"hidden\"?"),
+        ("order=descending", "did you mean \"desc\"?"),
+    ] {
+        let o = run(&["solve", "-s", spec, p]);
+        assert_eq!(o.status.code(), Some(2), "{spec}");
+        assert!(stderr(&o).contains(hint), "{spec}: {}", stderr(&o));
+    }
+    // Nothing close: no guess.
+    let o = run(&["solve", "-s", "quantum", p]);
+    assert!(!stderr(&o).contains("did you mean"), "{}", stderr(&o));
+}
+
+#[test]
+fn every_command_has_examples_in_its_help() {
+    for cmd in [
+        "solve",
+        "check",
+        "run",
+        "generate",
+        "strategies",
+        "compare",
+        "merge",
+        "export",
+        "serve",
+        "report",
+        "completions",
+        "man",
+    ] {
+        let o = run(&[cmd, "--help"]);
+        assert!(o.status.success(), "{cmd}");
+        assert!(
+            stdout(&o).contains("Examples:"),
+            "{cmd} --help has no examples"
+        );
+    }
+}

@@ -36,7 +36,10 @@ fn transformed_runs_verify_every_answer_and_record_the_seed() {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let o = bin(&args);
         assert!(o.status.success(), "{}", err(&o));
-        (common::json(&out.join("summary.json")), common::json(&out.join("meta.json")))
+        (
+            common::json(&out.join("summary.json")),
+            common::json(&out.join("meta.json")),
+        )
     };
     let (plain, _) = run(&[], "plain");
     let (a, meta) = run(&["--transform", "7"], "t7");
@@ -121,7 +124,11 @@ fn corpus_fast_answers_survive_isomorphs() {
             let t = Transform::random(&mut rng);
             let plain = solver.solve(p, &fast, &Limits::uniqueness());
             let iso = solver.solve(&t.apply(p), &fast, &Limits::uniqueness());
-            assert_eq!((iso.status, iso.solutions), (plain.status, plain.solutions), "{file} {p}");
+            assert_eq!(
+                (iso.status, iso.solutions),
+                (plain.status, plain.solutions),
+                "{file} {p}"
+            );
             if plain.solutions == 1 {
                 assert_eq!(t.invert(&iso.grid), plain.grid, "{file} {p}");
             }

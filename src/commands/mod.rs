@@ -4,6 +4,7 @@
 pub mod args;
 pub mod check;
 pub mod compare;
+pub mod completions;
 pub mod export;
 pub mod generate;
 pub mod interrupt;

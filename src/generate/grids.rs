@@ -87,5 +87,4 @@ mod tests {
         }
         assert!(seen.len() > 45);
     }
-
 }

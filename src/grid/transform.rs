@@ -89,10 +89,7 @@ impl Transform {
     /// The input cell that output cell `out` takes.
     #[inline]
     fn source(&self, out: usize) -> usize {
-        let (sr, sc) = (
-            self.rows[out / 9] as usize,
-            self.cols[out % 9] as usize,
-        );
+        let (sr, sc) = (self.rows[out / 9] as usize, self.cols[out % 9] as usize);
         if self.transpose {
             sc * 9 + sr
         } else {

@@ -215,6 +215,27 @@ pub const NAMED: &[Named] = &[
     },
 ];
 
+/// The keys of a generic strategy spec (and the external solvers' first
+/// keys), for "did you mean".
+const SPEC_KEYS: [&str; 8] = [
+    "prop", "branch", "order", "root", "guess", "name", "lib", "cmd",
+];
+
+/// `, did you mean "x"?` when one of `known` is close to `word` (edit
+/// distance at most 2, or one a prefix of the other); empty otherwise.
+pub fn did_you_mean(word: &str, known: &[&str]) -> String {
+    let w = word.to_ascii_lowercase();
+    known
+        .iter()
+        .map(|k| (strsim::damerau_levenshtein(&w, k), *k))
+        .filter(|&(d, k)| {
+            d <= 2.min(k.len().saturating_sub(1)).max(1)
+                || (w.len() >= 3 && (k.starts_with(&w) || w.starts_with(k)))
+        })
+        .min()
+        .map_or(String::new(), |(_, k)| format!(", did you mean {k:?}?"))
+}
+
 /// Why a strategy spec was not understood.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("bad strategy {spec:?}: {why}")]
@@ -360,7 +381,8 @@ impl Strategy {
                         }
                         None => {
                             return Err(err(format!(
-                                "unknown strategy {tok:?} (known: {})",
+                                "unknown strategy {tok:?}{} (known: {})",
+                                did_you_mean(tok, &names()),
                                 names().join(", ")
                             )))
                         }
@@ -408,8 +430,9 @@ impl Strategy {
                 }
                 _ => {
                     return Err(err(format!(
-                        "unknown key {key:?} (keys: prop, branch, order, root, guess; \
-                         an external solver is lib=PATH,… or cmd=COMMAND,…)"
+                        "unknown key {key:?}{} (keys: prop, branch, order, root, guess; \
+                         an external solver is lib=PATH,… or cmd=COMMAND,…)",
+                        did_you_mean(key, &SPEC_KEYS)
                     )))
                 }
             }
@@ -555,7 +578,11 @@ fn bad_value(err: &dyn Fn(String) -> SpecError, key: &str, value: &str) -> SpecE
         "guess" => "yes, no",
         _ => "none, forward, naked, hidden, locked",
     };
-    err(format!("{key}={value:?} is not one of {allowed}"))
+    let options: Vec<&str> = allowed.split(", ").collect();
+    err(format!(
+        "{key}={value:?} is not one of {allowed}{}",
+        did_you_mean(value, &options)
+    ))
 }
 
 pub fn prop_name(p: Propagation) -> &'static str {

@@ -58,12 +58,7 @@ pub(super) fn outcome(
 }
 
 #[inline(always)]
-fn outcome_of(
-    rec: &Record,
-    s: &Solved,
-    x: &Extra,
-    count_check: Option<&Limits>,
-) -> PuzzleOutcome {
+fn outcome_of(rec: &Record, s: &Solved, x: &Extra, count_check: Option<&Limits>) -> PuzzleOutcome {
     let r = &s.result;
     if r.status.is_fault() {
         return PuzzleOutcome {
