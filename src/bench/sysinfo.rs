@@ -43,6 +43,70 @@ pub struct Meta {
     /// What the harness cost beside the solves (absent in merged results).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub harness: Option<HarnessMeta>,
+    /// The binary was built without optimizations (a debug build): its
+    /// times are not representative. Absent (false) in release builds.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub debug_build: bool,
+    /// The one-minute load average when the run started (Unix).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_average: Option<f64>,
+}
+
+/// Repeat spread (per-pass totals, max / min − 1) above which a run is
+/// called noisy: docs/MEASUREMENT.md.
+pub const NOISY_SPREAD_PCT: f64 = 5.0;
+
+impl Meta {
+    /// What a reader of this run's figures should be warned about, known
+    /// before the results: a debug build, more threads than logical cores,
+    /// a machine already busy when the run started.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut w = Vec::new();
+        if self.debug_build {
+            w.push(
+                "debug build: the binary is not optimized and its times are 10-50x slower than a \
+                 release build (cargo build --release)"
+                    .to_string(),
+            );
+        }
+        if self.threads > self.logical_cores {
+            w.push(format!(
+                "{} threads on {} logical cores: threads share cores and the times include waiting",
+                self.threads, self.logical_cores
+            ));
+        }
+        if let Some(load) = self.load_average {
+            if busy(load, self.logical_cores) {
+                w.push(format!(
+                    "the machine was busy when the run started (load average {load:.2} on {} logical cores): times may be noisy",
+                    self.logical_cores
+                ));
+            }
+        }
+        w
+    }
+}
+
+/// True when a one-minute load average means other work competes for the
+/// cores: at least half of them busy (and at least one).
+pub fn busy(load: f64, cores: usize) -> bool {
+    load >= (cores as f64 / 2.0).max(1.0)
+}
+
+/// The one-minute load average, where the system gives one.
+pub fn load_average() -> Option<f64> {
+    #[cfg(unix)]
+    {
+        let mut loads = [0f64; 3];
+        // SAFETY: `getloadavg` writes at most `nelem` (here 1) doubles into
+        // the buffer it is given, which has room for 3.
+        let n = unsafe { libc::getloadavg(loads.as_mut_ptr(), 1) };
+        (n >= 1).then_some(loads[0])
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
 }
 
 /// What the harness cost beside the solves: its layout, its serial stages
@@ -338,5 +402,32 @@ mod tests {
             used <= wall * logical_cores() as u64 + 20_000_000,
             "{used} in {wall}"
         );
+    }
+}
+
+#[cfg(test)]
+mod load_tests {
+    use super::*;
+
+    /// `getloadavg` agrees with /proc/loadavg (Linux), the safe reading of
+    /// the same figure.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn load_average_matches_proc() {
+        let ours = load_average().expect("a load average on Linux");
+        let proc: f64 = std::fs::read_to_string("/proc/loadavg")
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        // Both round to hundredths; the kernel may update between reads.
+        assert!((ours - proc).abs() < 0.5, "{ours} vs {proc}");
+    }
+
+    #[test]
+    fn warnings_name_debug_builds_oversubscription_and_load() {
+        assert!(busy(1.0, 2) && !busy(0.9, 2) && busy(8.0, 16) && !busy(7.5, 16));
     }
 }

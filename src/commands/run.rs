@@ -341,7 +341,15 @@ pub fn run(args: &RunArgs) -> CmdResult {
         stopped: None,
         merged_from: Vec::new(),
         harness: None,
+        debug_build: cfg!(debug_assertions),
+        load_average: sysinfo::load_average(),
     };
+
+    // Said now, before the work, and again in every report.
+    let start_warnings = meta.warnings().len();
+    for w in meta.warnings() {
+        eprintln!("bench-sudoku: warning: {w}");
+    }
 
     let partial = out.join("puzzles.csv.partial");
     let mut csv_sink = if args.no_puzzle_csv {
@@ -421,7 +429,23 @@ pub fn run(args: &RunArgs) -> CmdResult {
     report::json::write_meta(&meta, &out)?;
 
     super::print_out(&terminal::table(&report.results))?;
+    let passes = opts.repeat + opts.warmup;
+    if passes > 1 {
+        super::print_out(&format!(
+            "puzzles/s: puzzles × {passes} passes ({} measured, {} warm-up) / wall time\n",
+            opts.repeat, opts.warmup
+        ))?;
+    }
+    if let Some(line) = terminal::spread_line(&report.results) {
+        super::print_out(&format!("{line}\n"))?;
+    }
     super::print_out(&terminal::paired_table(&report.results))?;
+    for w in terminal::warnings(&meta, &report.results)
+        .into_iter()
+        .skip(start_warnings)
+    {
+        eprintln!("bench-sudoku: warning: {w}");
+    }
     let verdict = gate
         .as_ref()
         .map(|g| Verdict::of(g, &report.results, results.stopped.is_none()));

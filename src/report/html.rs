@@ -228,6 +228,13 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
             esc(&super::terminal::paired_note())
         );
     }
+    for w in super::terminal::warnings(report.meta, &report.results) {
+        let _ = writeln!(
+            s,
+            "<p class=\"note\"><strong>Warning:</strong> {}.</p>",
+            esc(&w)
+        );
+    }
     let notes = clock_notes(&report.results);
     if !notes.is_empty() || report.results.iter().any(|r| r.counters != CounterSet::ALL) {
         let _ = writeln!(

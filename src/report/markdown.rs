@@ -72,6 +72,9 @@ pub fn render(report: &Report) -> String {
     for note in clock_notes(&report.results) {
         let _ = writeln!(s, "\n{note}.");
     }
+    for w in super::terminal::warnings(report.meta, &report.results) {
+        let _ = writeln!(s, "\n> **Warning:** {}.", crate::report::md_cell(&w));
+    }
     if report
         .results
         .iter()

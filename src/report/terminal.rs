@@ -3,6 +3,7 @@
 //! speed relative to the fastest strategy on the same dataset.
 
 use crate::bench::metrics::ResultRecord;
+use crate::bench::sysinfo::{Meta, NOISY_SPREAD_PCT};
 
 /// Human-readable duration from nanoseconds.
 pub fn fmt_ns(ns: f64) -> String {
@@ -157,6 +158,42 @@ pub fn table(results: &[ResultRecord]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The spread between measured passes, one entry per result that has two
+/// or more (`dataset/strategy 2.1%`), or `None` when no result does.
+pub fn spread_line(results: &[ResultRecord]) -> Option<String> {
+    let parts: Vec<String> = results
+        .iter()
+        .filter(|r| r.pass_solve_ns.len() > 1)
+        .map(|r| format!("{}/{} {:.1}%", r.dataset, r.strategy, r.repeat_spread_pct))
+        .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "repeat spread (slowest measured pass / fastest − 1): {}",
+            parts.join(", ")
+        )
+    })
+}
+
+/// Everything a reader of the figures should be warned about: the run's
+/// conditions ([`Meta::warnings`]) and a spread between repeats above
+/// [`NOISY_SPREAD_PCT`].
+pub fn warnings(meta: &Meta, results: &[ResultRecord]) -> Vec<String> {
+    let mut w = meta.warnings();
+    let noisy: Vec<String> = results
+        .iter()
+        .filter(|r| r.pass_solve_ns.len() > 1 && r.repeat_spread_pct > NOISY_SPREAD_PCT)
+        .map(|r| format!("{}/{} {:.1}%", r.dataset, r.strategy, r.repeat_spread_pct))
+        .collect();
+    if !noisy.is_empty() {
+        w.push(format!(
+            "the repeats disagree by more than {NOISY_SPREAD_PCT}% ({}): the machine was noisy; \
+             compare medians of several runs or use a paired run (docs/MEASUREMENT.md)",
+            noisy.join(", ")
+        ));
+    }
+    w
 }
 
 /// Columns of the paired comparison with the baseline.
