@@ -341,3 +341,61 @@ fn every_command_has_examples_in_its_help() {
         );
     }
 }
+
+#[test]
+fn plain_progress_lines_for_logs_and_warnings_for_debug_builds() {
+    let dir = scratch("plain-progress");
+    let hard = format!("{}/datasets/hard.csv", env!("CARGO_MANIFEST_DIR"));
+    let out = dir.join("r");
+    let o = run(&[
+        "run",
+        &hard,
+        "-s",
+        "hidden",
+        "--limit",
+        "200",
+        "--batch-size",
+        "8",
+        "--progress",
+        "plain",
+        "--progress-interval",
+        "1ms",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    let lines: Vec<&str> = e.lines().filter(|l| l.starts_with('[')).collect();
+    assert!(lines.len() >= 2, "{e}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.contains("hard hidden:") && l.contains("/s")),
+        "{e}"
+    );
+    // A test binary is a debug build: said on stderr and in meta.json.
+    if cfg!(debug_assertions) {
+        assert!(e.contains("warning: debug build"), "{e}");
+        assert_eq!(json(&out.join("meta.json"))["debug_build"], true);
+        let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+        assert!(md.contains("**Warning:** debug build"), "{md}");
+    }
+    // Not on a terminal and --progress none (or -q): no progress lines.
+    let o = run(&[
+        "run",
+        &hard,
+        "-s",
+        "hidden",
+        "--limit",
+        "50",
+        "--progress",
+        "none",
+        "--out",
+        dir.join("q").to_str().unwrap(),
+    ]);
+    assert!(
+        !stderr(&o).lines().any(|l| l.starts_with('[')),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -167,9 +167,18 @@ pub struct RunArgs {
     /// stopping.
     #[arg(long)]
     pub skip_invalid: bool,
-    /// No progress bar.
+    /// No progress display (the same as --progress none).
     #[arg(short, long)]
     pub quiet: bool,
+    /// Progress display on standard error: a bar, a plain line every
+    /// --progress-interval (for CI logs), or none. auto: the bar on a
+    /// terminal, plain lines otherwise.
+    #[arg(long, value_enum, value_name = "HOW", default_value_t = ProgressMode::Auto)]
+    pub progress: ProgressMode,
+    /// Time between two plain progress lines (e.g. 10s, 1m).
+    #[arg(long, value_name = "DURATION", default_value = "10s",
+          value_parser = super::args::parse_budget)]
+    pub progress_interval: std::time::Duration,
     /// Puzzles per batch, 1 to 65536 (the unit of work in flight and the
     /// shuffle window).
     #[arg(long, value_name = "N", default_value_t = crate::bench::DEFAULT_BATCH,
@@ -360,14 +369,26 @@ pub fn run(args: &RunArgs) -> CmdResult {
                 .with_context(|| format!("{}: cannot create", partial.display()))?,
         )
     };
-    let progress = Bar::new(!args.quiet && std::io::stderr().is_terminal());
+    let mode = match (args.quiet, args.progress) {
+        (true, _) => ProgressMode::None,
+        (false, ProgressMode::Auto) if std::io::stderr().is_terminal() => ProgressMode::Bar,
+        (false, ProgressMode::Auto) => ProgressMode::Plain,
+        (false, m) => m,
+    };
+    let bar = Bar::new(mode == ProgressMode::Bar);
+    let plain = PlainProgress::new(args.progress_interval);
+    let progress: &dyn Progress = if mode == ProgressMode::Plain {
+        &plain
+    } else {
+        &bar
+    };
     let mut results = {
         let mut none = NoRows;
         let rows: &mut dyn RowSink = match csv_sink.as_mut() {
             Some(c) => c,
             None => &mut none,
         };
-        bench::run_all(&opts, &infos, &pool, rows, &progress, &stop)
+        bench::run_all(&opts, &infos, &pool, rows, progress, &stop)
     };
     if let Some(c) = csv_sink {
         // puzzles.csv is renamed into place only when every row reached it;
@@ -649,6 +670,101 @@ impl Progress for Bar {
         if let Ok(mut b) = self.bar.lock() {
             if let Some(bar) = b.take() {
                 bar.finish_and_clear();
+            }
+        }
+    }
+}
+
+/// How `run` shows its progress (`--progress`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProgressMode {
+    /// A bar on a terminal, plain lines otherwise.
+    Auto,
+    /// The indicatif bar.
+    Bar,
+    /// One line every `--progress-interval`.
+    Plain,
+    /// Nothing.
+    None,
+}
+
+/// Progress as plain lines on standard error at a steady interval: what a
+/// CI log can show (no cursor movement). A line says the elapsed time, the
+/// dataset and strategies, puzzles done (of the estimate) and the rate.
+struct PlainProgress {
+    interval: std::time::Duration,
+    state: Mutex<PlainState>,
+}
+
+struct PlainState {
+    unit: String,
+    estimate: Option<u64>,
+    done: u64,
+    started: std::time::Instant,
+    unit_started: std::time::Instant,
+    last: std::time::Instant,
+}
+
+impl PlainProgress {
+    fn new(interval: std::time::Duration) -> Self {
+        let now = std::time::Instant::now();
+        PlainProgress {
+            interval,
+            state: Mutex::new(PlainState {
+                unit: String::new(),
+                estimate: None,
+                done: 0,
+                started: now,
+                unit_started: now,
+                last: now,
+            }),
+        }
+    }
+}
+
+impl PlainState {
+    fn line(&self) -> String {
+        let secs = self.unit_started.elapsed().as_secs_f64().max(1e-9);
+        let of = match self.estimate {
+            Some(e) if e > 0 => {
+                format!("/{e} puzzles ({:.1}%)", self.done as f64 * 100.0 / e as f64)
+            }
+            _ => " puzzles".to_string(),
+        };
+        format!(
+            "[{:>6.0}s] {}: {}{of}, {:.0}/s",
+            self.started.elapsed().as_secs_f64(),
+            self.unit,
+            self.done,
+            self.done as f64 / secs
+        )
+    }
+}
+
+impl Progress for PlainProgress {
+    fn unit_start(&self, dataset: &str, strategy: &str, estimate: Option<u64>) {
+        if let Ok(mut s) = self.state.lock() {
+            s.unit = format!("{dataset} {strategy}");
+            s.estimate = estimate;
+            s.done = 0;
+            s.unit_started = std::time::Instant::now();
+            s.last = s.unit_started;
+        }
+    }
+    fn advance(&self, n: u64) {
+        if let Ok(mut s) = self.state.lock() {
+            s.done += n;
+            if s.last.elapsed() >= self.interval {
+                s.last = std::time::Instant::now();
+                eprintln!("{}", s.line());
+            }
+        }
+    }
+    fn unit_end(&self) {
+        if let Ok(s) = self.state.lock() {
+            // The last line of a unit that took longer than one interval.
+            if s.unit_started.elapsed() >= self.interval {
+                eprintln!("{} done", s.line());
             }
         }
     }
