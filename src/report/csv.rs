@@ -1,48 +1,167 @@
-//! `summary.csv`: one row per (dataset, strategy), the fields of
-//! `summary.json`'s results. Lists are joined with `;`; the paired
-//! comparison's fields are columns prefixed `paired_` (empty for the
-//! baseline), without its chart histogram.
+//! `summary.csv`: one row per (dataset, strategy), from a typed record
+//! ([`SummaryRow`], written by the `csv` crate with serde). The columns come
+//! in the terminal table's order (dataset, strategy, puzzles, solved, the
+//! other outcomes, puzzles/s, mean, p50, p90, p99, max, guesses per puzzle,
+//! no-guess share, relative to the fastest), then the remaining fields of
+//! `summary.json`'s results, then the paired comparison (`paired_`, empty
+//! for the baseline). Numbers are rounded to what they can mean: times to
+//! 0.1 ns, rates to whole puzzles per second, means and ratios to four
+//! significant decimals; counts are exact. A counter the strategy does not
+//! report is an empty cell. Lists are joined with `;`.
 
 use super::{Exporter, Output, Report};
-use serde_json::Value;
+use crate::bench::metrics::ResultRecord;
+use serde::Serialize;
 
 pub struct SummaryCsv;
 
-/// A cell's text.
-fn cell(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        Value::Array(a) => a
-            .iter()
-            .map(|v| match v {
-                Value::String(s) => s.clone(),
-                v => v.to_string(),
-            })
-            .collect::<Vec<_>>()
-            .join(";"),
-        v => v.to_string(),
-    }
+/// One row of `summary.csv`; the field order is the column order.
+#[derive(Debug, Serialize)]
+pub struct SummaryRow {
+    pub dataset: String,
+    pub strategy: String,
+    pub puzzles: u64,
+    pub solved: u64,
+    pub no_solution: u64,
+    pub multiple: u64,
+    pub stalled: u64,
+    pub gave_up: u64,
+    pub invalid: u64,
+    pub crashed: u64,
+    pub timeout: u64,
+    pub protocol_error: u64,
+    pub error: u64,
+    pub mismatches: u64,
+    pub wrong_answers: u64,
+    pub wrong_counts: u64,
+    pub skipped: u64,
+    pub puzzles_per_sec: u64,
+    pub mean_ns: f64,
+    pub p50_ns: u64,
+    pub p90_ns: u64,
+    pub p99_ns: u64,
+    pub max_ns: u64,
+    pub guesses_mean: Option<f64>,
+    pub no_guess_pct: Option<f64>,
+    /// Mean time / the fastest finished strategy's on the dataset (the
+    /// terminal's "relative"); empty when there is none.
+    pub relative: Option<f64>,
+    pub p999_ns: u64,
+    pub guesses_total: Option<u64>,
+    pub guesses_max: Option<u64>,
+    pub backtracks_mean: Option<f64>,
+    pub backtracks_total: Option<u64>,
+    pub backtracks_max: Option<u64>,
+    pub max_depth_mean: Option<f64>,
+    pub max_depth_max: Option<u64>,
+    pub nodes_total: Option<u64>,
+    pub naked_singles_total: Option<u64>,
+    pub hidden_singles_total: Option<u64>,
+    pub threads: usize,
+    pub wall_ns: u64,
+    pub solve_ns_total: u64,
+    pub repeat_spread_pct: f64,
+    pub pass_solve_ns: String,
+    pub complete: bool,
+    pub counters: String,
+    pub clock: String,
+    pub paired_baseline: Option<String>,
+    pub paired_pairs: Option<u64>,
+    pub paired_geomean_ratio: Option<f64>,
+    pub paired_ci_low: Option<f64>,
+    pub paired_ci_high: Option<f64>,
+    pub paired_level: Option<f64>,
+    pub paired_median_ratio: Option<f64>,
+    pub paired_wins: Option<u64>,
+    pub paired_ties: Option<u64>,
+    pub paired_losses: Option<u64>,
+    pub paired_tie_pct: Option<f64>,
+    pub paired_guesses_ratio: Option<f64>,
+    pub paired_unpaired: Option<u64>,
+    pub paired_answers_differ: Option<u64>,
+    pub paired_counters_differ: Option<u64>,
+    pub paired_method: Option<String>,
 }
 
-/// A result's (column, cell) pairs in field order.
-fn flatten(v: &Value) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    if let Some(obj) = v.as_object() {
-        for (k, v) in obj {
-            match v {
-                Value::Object(inner) => {
-                    for (ik, iv) in inner {
-                        if ik != "log2_histogram" {
-                            out.push((format!("{k}_{ik}"), cell(iv)));
-                        }
-                    }
-                }
-                v => out.push((k.clone(), cell(v))),
-            }
+/// `x` rounded to `places` decimals (an exact decimal in the CSV text).
+fn round(x: f64, places: i32) -> f64 {
+    let f = 10f64.powi(places);
+    (x * f).round() / f
+}
+
+impl SummaryRow {
+    /// The row of `r`; `fastest` is the smallest mean on its dataset among
+    /// the strategies that finished every puzzle (see
+    /// [`super::terminal::fastest_mean`]).
+    pub fn of(r: &ResultRecord, fastest: f64) -> Self {
+        let p = r.paired.as_ref();
+        let r4 = |x: f64| round(x, 4);
+        let join = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(";");
+        SummaryRow {
+            dataset: r.dataset.clone(),
+            strategy: r.strategy.clone(),
+            puzzles: r.puzzles,
+            solved: r.solved,
+            no_solution: r.no_solution,
+            multiple: r.multiple,
+            stalled: r.stalled,
+            gave_up: r.gave_up,
+            invalid: r.invalid,
+            crashed: r.crashed,
+            timeout: r.timeout,
+            protocol_error: r.protocol_error,
+            error: r.error,
+            mismatches: r.mismatches,
+            wrong_answers: r.wrong_answers,
+            wrong_counts: r.wrong_counts,
+            skipped: r.skipped,
+            puzzles_per_sec: r.puzzles_per_sec.round() as u64,
+            mean_ns: round(r.mean_ns, 1),
+            p50_ns: r.p50_ns,
+            p90_ns: r.p90_ns,
+            p99_ns: r.p99_ns,
+            max_ns: r.max_ns,
+            guesses_mean: r.guesses_mean.map(r4),
+            no_guess_pct: r.no_guess_pct.map(r4),
+            relative: (r.puzzles > 0 && fastest.is_finite() && fastest > 0.0)
+                .then(|| r4(r.mean_ns / fastest)),
+            p999_ns: r.p999_ns,
+            guesses_total: r.guesses_total,
+            guesses_max: r.guesses_max,
+            backtracks_mean: r.backtracks_mean.map(r4),
+            backtracks_total: r.backtracks_total,
+            backtracks_max: r.backtracks_max,
+            max_depth_mean: r.max_depth_mean.map(r4),
+            max_depth_max: r.max_depth_max,
+            nodes_total: r.nodes_total,
+            naked_singles_total: r.naked_singles_total,
+            hidden_singles_total: r.hidden_singles_total,
+            threads: r.threads,
+            wall_ns: r.wall_ns,
+            solve_ns_total: r.solve_ns_total,
+            repeat_spread_pct: round(r.repeat_spread_pct, 2),
+            pass_solve_ns: join(&r.pass_solve_ns),
+            complete: r.complete,
+            counters: r.counters.names().join(";"),
+            clock: r.clock.as_str().to_string(),
+            paired_baseline: p.map(|p| p.baseline.clone()),
+            paired_pairs: p.map(|p| p.pairs),
+            paired_geomean_ratio: p.map(|p| r4(p.geomean_ratio)),
+            paired_ci_low: p.map(|p| r4(p.ci_low)),
+            paired_ci_high: p.map(|p| r4(p.ci_high)),
+            paired_level: p.map(|p| p.level),
+            paired_median_ratio: p.map(|p| r4(p.median_ratio)),
+            paired_wins: p.map(|p| p.wins),
+            paired_ties: p.map(|p| p.ties),
+            paired_losses: p.map(|p| p.losses),
+            paired_tie_pct: p.map(|p| p.tie_pct),
+            paired_guesses_ratio: p.and_then(|p| p.guesses_ratio.map(r4)),
+            paired_unpaired: p.map(|p| p.unpaired),
+            paired_answers_differ: p.map(|p| p.answers_differ),
+            paired_counters_differ: p.map(|p| p.counters_differ),
+            paired_method: p.map(|p| p.method.clone()),
         }
     }
-    out
 }
 
 impl Exporter for SummaryCsv {
@@ -50,34 +169,130 @@ impl Exporter for SummaryCsv {
         "summary.csv"
     }
     fn render(&self, report: &Report) -> anyhow::Result<Vec<Output>> {
-        let rows: Vec<Vec<(String, String)>> = report
-            .results
-            .iter()
-            .map(|r| serde_json::to_value(r).map(|v| flatten(&v)))
-            .collect::<Result<_, _>>()?;
-        // Every column any row has, in the order they first appear.
-        let mut header: Vec<String> = Vec::new();
-        for row in &rows {
-            for (k, _) in row {
-                if !header.contains(k) {
-                    header.push(k.clone());
-                }
-            }
-        }
         let mut w = csv::Writer::from_writer(Vec::new());
-        w.write_record(&header)?;
-        for row in &rows {
-            let cells: Vec<&str> = header
-                .iter()
-                .map(|h| {
-                    row.iter()
-                        .find(|(k, _)| k == h)
-                        .map_or("", |(_, v)| v.as_str())
-                })
-                .collect();
-            w.write_record(&cells)?;
+        for r in &report.results {
+            let fastest = super::terminal::fastest_mean(&report.results, &r.dataset);
+            w.serialize(SummaryRow::of(r, fastest))?;
+        }
+        if report.results.is_empty() {
+            // The header alone: serde writes it with the first row.
+            w.write_record(COLUMNS)?;
         }
         let bytes = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
         Ok(vec![Output::new("summary.csv", bytes)])
+    }
+}
+
+/// The column names, in order (the header row): the fields of
+/// [`SummaryRow`] (a test keeps the two the same).
+pub const COLUMNS: [&str; 61] = [
+    "dataset",
+    "strategy",
+    "puzzles",
+    "solved",
+    "no_solution",
+    "multiple",
+    "stalled",
+    "gave_up",
+    "invalid",
+    "crashed",
+    "timeout",
+    "protocol_error",
+    "error",
+    "mismatches",
+    "wrong_answers",
+    "wrong_counts",
+    "skipped",
+    "puzzles_per_sec",
+    "mean_ns",
+    "p50_ns",
+    "p90_ns",
+    "p99_ns",
+    "max_ns",
+    "guesses_mean",
+    "no_guess_pct",
+    "relative",
+    "p999_ns",
+    "guesses_total",
+    "guesses_max",
+    "backtracks_mean",
+    "backtracks_total",
+    "backtracks_max",
+    "max_depth_mean",
+    "max_depth_max",
+    "nodes_total",
+    "naked_singles_total",
+    "hidden_singles_total",
+    "threads",
+    "wall_ns",
+    "solve_ns_total",
+    "repeat_spread_pct",
+    "pass_solve_ns",
+    "complete",
+    "counters",
+    "clock",
+    "paired_baseline",
+    "paired_pairs",
+    "paired_geomean_ratio",
+    "paired_ci_low",
+    "paired_ci_high",
+    "paired_level",
+    "paired_median_ratio",
+    "paired_wins",
+    "paired_ties",
+    "paired_losses",
+    "paired_tie_pct",
+    "paired_guesses_ratio",
+    "paired_unpaired",
+    "paired_answers_differ",
+    "paired_counters_differ",
+    "paired_method",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_are_the_rows_fields_in_the_terminal_tables_order() {
+        let r: ResultRecord = serde_json::from_str(
+            &std::fs::read_to_string(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/fixtures/results/run/summary.json"
+            ))
+            .unwrap(),
+        )
+        .map(|v: serde_json::Value| serde_json::from_value(v["results"][0].clone()).unwrap())
+        .unwrap();
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.serialize(SummaryRow::of(&r, r.mean_ns)).unwrap();
+        let text = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        assert_eq!(text.lines().next().unwrap(), COLUMNS.join(","));
+        // The terminal table's columns lead, in its order.
+        let lead: Vec<&str> = super::super::terminal::COLUMNS
+            .iter()
+            .map(|c| match *c {
+                "puzzles/s" => "puzzles_per_sec",
+                "mean" => "mean_ns",
+                "p50" => "p50_ns",
+                "p90" => "p90_ns",
+                "p99" => "p99_ns",
+                "max" => "max_ns",
+                "guesses/puzzle" => "guesses_mean",
+                "no-guess" => "no_guess_pct",
+                other => other,
+            })
+            .filter(|c| *c != "other")
+            .collect();
+        let positions: Vec<usize> = lead
+            .iter()
+            .map(|c| {
+                COLUMNS
+                    .iter()
+                    .position(|k| k == c)
+                    .unwrap_or_else(|| panic!("{c}"))
+            })
+            .collect();
+        assert!(positions.windows(2).all(|w| w[0] < w[1]), "{positions:?}");
     }
 }
