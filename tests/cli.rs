@@ -399,3 +399,77 @@ fn plain_progress_lines_for_logs_and_warnings_for_debug_builds() {
         stderr(&o)
     );
 }
+
+#[test]
+fn the_readme_strategy_list_is_what_the_binary_prints() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme
+        .find("$ bench-sudoku strategies\n")
+        .expect("the README shows it")
+        + "$ bench-sudoku strategies\n".len();
+    let block = &readme[start..start + readme[start..].find("```").unwrap()];
+    let o = run(&["strategies"]);
+    assert!(
+        stdout(&o).starts_with(block),
+        "README.md's `strategies` block is stale; the binary prints:\n{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn unfinished_strategies_are_marked_and_relative_has_its_range() {
+    let dir = scratch("unfinished");
+    let hard = format!("{}/datasets/hard.csv", env!("CARGO_MANIFEST_DIR"));
+    let out = dir.join("r");
+    let o = run(&[
+        "run",
+        &hard,
+        "-s",
+        "hidden",
+        "-s",
+        "logic",
+        "--limit",
+        "60",
+        "--repeat",
+        "3",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = stdout(&o);
+    let logic = table.lines().find(|l| l.contains(" logic ")).unwrap();
+    // `logic` stalls on every hard puzzle: faster, but never "fastest".
+    assert!(
+        logic.contains("(unfinished)") && !logic.contains("fastest"),
+        "{table}"
+    );
+    assert!(logic.contains("per pass"), "{table}");
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("(unfinished)"), "{md}");
+    let svg = std::fs::read_dir(out.join("charts"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .find(|e| e.file_name().to_string_lossy().contains("latency"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .unwrap();
+    assert!(
+        svg.contains("logic (unfinished: 60 of 60)"),
+        "latency chart legend"
+    );
+    let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let row: Vec<&str> = csv
+        .lines()
+        .find(|l| l.contains(",logic,"))
+        .unwrap()
+        .split(',')
+        .collect();
+    let col = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
+    assert_eq!(col("unfinished"), "true");
+    assert!(
+        !col("relative_min").is_empty() && !col("relative_max").is_empty(),
+        "{csv}"
+    );
+}

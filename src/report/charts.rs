@@ -16,7 +16,7 @@
 
 use super::{file_safe, Exporter, Output, Report};
 use crate::bench::metrics::UnitStats;
-use crate::solver::Counter;
+use crate::solver::{Counter, Status};
 use anyhow::anyhow;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::Shift;
@@ -135,6 +135,12 @@ pub fn render_all(report: &Report) -> anyhow::Result<Vec<Chart>> {
             .filter(|u| u.dataset == ds)
             .map(|u| (u, color_of(&colors, &u.strategy)))
             .collect();
+        let labels: Vec<String> = units.iter().map(|(u, _)| legend_label(u)).collect();
+        let units: Vec<(&UnitStats, RGBColor, &str)> = units
+            .iter()
+            .zip(&labels)
+            .map(|(&(u, c), l)| (u, c, l.as_str()))
+            .collect();
         charts.push(Chart {
             dataset: ds.clone(),
             kind: ChartKind::Latency,
@@ -147,12 +153,12 @@ pub fn render_all(report: &Report) -> anyhow::Result<Vec<Chart>> {
         });
         let points: Vec<ScatterSeries> = units
             .iter()
-            .map(|(u, c)| {
+            .map(|(u, c, label)| {
                 let pts = samples
                     .get(&(ds.clone(), u.strategy.clone()))
                     .map(|s| s.points.as_slice())
                     .unwrap_or(&[]);
-                (u.strategy.as_str(), *c, pts)
+                (*label, *c, pts)
             })
             .collect();
         let csv_present = report.scatter.is_some();
@@ -306,6 +312,22 @@ fn paired_svg(dataset: &str, series: &[PairedSeries]) -> anyhow::Result<String> 
 type ScatterSeries<'a> = (&'a str, RGBColor, &'a [(u64, u64)]);
 /// A strategy's percentile curve: `(log10 1/(1−p), log10 ns)`.
 type LineData<'a> = (&'a str, RGBColor, Vec<(f64, f64)>);
+
+/// A strategy's legend entry: its name, and for one that did not finish
+/// every puzzle (stalled, gave up, failed, wrong) how many it did not, so
+/// that a line that skipped the hard puzzles is never read as the fastest.
+fn legend_label(u: &UnitStats) -> String {
+    let unfinished: u64 = [Status::Stalled, Status::GaveUp]
+        .iter()
+        .chain(Status::FAULTS.iter())
+        .map(|&st| u.status[st as usize])
+        .sum();
+    if unfinished == 0 {
+        u.strategy.clone()
+    } else {
+        format!("{} (unfinished: {unfinished} of {})", u.strategy, u.puzzles)
+    }
+}
 
 /// One colour per strategy name, the same on every chart and dataset.
 fn strategy_colors(report: &Report) -> Vec<String> {
@@ -561,13 +583,13 @@ fn nines_label(x: &f64) -> String {
 }
 
 /// The latency percentile chart of one dataset.
-fn latency_svg(dataset: &str, units: &[(&UnitStats, RGBColor)]) -> anyhow::Result<String> {
+fn latency_svg(dataset: &str, units: &[(&UnitStats, RGBColor, &str)]) -> anyhow::Result<String> {
     let mut series: Vec<LineData> = Vec::new();
     let (mut tmin, mut tmax, mut nmax) = (u64::MAX, 0u64, 1u64);
-    for (u, c) in units {
+    for &(u, c, label) in units {
         let h = &u.time;
         if h.is_empty() {
-            series.push((&u.strategy, *c, Vec::new()));
+            series.push((label, c, Vec::new()));
             continue;
         }
         let n = h.len();
@@ -586,7 +608,7 @@ fn latency_svg(dataset: &str, units: &[(&UnitStats, RGBColor)]) -> anyhow::Resul
         tmin = tmin.min(h.min());
         tmax = tmax.max(h.max());
         nmax = nmax.max(n);
-        series.push((&u.strategy, *c, pts));
+        series.push((label, c, pts));
     }
     if tmin > tmax {
         (tmin, tmax) = (1000, 1_000_000);
@@ -660,13 +682,13 @@ fn bin_label(b: usize) -> String {
 }
 
 /// The guesses histogram of one dataset: share of puzzles per bin.
-fn guesses_svg(dataset: &str, units: &[(&UnitStats, RGBColor)]) -> anyhow::Result<String> {
+fn guesses_svg(dataset: &str, units: &[(&UnitStats, RGBColor, &str)]) -> anyhow::Result<String> {
     let mut bars: Vec<(&str, RGBColor, Vec<f64>)> = Vec::new();
     let mut nbins = 1usize;
     let mut ymax = 1.0f64;
-    for (u, c) in units
+    for &(u, c, label) in units
         .iter()
-        .filter(|(u, _)| u.counters.has(Counter::Guesses))
+        .filter(|(u, _, _)| u.counters.has(Counter::Guesses))
     {
         let h = &u.guesses;
         let mut counts: Vec<u64> = Vec::new();
@@ -681,7 +703,7 @@ fn guesses_svg(dataset: &str, units: &[(&UnitStats, RGBColor)]) -> anyhow::Resul
         let shares: Vec<f64> = counts.iter().map(|&k| k as f64 * 100.0 / n).collect();
         nbins = nbins.max(shares.len());
         ymax = shares.iter().copied().fold(ymax, f64::max);
-        bars.push((&u.strategy, *c, shares));
+        bars.push((label, c, shares));
     }
     let xticks: Vec<f64> = (0..nbins).map(|b| b as f64).collect();
     let every = if nbins > 14 { 2 } else { 1 };

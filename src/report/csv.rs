@@ -2,7 +2,8 @@
 //! ([`SummaryRow`], written by the `csv` crate with serde). The columns come
 //! in the terminal table's order (dataset, strategy, puzzles, solved, the
 //! other outcomes, puzzles/s, mean, p50, p90, p99, max, guesses per puzzle,
-//! no-guess share, relative to the fastest), then the remaining fields of
+//! no-guess share, relative to the fastest with its range over the repeats
+//! and whether the strategy left puzzles unfinished), then the remaining fields of
 //! `summary.json`'s results, then the paired comparison (`paired_`, empty
 //! for the baseline). Numbers are rounded to what they can mean: times to
 //! 0.1 ns, rates to whole puzzles per second, means and ratios to four
@@ -46,6 +47,12 @@ pub struct SummaryRow {
     /// Mean time / the fastest finished strategy's on the dataset (the
     /// terminal's "relative"); empty when there is none.
     pub relative: Option<f64>,
+    /// The range of the per-pass ratios to the fastest (runs with repeats).
+    pub relative_min: Option<f64>,
+    pub relative_max: Option<f64>,
+    /// The strategy left puzzles unfinished (stalled, gave up, failed): its
+    /// times are not comparable with the others'.
+    pub unfinished: bool,
     pub p999_ns: u64,
     pub guesses_total: Option<u64>,
     pub guesses_max: Option<u64>,
@@ -93,7 +100,7 @@ impl SummaryRow {
     /// The row of `r`; `fastest` is the smallest mean on its dataset among
     /// the strategies that finished every puzzle (see
     /// [`super::terminal::fastest_mean`]).
-    pub fn of(r: &ResultRecord, fastest: f64) -> Self {
+    pub fn of(r: &ResultRecord, fastest: f64, range: Option<(f64, f64)>) -> Self {
         let p = r.paired.as_ref();
         let r4 = |x: f64| round(x, 4);
         let join = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(";");
@@ -125,6 +132,9 @@ impl SummaryRow {
             no_guess_pct: r.no_guess_pct.map(r4),
             relative: (r.puzzles > 0 && fastest.is_finite() && fastest > 0.0)
                 .then(|| r4(r.mean_ns / fastest)),
+            relative_min: range.map(|(lo, _)| r4(lo)),
+            relative_max: range.map(|(_, hi)| r4(hi)),
+            unfinished: super::terminal::unfinished(r),
             p999_ns: r.p999_ns,
             guesses_total: r.guesses_total,
             guesses_max: r.guesses_max,
@@ -172,7 +182,8 @@ impl Exporter for SummaryCsv {
         let mut w = csv::Writer::from_writer(Vec::new());
         for r in &report.results {
             let fastest = super::terminal::fastest_mean(&report.results, &r.dataset);
-            w.serialize(SummaryRow::of(r, fastest))?;
+            let range = super::terminal::relative_range(&report.results, r);
+            w.serialize(SummaryRow::of(r, fastest, range))?;
         }
         if report.results.is_empty() {
             // The header alone: serde writes it with the first row.
@@ -185,7 +196,7 @@ impl Exporter for SummaryCsv {
 
 /// The column names, in order (the header row): the fields of
 /// [`SummaryRow`] (a test keeps the two the same).
-pub const COLUMNS: [&str; 61] = [
+pub const COLUMNS: [&str; 64] = [
     "dataset",
     "strategy",
     "puzzles",
@@ -212,6 +223,9 @@ pub const COLUMNS: [&str; 61] = [
     "guesses_mean",
     "no_guess_pct",
     "relative",
+    "relative_min",
+    "relative_max",
+    "unfinished",
     "p999_ns",
     "guesses_total",
     "guesses_max",
@@ -265,7 +279,7 @@ mod tests {
         .map(|v: serde_json::Value| serde_json::from_value(v["results"][0].clone()).unwrap())
         .unwrap();
         let mut w = csv::Writer::from_writer(Vec::new());
-        w.serialize(SummaryRow::of(&r, r.mean_ns)).unwrap();
+        w.serialize(SummaryRow::of(&r, r.mean_ns, None)).unwrap();
         let text = String::from_utf8(w.into_inner().unwrap()).unwrap();
         assert_eq!(text.lines().next().unwrap(), COLUMNS.join(","));
         // The terminal table's columns lead, in its order.

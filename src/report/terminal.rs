@@ -67,20 +67,49 @@ pub const COLUMNS: [&str; 14] = [
     "relative",
 ];
 
-/// The table cells, one row per result, in result order.
+/// The range of per-pass ratios `r`'s pass total / the fastest's, when
+/// both have two or more measured passes over the same puzzles (the spread
+/// of "relative" over the repeats); `None` otherwise.
+pub fn relative_range(results: &[ResultRecord], r: &ResultRecord) -> Option<(f64, f64)> {
+    let fastest = fastest_record(results, &r.dataset)?;
+    let (a, b) = (&r.pass_solve_ns, &fastest.pass_solve_ns);
+    if a.len() < 2 || a.len() != b.len() || b.contains(&0) {
+        return None;
+    }
+    let ratios = a.iter().zip(b).map(|(&x, &y)| x as f64 / y as f64);
+    let (lo, hi) = ratios.fold((f64::INFINITY, 0f64), |(lo, hi), q| (lo.min(q), hi.max(q)));
+    Some((lo, hi))
+}
+
+/// True when `r` left puzzles unfinished (stalled, gave up, failed).
+pub fn unfinished(r: &ResultRecord) -> bool {
+    r.stalled + r.gave_up + r.faults() > 0
+}
+
+/// The table cells, one row per result, in result order. "relative" is the
+/// mean (of each puzzle's fastest pass) over the fastest finished
+/// strategy's, with the range of the ratios of whole-pass totals when the
+/// run has repeats (how much the ratio moves from pass to pass); a
+/// strategy that did not finish every puzzle is marked, never called
+/// fastest.
 pub fn rows(results: &[ResultRecord]) -> Vec<[String; 14]> {
     results
         .iter()
         .map(|r| {
             let fastest = fastest_mean(results, &r.dataset);
+            let range = relative_range(results, r)
+                .filter(|(lo, hi)| hi > lo)
+                .map_or(String::new(), |(lo, hi)| {
+                    format!(" (per pass {lo:.2}–{hi:.2})")
+                });
             let relative = if r.puzzles == 0 || !fastest.is_finite() || fastest == 0.0 {
                 "-".to_string()
+            } else if unfinished(r) {
+                format!("{:.2}×{range} (unfinished)", r.mean_ns / fastest)
             } else if r.mean_ns == fastest {
                 "1.00 (fastest)".to_string()
-            } else if r.mean_ns < fastest {
-                format!("{:.2}× (unfinished)", r.mean_ns / fastest)
             } else {
-                format!("{:.2}× slower", r.mean_ns / fastest)
+                format!("{:.2}×{range} slower", r.mean_ns / fastest)
             };
             [
                 r.dataset.clone(),
@@ -100,6 +129,15 @@ pub fn rows(results: &[ResultRecord]) -> Vec<[String; 14]> {
             ]
         })
         .collect()
+}
+
+/// The fastest finished strategy's result on `dataset` (see
+/// [`fastest_mean`]).
+pub fn fastest_record<'a>(results: &'a [ResultRecord], dataset: &str) -> Option<&'a ResultRecord> {
+    let best = fastest_mean(results, dataset);
+    results
+        .iter()
+        .find(|o| o.dataset == dataset && o.puzzles > 0 && o.mean_ns == best)
 }
 
 /// The smallest mean solve time on `dataset` among the strategies that
