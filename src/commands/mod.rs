@@ -11,6 +11,7 @@ pub mod interrupt;
 pub mod merge;
 pub mod report;
 pub mod run;
+pub mod scan;
 pub mod serve;
 pub mod solve;
 pub mod strategies;

@@ -62,7 +62,7 @@ rules or bench-sudoku's count of solutions, or an external solver failed on a pu
 a solver that cannot be loaded or started, or an unusable output directory; 130 when
 interrupted (partial results written, meta.json \"complete\": false).";
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// Dataset files (CSV with a header, or plain 81-character lines; .gz ok).
     #[arg(required = true, value_name = "DATASET")]
@@ -71,16 +71,28 @@ pub struct RunArgs {
     /// strategy) [default: mrv, hidden, locked, fast].
     #[arg(short = 's', long = "strategy", value_name = "STRATEGY", long_help = spec_help())]
     pub strategies: Vec<String>,
-    /// Solver threads, 0 to 4096 [default: 0, all logical cores].
+    /// Solver threads, 0 to 4096 [default: 0, all logical cores]. A list
+    /// (-j 1,2,4) runs the same work once per value: a scan of `threads`
+    /// (see --scan).
     #[arg(
         short = 'j',
-        long,
-        value_name = "N",
-        default_value_t = 0,
+        long = "threads",
+        value_name = "N[,N…]",
+        value_delimiter = ',',
+        default_value = "0",
         hide_default_value = true,
         value_parser = super::args::threads_parser()
     )]
-    pub threads: usize,
+    pub threads: Vec<usize>,
+    /// Run the same work once per value of one option and compare:
+    /// threads, batch-size, repeat, warmup, max-guesses, count, or a
+    /// strategy spec key (prop, branch, order, root, guess: set on every
+    /// -s). One results directory holds a subdirectory per value
+    /// (KEY=VALUE), scan.csv / scan.json / scan.md and charts/scan-*.svg
+    /// (speedup over the first value with the ideal line for threads, mean
+    /// time by value otherwise). E.g. --scan batch-size=256,1024,4096.
+    #[arg(long, value_name = "KEY=V1,V2,…")]
+    pub scan: Option<String>,
     /// Results directory [default: results/<dataset-stem>-<UTC timestamp>].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -207,6 +219,9 @@ use super::interrupt::EXIT_INTERRUPTED;
 pub const EXIT_PANIC: i32 = 70;
 
 pub fn run(args: &RunArgs) -> CmdResult {
+    if let Some(plan) = super::scan::plan(args)? {
+        return super::scan::run(args, &plan);
+    }
     // External solvers are loaded or started here: one that cannot be stops
     // the run before anything is created.
     let ctx = args.engine.solvers.context(args.engine.max_guesses)?;
@@ -260,10 +275,9 @@ pub fn run(args: &RunArgs) -> CmdResult {
     let opts = RunOptions {
         datasets: args.datasets.clone(),
         strategies,
-        threads: if args.threads == 0 {
-            sysinfo::logical_cores()
-        } else {
-            args.threads
+        threads: match args.threads.first().copied().unwrap_or(0) {
+            0 => sysinfo::logical_cores(),
+            n => n,
         },
         repeat: args
             .repeat

@@ -912,6 +912,106 @@ pub fn read_samples(path: &Path) -> anyhow::Result<Option<Samples>> {
     Ok(Some(out))
 }
 
+/// One strategy's curve on a scan chart: `(value, y)` points.
+pub type ScanSeries = (String, Vec<(f64, f64)>);
+
+/// The chart of a parameter scan on one dataset: for `threads`, the speedup
+/// over the smallest thread count (throughput ratio) with the ideal line
+/// y = x / x₀; for any other key, the mean solve time per value.
+pub fn scan_svg(
+    dataset: &str,
+    key: &str,
+    series: &[ScanSeries],
+    speedup: bool,
+) -> anyhow::Result<String> {
+    let xs: Vec<f64> = series
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|&(x, _)| x))
+        .collect();
+    let (xmin, xmax) = xs
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+            (a.min(x), b.max(x))
+        });
+    let (xmin, xmax) = if xmin.is_finite() && xmax > xmin {
+        (xmin, xmax)
+    } else {
+        (0.0, 1.0)
+    };
+    let ideal: Vec<(f64, f64)> = if speedup {
+        xs.iter().map(|&x| (x, x / xmin)).collect()
+    } else {
+        Vec::new()
+    };
+    let ymax = series
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|&(_, y)| y))
+        .chain(ideal.iter().map(|&(_, y)| y))
+        .fold(0f64, f64::max)
+        * 1.1;
+    let ymax = if ymax > 0.0 { ymax } else { 1.0 };
+    let names: Vec<String> = series.iter().map(|(n, _)| n.clone()).collect();
+    let palette = |i: usize| PALETTE[i % PALETTE.len()];
+    let mut entries: Vec<(&str, RGBColor)> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), palette(i)))
+        .collect();
+    if speedup {
+        entries.push(("ideal (linear)", RGBColor(150, 150, 150)));
+    }
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let title = if speedup {
+            format!("{dataset}: speedup over {xmin} {key}")
+        } else {
+            format!("{dataset}: mean solve time by {key}")
+        };
+        let area = frame(&root, &title, &entries, Marker::Line)?;
+        let mut chart = plot_builder(&area)
+            .build_cartesian_2d(xmin..xmax, 0.0..ymax)
+            .map_err(plot_err)?;
+        chart
+            .configure_mesh()
+            .x_desc(key)
+            .y_desc(if speedup {
+                "speedup (throughput / the first value's)"
+            } else {
+                "mean solve time (µs)"
+            })
+            .label_style((FONT, 17))
+            .axis_desc_style((FONT, 19))
+            .light_line_style(RGBColor(235, 235, 235))
+            .bold_line_style(RGBColor(200, 200, 200))
+            .draw()
+            .map_err(plot_err)?;
+        if speedup {
+            let mut line = ideal.clone();
+            line.sort_by(|a, b| a.0.total_cmp(&b.0));
+            line.dedup();
+            chart
+                .draw_series(LineSeries::new(
+                    line,
+                    RGBColor(150, 150, 150).stroke_width(1),
+                ))
+                .map_err(plot_err)?;
+        }
+        for (i, (_, pts)) in series.iter().enumerate() {
+            let c = palette(i);
+            chart
+                .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))
+                .map_err(plot_err)?;
+            chart
+                .draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.filled())))
+                .map_err(plot_err)?;
+        }
+        root.present().map_err(plot_err)?;
+    }
+    Ok(svg)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -951,3 +1051,4 @@ mod tests {
         assert!(a.iter().any(|p| p.0 >= 2 * SCATTER_MAX as u64));
     }
 }
+

@@ -1,0 +1,387 @@
+//! Parameter scans (`run --threads 1,2,4`, `run --scan KEY=V1,V2,…`): the
+//! same run once per value of one option, each in its own results
+//! subdirectory (`KEY=VALUE`), and what changes across the values in one
+//! table, one CSV, one JSON and one chart per dataset.
+
+use super::run::RunArgs;
+use super::CmdResult;
+use crate::compare::load::ResultsDir;
+use crate::report;
+use anyhow::Context;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// What a scan varies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// The option (`threads`, `batch-size`, … or a spec key).
+    pub key: String,
+    pub values: Vec<String>,
+}
+
+/// The run options a scan can vary, and the strategy spec keys.
+const RUN_KEYS: [&str; 6] = [
+    "threads",
+    "batch-size",
+    "repeat",
+    "warmup",
+    "max-guesses",
+    "count",
+];
+const SPEC_KEYS: [&str; 5] = ["prop", "branch", "order", "root", "guess"];
+
+/// The scan `args` ask for, if any: `-j` with several values, or `--scan`.
+pub fn plan(args: &RunArgs) -> anyhow::Result<Option<Plan>> {
+    let threads = args.threads.len() > 1;
+    let Some(spec) = &args.scan else {
+        return Ok(threads.then(|| Plan {
+            key: "threads".into(),
+            values: args.threads.iter().map(usize::to_string).collect(),
+        }));
+    };
+    if threads {
+        anyhow::bail!("--scan {spec}: a run scans one option; -j takes one value with --scan");
+    }
+    let (key, values) = spec
+        .split_once('=')
+        .with_context(|| format!("--scan {spec}: expected KEY=V1,V2,… (e.g. threads=1,2,4)"))?;
+    let key = match key.trim() {
+        "j" => "threads",
+        k => k,
+    };
+    if !RUN_KEYS.contains(&key) && !SPEC_KEYS.contains(&key) {
+        let known: Vec<&str> = RUN_KEYS.iter().chain(&SPEC_KEYS).copied().collect();
+        anyhow::bail!(
+            "--scan {spec}: unknown key {key:?}{} (keys: {})",
+            crate::solver::strategy::did_you_mean(key, &known),
+            known.join(", ")
+        );
+    }
+    let values: Vec<String> = values
+        .split(',')
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+        .collect();
+    if values.len() < 2 {
+        anyhow::bail!("--scan {spec}: give two or more values");
+    }
+    for (i, v) in values.iter().enumerate() {
+        if values[..i].contains(v) {
+            anyhow::bail!("--scan {spec}: value {v} is given twice");
+        }
+    }
+    Ok(Some(Plan {
+        key: key.to_string(),
+        values,
+    }))
+}
+
+/// `args` with `key` set to `value` (checked as the option would be).
+fn with_value(args: &RunArgs, key: &str, value: &str) -> anyhow::Result<RunArgs> {
+    let mut a = args.clone();
+    a.scan = None;
+    let num = |what: &str| -> anyhow::Result<u64> {
+        value
+            .parse::<u64>()
+            .with_context(|| format!("--scan {key}={value}: {what} must be a whole number"))
+    };
+    match key {
+        "threads" => {
+            let n = num("a thread count")?;
+            if n > super::args::MAX_THREADS {
+                anyhow::bail!(
+                    "--scan threads={value}: at most {}",
+                    super::args::MAX_THREADS
+                );
+            }
+            a.threads = vec![n as usize];
+        }
+        "batch-size" => {
+            let n = num("a batch size")?;
+            if !(1..=super::args::MAX_BATCH).contains(&n) {
+                anyhow::bail!("--scan batch-size={value}: 1 to {}", super::args::MAX_BATCH);
+            }
+            a.batch_size = n as usize;
+        }
+        "repeat" | "warmup" | "count" => {
+            let n = num("a count")?;
+            let lo = if key == "warmup" { 0 } else { 1 };
+            if n < lo || n > super::args::MAX_PASSES {
+                anyhow::bail!("--scan {key}={value}: {lo} to {}", super::args::MAX_PASSES);
+            }
+            match key {
+                "repeat" => a.repeat = Some(n as u32),
+                "warmup" => a.warmup = Some(n as u32),
+                _ => a.count = n as u32,
+            }
+        }
+        "max-guesses" => a.engine.max_guesses = num("a guess budget")?,
+        spec_key => {
+            // Each strategy with the key set, under its own label so that
+            // the values line up in the table.
+            let base = if a.strategies.is_empty() {
+                super::run::DEFAULT_STRATEGIES
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect()
+            } else {
+                a.strategies.clone()
+            };
+            a.strategies = base
+                .iter()
+                .map(|s| {
+                    if s.contains("name=") {
+                        format!("{s},{spec_key}={value}")
+                    } else {
+                        format!("{s},{spec_key}={value},name={s}")
+                    }
+                })
+                .collect();
+        }
+    }
+    Ok(a)
+}
+
+/// One row of the scan: a (value, dataset, strategy) result.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScanRow {
+    pub key: String,
+    pub value: String,
+    pub dataset: String,
+    pub strategy: String,
+    pub puzzles: u64,
+    pub solved: u64,
+    pub mean_ns: f64,
+    pub p50_ns: u64,
+    pub p99_ns: u64,
+    pub puzzles_per_sec: u64,
+    pub wall_ns: u64,
+    pub guesses_mean: Option<f64>,
+    /// Throughput over the first value's (same dataset and strategy).
+    pub speedup: Option<f64>,
+    /// The subdirectory with this value's full results.
+    pub dir: String,
+}
+
+/// The whole scan, as written to `scan.json`.
+#[derive(Debug, Serialize)]
+struct ScanFile<'a> {
+    key: &'a str,
+    values: &'a [String],
+    rows: &'a [ScanRow],
+}
+
+/// Runs the scan: each value into `DIR/KEY=VALUE`, then the scan files.
+pub fn run(args: &RunArgs, plan: &Plan) -> CmdResult {
+    // Every value is checked before any work.
+    let runs: Vec<RunArgs> = plan
+        .values
+        .iter()
+        .map(|v| with_value(args, &plan.key, v))
+        .collect::<anyhow::Result<_>>()?;
+    let dir = scan_dir(args, plan)?;
+    let mut rows: Vec<ScanRow> = Vec::new();
+    let mut status = 0;
+    for (value, mut sub) in plan.values.iter().zip(runs) {
+        let sub_dir = dir.join(format!("{}={}", plan.key, report::file_safe(value)));
+        sub.out = Some(sub_dir.clone());
+        sub.force = true;
+        eprintln!("== {}={value}", plan.key);
+        let code = super::run::run(&sub)?;
+        status = status.max(code);
+        if code == super::interrupt::EXIT_INTERRUPTED || code >= 2 {
+            eprintln!("bench-sudoku: the scan stopped at {}={value}", plan.key);
+            return Ok(code);
+        }
+        let loaded = ResultsDir::load(&sub_dir)?;
+        for r in &loaded.results {
+            rows.push(ScanRow {
+                key: plan.key.clone(),
+                value: value.clone(),
+                dataset: r.dataset.clone(),
+                strategy: r.strategy.clone(),
+                puzzles: r.puzzles,
+                solved: r.solved,
+                mean_ns: (r.mean_ns * 10.0).round() / 10.0,
+                p50_ns: r.p50_ns,
+                p99_ns: r.p99_ns,
+                puzzles_per_sec: r.puzzles_per_sec.round() as u64,
+                wall_ns: r.wall_ns,
+                guesses_mean: r.guesses_mean,
+                speedup: None,
+                dir: sub_dir
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            });
+        }
+    }
+    // Speedup: throughput over the first value's, per dataset and strategy.
+    let firsts: Vec<(String, String, u64)> = rows
+        .iter()
+        .filter(|r| r.value == plan.values[0])
+        .map(|r| (r.dataset.clone(), r.strategy.clone(), r.puzzles_per_sec))
+        .collect();
+    for r in &mut rows {
+        if let Some((_, _, base)) = firsts
+            .iter()
+            .find(|(d, s, _)| *d == r.dataset && *s == r.strategy)
+        {
+            if *base > 0 {
+                r.speedup =
+                    Some((r.puzzles_per_sec as f64 / *base as f64 * 1000.0).round() / 1000.0);
+            }
+        }
+    }
+    write_scan(&dir, plan, &rows)?;
+    super::print_out(&format!(
+        "\n{}\nscan results in {}\n",
+        table(plan, &rows),
+        dir.display()
+    ))?;
+    Ok(status)
+}
+
+/// The scan's directory: `--out`, or `results/<stem>-scan-<stamp>`.
+fn scan_dir(args: &RunArgs, plan: &Plan) -> anyhow::Result<PathBuf> {
+    let dir = match &args.out {
+        Some(d) => d.clone(),
+        None => {
+            let stem = args
+                .datasets
+                .first()
+                .map(|p| crate::dataset::stem(p))
+                .unwrap_or_else(|| "run".into());
+            Path::new("results").join(format!(
+                "{}-scan-{}-{}",
+                report::file_safe(&stem),
+                plan.key,
+                crate::bench::sysinfo::now_stamp()
+            ))
+        }
+    };
+    if dir.join("scan.json").exists() && !args.force {
+        anyhow::bail!(
+            "--out {}: already holds a scan; choose another directory or pass --force to replace it",
+            dir.display()
+        );
+    }
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("{}: cannot create the scan directory", dir.display()))?;
+    Ok(dir)
+}
+
+/// scan.csv, scan.json, scan.md and charts/scan-<dataset>.svg.
+fn write_scan(dir: &Path, plan: &Plan, rows: &[ScanRow]) -> anyhow::Result<()> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in rows {
+        w.serialize(r)?;
+    }
+    let csv = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
+    report::write_atomic(&dir.join("scan.csv"), &csv)?;
+    let json = serde_json::to_vec_pretty(&ScanFile {
+        key: &plan.key,
+        values: &plan.values,
+        rows,
+    })?;
+    report::write_atomic(&dir.join("scan.json"), &json)?;
+    let md = format!(
+        "# Scan of `{}`\n\n```\n{}```\n\nEach value's full results are in its subdirectory (`{}=VALUE/`).\n",
+        plan.key,
+        table(plan, rows),
+        plan.key
+    );
+    report::write_atomic(&dir.join("scan.md"), md.as_bytes())?;
+    let charts = dir.join("charts");
+    std::fs::create_dir_all(&charts)
+        .with_context(|| format!("{}: cannot create", charts.display()))?;
+    let numeric = plan.values.iter().all(|v| v.parse::<f64>().is_ok());
+    let mut datasets: Vec<&str> = Vec::new();
+    for r in rows {
+        if !datasets.contains(&r.dataset.as_str()) {
+            datasets.push(&r.dataset);
+        }
+    }
+    for ds in datasets {
+        let mut series: Vec<report::charts::ScanSeries> = Vec::new();
+        for r in rows.iter().filter(|r| r.dataset == ds) {
+            // Non-numeric values (prop=naked,hidden) are placed 1, 2, 3, …
+            let x = if numeric {
+                r.value.parse::<f64>().unwrap_or(0.0)
+            } else {
+                plan.values.iter().position(|v| *v == r.value).unwrap_or(0) as f64 + 1.0
+            };
+            let y = if plan.key == "threads" {
+                r.speedup.unwrap_or(0.0)
+            } else {
+                r.mean_ns / 1000.0
+            };
+            match series.iter_mut().find(|(n, _)| *n == r.strategy) {
+                Some((_, pts)) => pts.push((x, y)),
+                None => series.push((r.strategy.clone(), vec![(x, y)])),
+            }
+        }
+        let svg = report::charts::scan_svg(ds, &plan.key, &series, plan.key == "threads")?;
+        report::write_atomic(
+            &charts.join(format!("scan-{}.svg", report::file_safe(ds))),
+            svg.as_bytes(),
+        )?;
+    }
+    Ok(())
+}
+
+/// The scan as an aligned text table.
+fn table(plan: &Plan, rows: &[ScanRow]) -> String {
+    let header = [
+        plan.key.as_str(),
+        "dataset",
+        "strategy",
+        "solved",
+        "mean",
+        "p99",
+        "puzzles/s",
+        "speedup",
+        "guesses/puzzle",
+    ];
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.value.clone(),
+                r.dataset.clone(),
+                r.strategy.clone(),
+                format!("{}/{}", r.solved, r.puzzles),
+                report::terminal::fmt_ns(r.mean_ns),
+                report::terminal::fmt_ns(r.p99_ns as f64),
+                r.puzzles_per_sec.to_string(),
+                r.speedup.map_or("-".into(), |s| format!("{s:.2}×")),
+                r.guesses_mean.map_or("-".into(), |g| format!("{g:.2}")),
+            ]
+        })
+        .collect();
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in &cells {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let mut line = |row: &[String]| {
+        for (i, (c, w)) in row.iter().zip(&widths).enumerate() {
+            let pad = " ".repeat(w - c.chars().count());
+            if i < 3 {
+                out.push_str(c);
+                out.push_str(&pad);
+            } else {
+                out.push_str(&pad);
+                out.push_str(c);
+            }
+            out.push_str(if i + 1 < row.len() { "  " } else { "\n" });
+        }
+    };
+    line(&header.map(String::from));
+    for row in &cells {
+        line(row);
+    }
+    out
+}

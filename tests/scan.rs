@@ -1,0 +1,156 @@
+//! Parameter scans: `run --threads 1,2` and `run --scan KEY=V1,V2,…` run
+//! the same work per value into one directory with a scan axis.
+
+mod common;
+
+use common::{bin, err, json, scratch, text};
+
+fn easy() -> String {
+    format!("{}/datasets/easy.csv", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn a_thread_scan_writes_one_directory_with_a_speedup_curve() {
+    let dir = scratch("scan-threads");
+    let out = dir.join("s");
+    let o = bin(&[
+        "run",
+        &easy(),
+        "-s",
+        "fast",
+        "-s",
+        "hidden",
+        "--threads",
+        "1,2",
+        "--limit",
+        "200",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    let stdout = text(&o.stdout);
+    assert!(stdout.contains("threads  dataset  strategy"), "{stdout}");
+    for v in ["threads=1", "threads=2"] {
+        let meta = json(&out.join(v).join("meta.json"));
+        assert_eq!(meta["threads"], if v.ends_with('1') { 1 } else { 2 }, "{v}");
+    }
+    let scan = json(&out.join("scan.json"));
+    assert_eq!(scan["key"], "threads");
+    let rows = scan["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 4);
+    for r in rows {
+        assert_eq!(r["solved"], 200, "{r}");
+        if r["value"] == "1" {
+            assert_eq!(r["speedup"], 1.0, "{r}");
+        } else {
+            assert!(r["speedup"].as_f64().unwrap() > 0.0, "{r}");
+        }
+    }
+    let csv = std::fs::read_to_string(out.join("scan.csv")).unwrap();
+    assert!(
+        csv.starts_with("key,value,dataset,strategy,puzzles,solved,mean_ns"),
+        "{csv}"
+    );
+    assert_eq!(csv.lines().count(), 5);
+    let svg = std::fs::read_to_string(out.join("charts/scan-easy.svg")).unwrap();
+    assert!(
+        svg.contains("ideal (linear)") && svg.contains("speedup"),
+        "chart"
+    );
+    assert!(std::fs::read_to_string(out.join("scan.md"))
+        .unwrap()
+        .contains("# Scan of `threads`"));
+
+    // The same directory again needs --force.
+    let again = bin(&[
+        "run",
+        &easy(),
+        "-s",
+        "fast",
+        "-j",
+        "1,2",
+        "--limit",
+        "10",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        err(&again).contains("already holds a scan"),
+        "{}",
+        err(&again)
+    );
+}
+
+#[test]
+fn any_run_option_or_spec_key_can_be_scanned() {
+    let dir = scratch("scan-keys");
+    let out = dir.join("b");
+    let o = bin(&[
+        "run",
+        &easy(),
+        "-s",
+        "hidden",
+        "--scan",
+        "batch-size=16,256",
+        "--limit",
+        "100",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(out.join("batch-size=16/summary.json").is_file());
+    assert!(out.join("batch-size=256/summary.json").is_file());
+    let out = dir.join("p");
+    let o = bin(&[
+        "run",
+        &easy(),
+        "-s",
+        "hidden",
+        "--scan",
+        "prop=naked,locked",
+        "--limit",
+        "50",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    let scan = json(&out.join("scan.json"));
+    // The strategy keeps its label across the values.
+    for r in scan["rows"].as_array().unwrap() {
+        assert_eq!(r["strategy"], "hidden", "{r}");
+    }
+    let meta = json(&out.join("prop=naked/meta.json"));
+    assert!(
+        meta["options"]["strategy_details"]
+            .to_string()
+            .contains("prop=naked"),
+        "{meta}"
+    );
+
+    for (args, message) in [
+        (vec!["--scan", "thread=1,2"], "did you mean \"threads\"?"),
+        (vec!["--scan", "threads=1"], "two or more values"),
+        (vec!["--scan", "threads=1,1"], "given twice"),
+        (vec!["--scan", "threads"], "expected KEY=V1,V2"),
+        (vec!["--scan", "batch-size=0,4"], "batch-size=0"),
+        (vec!["-j", "1,2", "--scan", "repeat=1,2"], "one option"),
+    ] {
+        let data = easy();
+        let mut full = vec!["run", data.as_str(), "--limit", "5", "-q", "--out"];
+        let o_dir = dir.join("bad");
+        full.push(o_dir.to_str().unwrap());
+        full.extend(args.iter().copied());
+        let o = bin(&full);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(err(&o).contains(message), "{args:?}: {}", err(&o));
+        assert!(
+            !o_dir.exists(),
+            "{args:?}: nothing is created for a bad scan"
+        );
+    }
+}
