@@ -97,6 +97,18 @@ Exit status: 0 when the files were written, 2 when DIR is not a results director
 
 Exit status: 0 when the page was written, 2 when DIR is not a results directory or cannot be written.")]
     Report(commands::report::ReportArgs),
+    /// Results directories of several commits side by side: per strategy
+    /// the mean (with its range across repeated runs) and p99 by commit, in
+    /// the terminal and, with --out, as trend.csv, SVG charts and HTML.
+    #[command(after_help = "Examples:
+  bench-sudoku trend results/main-*            (one directory per commit, oldest first by start time)
+  bench-sudoku trend results/* --out trend     (also trend.csv, trend.html, charts/trend-*.svg)
+
+Runs are ordered by start time and grouped by the commit their binary was built from (meta.json
+git_commit); several runs of one commit give the range of their means.
+
+Exit status: 0 when the table was printed, 2 when a directory cannot be loaded.")]
+    Trend(commands::trend::TrendArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish,
     /// powershell).
     #[command(after_help = "Examples:
@@ -139,6 +151,7 @@ pub fn main_with(solvers: Vec<(String, std::sync::Arc<dyn crate::solver::Externa
         Command::Export(a) => commands::export::run(a),
         Command::Serve(a) => commands::serve::run(a),
         Command::Report(a) => commands::report::run(a),
+        Command::Trend(a) => commands::trend::run(a),
         Command::Completions(a) => commands::completions::completions(a, Cli::command()),
         Command::Man(a) => commands::completions::man(a, Cli::command()),
     };

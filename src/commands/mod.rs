@@ -15,6 +15,7 @@ pub mod scan;
 pub mod serve;
 pub mod solve;
 pub mod strategies;
+pub mod trend;
 
 use std::io::Write;
 

@@ -1012,6 +1012,108 @@ pub fn scan_svg(
     Ok(svg)
 }
 
+/// One strategy's points on a trend chart: `(commit index, mean, min of
+/// the runs' means, max, p99)` in ns.
+pub type TrendSeries = (String, Vec<(f64, f64, f64, f64, f64)>);
+
+/// The trend of one dataset across commits: per strategy the mean (solid,
+/// with a bar from the smallest to the largest run's mean when a commit
+/// was run several times) and the p99 (thin), log time axis.
+pub fn trend_svg(
+    dataset: &str,
+    commits: &[String],
+    series: &[TrendSeries],
+) -> anyhow::Result<String> {
+    let values: Vec<f64> = series
+        .iter()
+        .flat_map(|(_, p)| p.iter().flat_map(|&(_, m, lo, hi, p99)| [m, lo, hi, p99]))
+        .filter(|v| *v > 0.0)
+        .collect();
+    let tmin = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let tmax = values.iter().copied().fold(0.0, f64::max);
+    let (tmin, tmax) = if tmin.is_finite() && tmax >= tmin {
+        (tmin as u64, tmax.ceil() as u64)
+    } else {
+        (1000, 1_000_000)
+    };
+    let yaxis = LogTimeAxis::new(tmin.max(1), tmax.max(2));
+    let xhi = (commits.len().max(2) - 1) as f64;
+    let names: Vec<String> = series
+        .iter()
+        .flat_map(|(n, _)| [n.clone(), format!("{n} p99")])
+        .collect();
+    let entries: Vec<(&str, RGBColor)> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), PALETTE[(i / 2) % PALETTE.len()]))
+        .collect();
+    let labels = commits.to_vec();
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_err)?;
+        let area = frame(
+            &root,
+            &format!("{dataset}: mean and p99 solve time by commit"),
+            &entries,
+            Marker::Line,
+        )?;
+        let xticks: Vec<f64> = (0..commits.len()).map(|i| i as f64).collect();
+        let mut chart = plot_builder(&area)
+            .build_cartesian_2d(Axis::new(-0.2..xhi + 0.2, xticks), yaxis.axis())
+            .map_err(plot_err)?;
+        let label = move |x: &f64| {
+            let i = x.round();
+            if (x - i).abs() < 1e-6 && i >= 0.0 {
+                labels.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        };
+        chart
+            .configure_mesh()
+            .x_desc("commit (oldest first)")
+            .y_desc("solve time (log scale)")
+            .x_label_formatter(&label)
+            .y_label_formatter(&LogTimeAxis::label)
+            .label_style((FONT, 15))
+            .axis_desc_style((FONT, 19))
+            .light_line_style(RGBColor(235, 235, 235))
+            .bold_line_style(RGBColor(200, 200, 200))
+            .draw()
+            .map_err(plot_err)?;
+        let lgv = |v: f64| (v.max(1.0)).log10();
+        for (i, (_, pts)) in series.iter().enumerate() {
+            let c = PALETTE[i % PALETTE.len()];
+            chart
+                .draw_series(LineSeries::new(
+                    pts.iter().map(|&(x, m, ..)| (x, lgv(m))),
+                    c.stroke_width(2),
+                ))
+                .map_err(plot_err)?;
+            chart
+                .draw_series(
+                    pts.iter()
+                        .map(|&(x, m, ..)| Circle::new((x, lgv(m)), 4, c.filled())),
+                )
+                .map_err(plot_err)?;
+            chart
+                .draw_series(pts.iter().filter(|p| p.3 > p.2).map(|&(x, _, lo, hi, _)| {
+                    PathElement::new(vec![(x, lgv(lo)), (x, lgv(hi))], c.stroke_width(2))
+                }))
+                .map_err(plot_err)?;
+            chart
+                .draw_series(LineSeries::new(
+                    pts.iter().map(|&(x, .., p99)| (x, lgv(p99))),
+                    c.stroke_width(1),
+                ))
+                .map_err(plot_err)?;
+        }
+        root.present().map_err(plot_err)?;
+    }
+    Ok(svg)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1051,4 +1153,3 @@ mod tests {
         assert!(a.iter().any(|p| p.0 >= 2 * SCATTER_MAX as u64));
     }
 }
-
