@@ -279,15 +279,16 @@ pub fn now_stamp() -> String {
         .collect()
 }
 
+/// The CPU's model name (the `sysinfo` crate: Linux, macOS, Windows, the
+/// BSDs), or `unknown`.
 pub fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find(|l| l.starts_with("model name") || l.starts_with("Model"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        })
+    let sys = sysinfo::System::new_with_specifics(
+        sysinfo::RefreshKind::nothing().with_cpu(sysinfo::CpuRefreshKind::nothing()),
+    );
+    sys.cpus()
+        .first()
+        .map(|c| c.brand().trim().to_string())
+        .filter(|b| !b.is_empty())
         .unwrap_or_else(|| "unknown".to_string())
 }
 
@@ -297,21 +298,17 @@ pub fn logical_cores() -> usize {
         .unwrap_or(1)
 }
 
+/// The operating system: `linux (Debian GNU/Linux 12 (bookworm), kernel
+/// 6.1.0)`, `macos (macOS 14.5, kernel 23.5.0)`, … (the `sysinfo` crate).
 pub fn os_description() -> String {
-    let pretty = std::fs::read_to_string("/etc/os-release")
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find_map(|l| l.strip_prefix("PRETTY_NAME="))
-                .map(|v| v.trim_matches('"').to_string())
-        });
-    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
-        .ok()
-        .map(|s| s.trim().to_string());
-    match (pretty, kernel) {
-        (Some(p), Some(k)) => format!("{} ({p}, kernel {k})", std::env::consts::OS),
-        (Some(p), None) => format!("{} ({p})", std::env::consts::OS),
-        _ => std::env::consts::OS.to_string(),
+    let os = std::env::consts::OS;
+    let name = sysinfo::System::long_os_version();
+    let kernel = sysinfo::System::kernel_version();
+    match (name, kernel) {
+        (Some(p), Some(k)) => format!("{os} ({p}, kernel {k})"),
+        (Some(p), None) => format!("{os} ({p})"),
+        (None, Some(k)) => format!("{os} (kernel {k})"),
+        (None, None) => os.to_string(),
     }
 }
 

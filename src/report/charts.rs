@@ -856,31 +856,33 @@ fn scatter_svg(
 }
 
 /// A fixed-size sample of one (dataset, strategy)'s puzzles: reservoir
-/// sampling driven by a fixed-seed generator, so the same file always gives
-/// the same points.
-#[derive(Default)]
+/// sampling (Algorithm R: the n-th point replaces a random slot with
+/// probability SCATTER_MAX / n) driven by `rand`'s ChaCha8 with a fixed
+/// seed, so the same file always gives the same points.
 pub struct Sample {
     seen: u64,
-    rng: u64,
+    rng: rand_chacha::ChaCha8Rng,
     points: Vec<(u64, u64)>,
 }
 
-impl Sample {
-    fn next(&mut self) -> u64 {
-        // splitmix64
-        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+impl Default for Sample {
+    fn default() -> Self {
+        Sample {
+            seen: 0,
+            rng: rand::SeedableRng::seed_from_u64(0x5ca7_7e12),
+            points: Vec::new(),
+        }
     }
+}
 
+impl Sample {
     fn offer(&mut self, p: (u64, u64)) {
+        use rand::Rng;
         self.seen += 1;
         if self.points.len() < SCATTER_MAX {
             self.points.push(p);
         } else {
-            let j = self.next() % self.seen;
+            let j = self.rng.random_range(0..self.seen);
             if (j as usize) < SCATTER_MAX {
                 self.points[j as usize] = p;
             }
