@@ -30,7 +30,7 @@ fn count_solutions(g: &mut [u8; 81], limit: u32) -> u32 {
     for c in 0..81 {
         if g[c] == 0 {
             let m = legal(g, c);
-            if best.map_or(true, |(_, b)| m.count_ones() < b.count_ones()) {
+            if best.is_none_or(|(_, b)| m.count_ones() < b.count_ones()) {
                 best = Some((c, m));
             }
         }

@@ -205,7 +205,7 @@ impl PairAcc {
             // falling cost amortised O(1) each.
             let lo = i.min(self.bins_lo.saturating_sub(self.bins.len() / 2));
             let more = self.bins_lo - lo;
-            self.bins.splice(0..0, std::iter::repeat(0).take(more));
+            self.bins.splice(0..0, std::iter::repeat_n(0, more));
             self.bins_lo = lo;
         }
         let at = i - self.bins_lo;
@@ -599,7 +599,7 @@ mod tests {
         assert!(p.ci_low < 1.0 && p.ci_high > 1.0, "{p:?}");
         assert_eq!(p, a.result(5), "reproducible for a seed");
         assert_ne!(p.ci_low, a.result(6).ci_low, "the seed matters");
-        let none = acc_of(std::iter::repeat(0.0).take(100)).result(0);
+        let none = acc_of(std::iter::repeat_n(0.0, 100)).result(0);
         assert_eq!(
             (none.geomean_ratio, none.ci_low, none.ci_high),
             (1.0, 1.0, 1.0)

@@ -359,29 +359,5 @@ fn table(plan: &Plan, rows: &[ScanRow]) -> String {
             ]
         })
         .collect();
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for row in &cells {
-        for (w, c) in widths.iter_mut().zip(row) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    let mut out = String::new();
-    let mut line = |row: &[String]| {
-        for (i, (c, w)) in row.iter().zip(&widths).enumerate() {
-            let pad = " ".repeat(w - c.chars().count());
-            if i < 3 {
-                out.push_str(c);
-                out.push_str(&pad);
-            } else {
-                out.push_str(&pad);
-                out.push_str(c);
-            }
-            out.push_str(if i + 1 < row.len() { "  " } else { "\n" });
-        }
-    };
-    line(&header.map(String::from));
-    for row in &cells {
-        line(row);
-    }
-    out
+    crate::report::terminal::text_table(&header, &cells, &[0, 1, 2])
 }

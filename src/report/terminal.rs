@@ -160,37 +160,40 @@ pub fn fastest_mean(results: &[ResultRecord], dataset: &str) -> f64 {
     pool.into_iter().fold(f64::INFINITY, f64::min)
 }
 
-/// A plain aligned text table for the terminal.
-pub fn table(results: &[ResultRecord]) -> String {
-    let rows = rows(results);
-    let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count()).collect();
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row.iter()) {
-            *w = (*w).max(cell.chars().count());
-        }
+/// An aligned text table (the `comfy-table` crate, no borders): two spaces
+/// between columns, the columns in `left` left-aligned and the others
+/// right-aligned, no trailing blanks.
+pub fn text_table<S: AsRef<str>>(header: &[&str], rows: &[Vec<S>], left: &[usize]) -> String {
+    use comfy_table::{CellAlignment, ContentArrangement, Table};
+    let mut t = Table::new();
+    t.load_preset(comfy_table::presets::NOTHING)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(header.iter().copied());
+    for row in rows {
+        t.add_row(row.iter().map(|c| c.as_ref()));
+    }
+    let last = header.len().saturating_sub(1);
+    for (i, col) in t.column_iter_mut().enumerate() {
+        col.set_cell_alignment(if left.contains(&i) {
+            CellAlignment::Left
+        } else {
+            CellAlignment::Right
+        });
+        col.set_padding((0, if i == last { 0 } else { 2 }));
     }
     let mut out = String::new();
-    let line = |cells: &[String], out: &mut String| {
-        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
-            let pad = w - cell.chars().count();
-            // Text columns left-aligned, numbers right-aligned.
-            if i + 1 == cells.len() {
-                out.push_str(cell);
-            } else if i < 2 || i == 4 {
-                out.push_str(cell);
-                out.push_str(&" ".repeat(pad));
-            } else {
-                out.push_str(&" ".repeat(pad));
-                out.push_str(cell);
-            }
-            out.push_str(if i + 1 < cells.len() { "  " } else { "\n" });
-        }
-    };
-    let header: Vec<String> = COLUMNS.iter().map(|s| s.to_string()).collect();
-    line(&header, &mut out);
-    for row in &rows {
-        line(row, &mut out);
+    for line in t.lines() {
+        out.push_str(line.trim_end());
+        out.push('\n');
     }
+    out
+}
+
+/// The result table for the terminal (columns [`COLUMNS`]), with the
+/// clock notes of external solvers below it.
+pub fn table(results: &[ResultRecord]) -> String {
+    let rows: Vec<Vec<String>> = rows(results).into_iter().map(Vec::from).collect();
+    let mut out = text_table(&COLUMNS, &rows, &[0, 1, 4, COLUMNS.len() - 1]);
     for note in clock_notes(results) {
         out.push_str(&note);
         out.push('\n');
@@ -287,34 +290,11 @@ pub fn paired_note() -> String {
 /// The paired comparison as an aligned text table and its note (empty when
 /// no strategy has one).
 pub fn paired_table(results: &[ResultRecord]) -> String {
-    let rows = paired_rows(results);
+    let rows: Vec<Vec<String>> = paired_rows(results).into_iter().map(Vec::from).collect();
     if rows.is_empty() {
         return String::new();
     }
-    let mut widths: Vec<usize> = PAIRED_COLUMNS.iter().map(|c| c.chars().count()).collect();
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row.iter()) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    let header: Vec<String> = PAIRED_COLUMNS.iter().map(|s| s.to_string()).collect();
-    for cells in std::iter::once(&header[..]).chain(rows.iter().map(|r| &r[..])) {
-        let mut line = String::new();
-        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
-            let pad = " ".repeat(w - cell.chars().count());
-            if i < 3 {
-                line.push_str(cell);
-                line.push_str(&pad);
-            } else {
-                line.push_str(&pad);
-                line.push_str(cell);
-            }
-            line.push_str("  ");
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
+    let mut out = text_table(&PAIRED_COLUMNS, &rows, &[0, 1, 2]);
     out.push_str(&paired_note());
     out.push('\n');
     out

@@ -117,7 +117,7 @@ impl Search {
                 continue;
             }
             let c = self.candidates(cell);
-            if best.map_or(true, |(_, b)| c.count_ones() < b.count_ones()) {
+            if best.is_none_or(|(_, b)| c.count_ones() < b.count_ones()) {
                 best = Some((cell, c));
                 if c.count_ones() <= 1 {
                     break;
