@@ -235,13 +235,7 @@ fn write(
     commits.sort();
     commits.dedup();
     let labels: Vec<String> = commits.iter().map(|(_, c)| c.clone()).collect();
-    let mut html = String::from(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>bench-sudoku trend</title>\
-         <style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}\
-         td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}\
-         td:nth-child(-n+3),th:nth-child(-n+3){text-align:left}</style></head><body>\
-         <h1>bench-sudoku trend</h1>",
-    );
+    let mut figures: Vec<(String, String)> = Vec::new();
     for ds in datasets {
         let lines: Vec<report::charts::TrendSeries> = series
             .iter()
@@ -268,11 +262,31 @@ fn write(
             &charts.join(format!("trend-{}.svg", report::file_safe(ds))),
             svg.as_bytes(),
         )?;
-        html.push_str(&format!("<h2>{}</h2>\n{svg}\n", report::html::esc(ds)));
+        figures.push((ds.to_string(), svg));
     }
-    html.push_str("<h2>Table</h2><pre>");
-    html.push_str(&report::html::esc(&table(series)));
-    html.push_str("</pre></body></html>\n");
-    report::write_atomic(&out.join("trend.html"), html.as_bytes())?;
+    // maud escapes every text; the SVG charts (plotters escapes its own
+    // text) and the CSS go in as they are.
+    let page = maud::html! {
+        (maud::DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                title { "bench-sudoku trend" }
+                style { (maud::PreEscaped(
+                    "body{font-family:sans-serif;margin:2em}svg{max-width:100%;height:auto}"
+                )) }
+            }
+            body {
+                h1 { "bench-sudoku trend" }
+                @for (ds, svg) in &figures {
+                    h2 { (ds) }
+                    (maud::PreEscaped(svg))
+                }
+                h2 { "Table" }
+                pre { (table(series)) }
+            }
+        }
+    };
+    report::write_atomic(&out.join("trend.html"), page.into_string().as_bytes())?;
     Ok(())
 }

@@ -12,7 +12,7 @@ use super::terminal::{clock_notes, rows, COLUMNS};
 use super::{Exporter, Output, Report};
 use crate::bench::metrics::UnitStats;
 use crate::solver::CounterSet;
-use std::fmt::Write as _;
+use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 /// At most this many mismatches / skipped rows are shown per unit.
 const SHOWN_ROWS: usize = 50;
@@ -27,22 +27,6 @@ impl Exporter for HtmlReport {
         let charts = charts::render_all(report)?;
         Ok(vec![Output::new("report.html", render(report, &charts))])
     }
-}
-
-/// Escapes text for HTML content and attribute values.
-pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// A command line as one shell-readable string (arguments quoted when
@@ -99,257 +83,20 @@ figcaption{color:#555;font-size:13.5px;margin-top:6px;max-width:1200px}
 code{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-size:90%;background:#f4f5f7;padding:1px 4px;border-radius:3px}
 ";
 
-/// The page for a report and its charts ([`charts::render_all`]).
-pub fn render(report: &Report, charts: &[Chart]) -> String {
-    let m = report.meta;
-    let datasets = charts::datasets(report);
-    let mut s = String::new();
-    let title = format!("bench-sudoku results: {}", datasets.join(", "));
-    let _ = writeln!(
-        s,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>",
-        esc(&title)
-    );
-    let _ = writeln!(s, "<h1>{}</h1>", esc(&title));
-    let strategies: Vec<&str> = m.options.strategies.iter().map(String::as_str).collect();
-    let _ = writeln!(
-        s,
-        "<p class=\"sub\">{} · {} logical cores · {} threads · commit <code>{}</code> · started {}{}</p>",
-        esc(&m.cpu_model),
-        m.logical_cores,
-        m.threads,
-        esc(m.git_commit.as_deref().unwrap_or("unknown")),
-        esc(&m.started),
-        m.finished
-            .as_deref()
-            .map(|f| format!(", finished {}", esc(f)))
-            .unwrap_or_default()
-    );
-    if !m.complete {
-        let _ = writeln!(
-            s,
-            "<div class=\"banner\">INCOMPLETE RUN{} — the numbers cover only what was measured before it stopped.</div>",
-            m.stopped
-                .as_deref()
-                .map(|r| format!(" ({})", esc(r)))
-                .unwrap_or_default()
-        );
+/// The caption under each kind of chart.
+fn caption(kind: ChartKind) -> &'static str {
+    match kind {
+        ChartKind::Latency => "Solve-time percentile distribution (HdrHistogram style). Read a curve left to right: the typical puzzle at 0–50%, the hard tail at 99% and beyond; the right end is the slowest puzzle. Lower is faster.",
+        ChartKind::Guesses => "How many guesses each strategy needed per puzzle, as a share of the dataset. More propagation moves the mass to the left (0 = solved by logic alone).",
+        ChartKind::Paired => "How each strategy's time compares with the baseline's on the same puzzle (interleaved run: both timed on one thread, one right after the other). Left of 1× the strategy was faster. The dashed line is the geometric mean of the ratios, the statistic with the confidence interval in the summary table.",
+        ChartKind::Scatter => "Each point is one puzzle (at most 5,000 per strategy, sampled deterministically from puzzles.csv). Time grows with guesses; the vertical spread at a fixed guess count is the cost per node of each strategy.",
     }
-    let bad: u64 = report
-        .results
-        .iter()
-        .map(|r| r.mismatches + r.wrong_answers + r.wrong_counts)
-        .sum();
-    let faults: u64 = report.results.iter().map(|r| r.faults()).sum();
-    if bad > 0 {
-        let _ = writeln!(
-            s,
-            "<div class=\"banner\">{bad} answers disagree with the dataset's solutions, the rules or bench-sudoku's count of solutions — see <a href=\"#mismatches\">Mismatches</a>.</div>"
-        );
-    }
-    if faults > 0 {
-        let _ = writeln!(
-            s,
-            "<div class=\"banner\">{faults} puzzles failed in external solvers (crashed, timeout, protocol error, error) — see <a href=\"#faults\">Solver faults</a>.</div>"
-        );
-    }
-    if bad == 0 && faults == 0 && m.complete {
-        let _ = writeln!(
-            s,
-            "<div class=\"ok\">Every answer was checked against the rules and the givens (and the dataset's solution where there is one): no disagreement. Strategies: {}.</div>",
-            esc(&strategies.join(", "))
-        );
-    }
+}
 
-    // The comparison table.
-    let _ = writeln!(s, "<h2 id=\"summary\">Summary</h2>");
-    let _ = writeln!(s, "<table class=\"summary\">\n<thead><tr>");
-    for c in COLUMNS {
-        let _ = write!(s, "<th>{}</th>", esc(c));
-    }
-    let _ = writeln!(s, "</tr></thead>\n<tbody>");
-    for row in rows(&report.results) {
-        let fastest = row[13].contains("fastest");
-        let _ = write!(s, "<tr{}>", if fastest { " class=\"fastest\"" } else { "" });
-        for (i, cell) in row.iter().enumerate() {
-            let numeric = !(i < 2 || i == 4 || i == 13);
-            let _ = write!(
-                s,
-                "<td{}>{}</td>",
-                if numeric { " class=\"n\"" } else { "" },
-                esc(cell)
-            );
-        }
-        let _ = writeln!(s, "</tr>");
-    }
-    let _ = writeln!(s, "</tbody></table>");
-    let _ = writeln!(
-        s,
-        "<p class=\"note\">Times are per puzzle, around the solve call only (timer overhead {:.0} ns per pair of clock reads, not subtracted). \
-         <code>relative</code> compares the mean solve time with the fastest strategy that finished every puzzle of the same dataset; \
-         <code>puzzles/s</code> counts every solve (puzzles × passes, warm-up included) per second of wall time. Per-puzzle time kept: {} of {} measured pass(es), after {} warm-up pass(es){}.</p>",
-        m.timer_overhead_ns,
-        esc(&m.options.time_kept),
-        m.options.repeat,
-        m.options.warmup,
-        m.options
-            .schedule
-            .as_ref()
-            .map_or(String::new(), |sch| format!("; strategies {}", esc(sch)))
-    );
-    let paired = super::terminal::paired_rows(&report.results);
-    if !paired.is_empty() {
-        let _ = writeln!(
-            s,
-            "<h3 id=\"paired\">Paired with the baseline</h3>\n<table class=\"summary\">\n<thead><tr>"
-        );
-        for c in super::terminal::PAIRED_COLUMNS {
-            let _ = write!(s, "<th>{}</th>", esc(c));
-        }
-        let _ = writeln!(s, "</tr></thead>\n<tbody>");
-        for row in paired {
-            let _ = write!(s, "<tr>");
-            for (i, cell) in row.iter().enumerate() {
-                let _ = write!(
-                    s,
-                    "<td{}>{}</td>",
-                    if i >= 3 { " class=\"n\"" } else { "" },
-                    esc(cell)
-                );
-            }
-            let _ = writeln!(s, "</tr>");
-        }
-        let _ = writeln!(s, "</tbody></table>");
-        let _ = writeln!(
-            s,
-            "<p class=\"note\">{}</p>",
-            esc(&super::terminal::paired_note())
-        );
-    }
-    for w in super::terminal::warnings(report.meta, &report.results) {
-        let _ = writeln!(
-            s,
-            "<p class=\"note\"><strong>Warning:</strong> {}.</p>",
-            esc(&w)
-        );
-    }
-    let notes = clock_notes(&report.results);
-    if !notes.is_empty() || report.results.iter().any(|r| r.counters != CounterSet::ALL) {
-        let _ = writeln!(
-            s,
-            "<p class=\"note\">External solvers: a counter shown as {} is one the solver does not report (null in the JSON and CSV files); faults have no time. {}</p>",
-            super::terminal::ABSENT,
-            esc(&notes.join("; "))
-        );
-    }
-
-    // The charts, per dataset.
-    for ds in &datasets {
-        let _ = writeln!(
-            s,
-            "<h2 id=\"ds-{}\">Dataset {}</h2>",
-            esc(&super::file_safe(ds)),
-            esc(ds)
-        );
-        if let Some(d) = m.datasets.iter().find(|d| &d.name == ds) {
-            let _ = writeln!(
-                s,
-                "<p class=\"note\"><code>{}</code> · {} puzzles · {}{} · {}{}</p>",
-                esc(&d.path),
-                d.puzzles,
-                esc(&d.format),
-                if d.gzip { " (gzip)" } else { "" },
-                if d.has_solutions {
-                    "answers checked against its solution column"
-                } else {
-                    "no solution column (answers checked against the rules)"
-                },
-                if d.skipped > 0 {
-                    format!(" · {} invalid rows skipped", d.skipped)
-                } else {
-                    String::new()
-                }
-            );
-        }
-        for c in charts.iter().filter(|c| &c.dataset == ds) {
-            let caption = match c.kind {
-                ChartKind::Latency => "Solve-time percentile distribution (HdrHistogram style). Read a curve left to right: the typical puzzle at 0–50%, the hard tail at 99% and beyond; the right end is the slowest puzzle. Lower is faster.",
-                ChartKind::Guesses => "How many guesses each strategy needed per puzzle, as a share of the dataset. More propagation moves the mass to the left (0 = solved by logic alone).",
-                ChartKind::Paired => "How each strategy's time compares with the baseline's on the same puzzle (interleaved run: both timed on one thread, one right after the other). Left of 1× the strategy was faster. The dashed line is the geometric mean of the ratios, the statistic with the confidence interval in the summary table.",
-                ChartKind::Scatter => "Each point is one puzzle (at most 5,000 per strategy, sampled deterministically from puzzles.csv). Time grows with guesses; the vertical spread at a fixed guess count is the cost per node of each strategy.",
-            };
-            let _ = writeln!(
-                s,
-                "<figure>\n{}\n<figcaption>{} <code>{}</code></figcaption>\n</figure>",
-                inline_svg(&c.svg),
-                caption,
-                esc(&c.rel_path())
-            );
-        }
-    }
-
-    // Mismatches, solver faults and skipped rows, when any.
-    let num = |v: u64| v.to_string();
-    let opt = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
-    listings(
-        &mut s,
-        "mismatches",
-        "Mismatches",
-        &["index", "line", "status", "kind", "detail"],
-        report.units.iter().map(|u| {
-            let rows = u.mismatch_list.iter().map(|r| {
-                vec![
-                    num(r.index),
-                    num(r.line),
-                    r.status.as_str().into(),
-                    r.kind.as_str().into(),
-                    r.detail.clone(),
-                ]
-            });
-            (u, rows.collect())
-        }),
-    );
-    listings(
-        &mut s,
-        "faults",
-        "Solver faults",
-        &["index", "line", "outcome", "detail"],
-        report.units.iter().map(|u| {
-            let rows = u.fault_list.iter().map(|f| {
-                vec![
-                    num(f.index),
-                    num(f.line),
-                    f.status.as_str().into(),
-                    f.detail.clone(),
-                ]
-            });
-            (u, rows.collect())
-        }),
-    );
-    listings(
-        &mut s,
-        "skipped",
-        "Skipped rows",
-        &["line", "index", "error"],
-        report.units.iter().map(|u| {
-            let rows = u
-                .skipped_list
-                .iter()
-                .map(|r| vec![opt(r.line), opt(r.index), r.error.clone()]);
-            (u, rows.collect())
-        }),
-    );
-
-    // The facts of the run.
-    let _ = writeln!(
-        s,
-        "<h2 id=\"run\">Run</h2>\n<p class=\"cmd\">command line:<code>{}</code></p>",
-        esc(&shell_join(&m.command_line))
-    );
+/// The facts of the run, in the order the page lists them.
+fn facts(m: &crate::bench::sysinfo::Meta) -> Vec<(&'static str, String)> {
     let o = &m.options;
-    let mut facts: Vec<(&str, String)> = Vec::new();
+    let mut facts: Vec<(&'static str, String)> = Vec::new();
     let mut kv = |k: &'static str, v: String| facts.push((k, v));
     kv("tool", format!("{} {}", m.tool, m.version));
     kv(
@@ -414,6 +161,9 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
             "no".into()
         },
     );
+    if let Some(t) = o.transform {
+        kv("isomorphs", format!("yes (--transform {t})"));
+    }
     kv("batch size", o.batch_size.to_string());
     kv(
         "puzzles.csv",
@@ -448,23 +198,217 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
             format!("NO — {}", m.stopped.as_deref().unwrap_or("stopped early"))
         },
     );
-    // Two columns of facts: the machine and build, then the run's options.
-    let half = facts.len().div_ceil(2);
-    let _ = writeln!(s, "<div class=\"kvwrap\">");
-    for part in facts.chunks(half.max(1)) {
-        let _ = writeln!(s, "<table class=\"kv\"><tbody>");
-        for (k, v) in part {
-            let _ = writeln!(s, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
-        }
-        let _ = writeln!(s, "</tbody></table>");
-    }
-    let _ = writeln!(s, "</div>");
-    let _ = writeln!(
-        s,
-        "<p class=\"note\">Files in this directory: <code>summary.json</code>, <code>summary.csv</code>, <code>summary.md</code>, \
-         <code>puzzles.csv</code>, <code>meta.json</code>, <code>histograms/</code> (HdrHistogram <code>.hgrm</code> and V2 <code>.hdr</code>), \
-         <code>charts/</code> (these charts as SVG). Regenerate this page with <code>bench-sudoku report DIR</code>.</p>\n</body>\n</html>"
+    facts
+}
+
+/// The page for a report and its charts ([`charts::render_all`]), built
+/// with `maud`: every text and attribute value is escaped by the template
+/// itself; only the inline SVG charts (made by plotters, which escapes its
+/// own text) and the CSS are inserted as they are.
+pub fn render(report: &Report, charts: &[Chart]) -> String {
+    let m = report.meta;
+    let o = &m.options;
+    let datasets = charts::datasets(report);
+    let title = format!("bench-sudoku results: {}", datasets.join(", "));
+    let strategies = o.strategies.join(", ");
+    let bad: u64 = report
+        .results
+        .iter()
+        .map(|r| r.mismatches + r.wrong_answers + r.wrong_counts)
+        .sum();
+    let faults: u64 = report.results.iter().map(|r| r.faults()).sum();
+    let summary = rows(&report.results);
+    let paired = super::terminal::paired_rows(&report.results);
+    let warnings = super::terminal::warnings(report.meta, &report.results);
+    let notes = clock_notes(&report.results);
+    let external_note =
+        !notes.is_empty() || report.results.iter().any(|r| r.counters != CounterSet::ALL);
+    let facts = facts(m);
+    let half = facts.len().div_ceil(2).max(1);
+    // Text columns of the summary table (the rest are numbers).
+    let text_col = |i: usize| i < 2 || i == 4 || i == 13;
+    let num = |v: u64| v.to_string();
+    let opt = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
+    let mismatches = listings(
+        "mismatches",
+        "Mismatches",
+        &["index", "line", "status", "kind", "detail"],
+        report.units.iter().map(|u| {
+            let rows = u.mismatch_list.iter().map(|r| {
+                vec![
+                    num(r.index),
+                    num(r.line),
+                    r.status.as_str().into(),
+                    r.kind.as_str().into(),
+                    r.detail.clone(),
+                ]
+            });
+            (u, rows.collect())
+        }),
     );
+    let fault_list = listings(
+        "faults",
+        "Solver faults",
+        &["index", "line", "outcome", "detail"],
+        report.units.iter().map(|u| {
+            let rows = u.fault_list.iter().map(|f| {
+                vec![
+                    num(f.index),
+                    num(f.line),
+                    f.status.as_str().into(),
+                    f.detail.clone(),
+                ]
+            });
+            (u, rows.collect())
+        }),
+    );
+    let skipped = listings(
+        "skipped",
+        "Skipped rows",
+        &["line", "index", "error"],
+        report.units.iter().map(|u| {
+            let rows = u
+                .skipped_list
+                .iter()
+                .map(|r| vec![opt(r.line), opt(r.index), r.error.clone()]);
+            (u, rows.collect())
+        }),
+    );
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) }
+                style { (PreEscaped(CSS)) }
+            }
+            body {
+                h1 { (title) }
+                p.sub {
+                    (m.cpu_model) " · " (m.logical_cores) " logical cores · " (m.threads)
+                    " threads · commit " code { (m.git_commit.as_deref().unwrap_or("unknown")) }
+                    " · started " (m.started)
+                    @if let Some(f) = &m.finished { ", finished " (f) }
+                }
+                @if !m.complete {
+                    div.banner {
+                        "INCOMPLETE RUN"
+                        @if let Some(r) = &m.stopped { " (" (r) ")" }
+                        " — the numbers cover only what was measured before it stopped."
+                    }
+                }
+                @if bad > 0 {
+                    div.banner {
+                        (bad) " answers disagree with the dataset's solutions, the rules or bench-sudoku's count of solutions — see "
+                        a href="#mismatches" { "Mismatches" } "."
+                    }
+                }
+                @if faults > 0 {
+                    div.banner {
+                        (faults) " puzzles failed in external solvers (crashed, timeout, protocol error, error) — see "
+                        a href="#faults" { "Solver faults" } "."
+                    }
+                }
+                @if bad == 0 && faults == 0 && m.complete {
+                    div.ok {
+                        "Every answer was checked against the rules and the givens (and the dataset's solution where there is one): no disagreement. Strategies: "
+                        (strategies) "."
+                    }
+                }
+                h2 #summary { "Summary" }
+                table.summary {
+                    thead { tr { @for c in COLUMNS { th { (c) } } } }
+                    tbody {
+                        @for row in &summary {
+                            tr class=[row[13].contains("fastest").then_some("fastest")] {
+                                @for (i, cell) in row.iter().enumerate() {
+                                    td class=[(!text_col(i)).then_some("n")] { (cell) }
+                                }
+                            }
+                        }
+                    }
+                }
+                p.note {
+                    "Times are per puzzle, around the solve call only (timer overhead "
+                    (format!("{:.0}", m.timer_overhead_ns))
+                    " ns per pair of clock reads, not subtracted). "
+                    code { "relative" }
+                    " compares the mean solve time with the fastest strategy that finished every puzzle of the same dataset (with the range of the per-pass ratios when the run has repeats); "
+                    code { "puzzles/s" }
+                    " counts every solve (puzzles × passes, warm-up included) per second of wall time. Per-puzzle time kept: "
+                    (o.time_kept) " of " (o.repeat) " measured pass(es), after " (o.warmup) " warm-up pass(es)"
+                    @if let Some(sch) = &o.schedule { "; strategies " (sch) }
+                    "."
+                }
+                @if !paired.is_empty() {
+                    h3 #paired { "Paired with the baseline" }
+                    table.summary {
+                        thead { tr { @for c in super::terminal::PAIRED_COLUMNS { th { (c) } } } }
+                        tbody {
+                            @for row in &paired {
+                                tr {
+                                    @for (i, cell) in row.iter().enumerate() {
+                                        td class=[(i >= 3).then_some("n")] { (cell) }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    p.note { (super::terminal::paired_note()) }
+                }
+                @for w in &warnings {
+                    p.note { strong { "Warning:" } " " (w) "." }
+                }
+                @if external_note {
+                    p.note {
+                        "External solvers: a counter shown as " (super::terminal::ABSENT)
+                        " is one the solver does not report (null in the JSON and CSV files); faults have no time. "
+                        (notes.join("; "))
+                    }
+                }
+                @for ds in &datasets {
+                    h2 id=(format!("ds-{}", super::file_safe(ds))) { "Dataset " (ds) }
+                    @if let Some(d) = m.datasets.iter().find(|d| &d.name == ds) {
+                        p.note {
+                            code { (d.path) } " · " (d.puzzles) " puzzles · " (d.format)
+                            @if d.gzip { " (gzip)" }
+                            " · "
+                            @if d.has_solutions { "answers checked against its solution column" }
+                            @else { "no solution column (answers checked against the rules)" }
+                            @if d.skipped > 0 { " · " (d.skipped) " invalid rows skipped" }
+                        }
+                    }
+                    @for c in charts.iter().filter(|c| &c.dataset == ds) {
+                        figure {
+                            (PreEscaped(inline_svg(&c.svg)))
+                            figcaption { (caption(c.kind)) " " code { (c.rel_path()) } }
+                        }
+                    }
+                }
+                (mismatches)
+                (fault_list)
+                (skipped)
+                h2 #run { "Run" }
+                p.cmd { "command line:" code { (shell_join(&m.command_line)) } }
+                // Two columns of facts: the machine and build, then the run's options.
+                div.kvwrap {
+                    @for part in facts.chunks(half) {
+                        table.kv { tbody { @for (k, v) in part { tr { th { (k) } td { (v) } } } } }
+                    }
+                }
+                p.note {
+                    "Files in this directory: " code { "summary.json" } ", " code { "summary.csv" } ", "
+                    code { "summary.md" } ", " code { "puzzles.csv" } ", " code { "meta.json" } ", "
+                    code { "histograms/" } " (HdrHistogram " code { ".hgrm" } " and V2 " code { ".hdr" } "), "
+                    code { "charts/" } " (these charts as SVG). Regenerate this page with "
+                    code { "bench-sudoku report DIR" } "."
+                }
+            }
+        }
+    };
+    let mut s = page.into_string();
+    s.push('\n');
     s
 }
 
@@ -472,44 +416,33 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
 /// at most [`SHOWN_ROWS`] each; nothing when no unit has any. The first two
 /// columns are numbers.
 fn listings<'a>(
-    s: &mut String,
     id: &str,
     title: &str,
     headers: &[&str],
     units: impl Iterator<Item = (&'a UnitStats, Vec<Vec<String>>)>,
-) {
+) -> Markup {
     let units: Vec<_> = units.filter(|(_, rows)| !rows.is_empty()).collect();
-    if units.is_empty() {
-        return;
-    }
-    let _ = writeln!(s, "<h2 id=\"{id}\">{}</h2>", esc(title));
-    for (u, rows) in units {
-        let _ = write!(
-            s,
-            "<h3>{} · {} ({} listed)</h3>\n<table><thead><tr>",
-            esc(&u.dataset),
-            esc(&u.strategy),
-            rows.len()
-        );
-        for h in headers {
-            let _ = write!(s, "<th>{}</th>", esc(h));
-        }
-        let _ = writeln!(s, "</tr></thead><tbody>");
-        for row in rows.iter().take(SHOWN_ROWS) {
-            let _ = write!(s, "<tr>");
-            for (i, cell) in row.iter().enumerate() {
-                let class = if i < 2 { " class=\"n\"" } else { "" };
-                let _ = write!(s, "<td{class}>{}</td>", esc(cell));
+    html! {
+        @if !units.is_empty() {
+            h2 id=(id) { (title) }
+            @for (u, rows) in &units {
+                h3 { (u.dataset) " · " (u.strategy) " (" (rows.len()) " listed)" }
+                table {
+                    thead { tr { @for h in headers { th { (h) } } } }
+                    tbody {
+                        @for row in rows.iter().take(SHOWN_ROWS) {
+                            tr {
+                                @for (i, cell) in row.iter().enumerate() {
+                                    td class=[(i < 2).then_some("n")] { (cell) }
+                                }
+                            }
+                        }
+                    }
+                }
+                @if rows.len() > SHOWN_ROWS {
+                    p.note { "… and " (rows.len() - SHOWN_ROWS) " more in " code { "summary.json" } "." }
+                }
             }
-            let _ = writeln!(s, "</tr>");
-        }
-        let _ = writeln!(s, "</tbody></table>");
-        if rows.len() > SHOWN_ROWS {
-            let _ = writeln!(
-                s,
-                "<p class=\"note\">… and {} more in <code>summary.json</code>.</p>",
-                rows.len() - SHOWN_ROWS
-            );
         }
     }
 }
@@ -520,9 +453,11 @@ mod tests {
 
     #[test]
     fn escaping_and_quoting() {
+        // The template escapes what it is given.
+        let m = html! { p title=("a\"b") { ("<a href=\"x\">&") } };
         assert_eq!(
-            esc("<a href=\"x\">&'"),
-            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+            m.into_string(),
+            "<p title=\"a&quot;b\">&lt;a href=&quot;x&quot;&gt;&amp;</p>"
         );
         let args = [
             "run".to_string(),
