@@ -173,7 +173,12 @@ pub fn render_all(report: &Report) -> anyhow::Result<Vec<Chart>> {
             .filter(|r| r.dataset == ds)
             .filter_map(|r| {
                 let p = r.paired.as_ref().filter(|p| p.pairs > 0)?;
-                Some((r.strategy.as_str(), color_of(&colors, &r.strategy), p))
+                // The same legend entry as on the other charts.
+                let label = units
+                    .iter()
+                    .find(|(u, _, _)| u.strategy == r.strategy)
+                    .map_or(r.strategy.as_str(), |(_, _, l)| l);
+                Some((label, color_of(&colors, &r.strategy), p))
             })
             .collect();
         if !paired.is_empty() {
