@@ -232,24 +232,13 @@ impl Workspace {
         if puzzle.find_conflict().is_some() {
             return SolveResult::invalid(puzzle);
         }
-        let no_solution = |counters: Counters| SolveResult {
-            status: Status::NoSolution,
-            solutions: 0,
-            grid: *puzzle,
-            counters,
-            filled: 0,
-            conflict: None,
-        };
         self.removed.clear();
         if let Some(allowed) = allowed {
             for (cell, (&mask, &v)) in allowed.iter().zip(puzzle.cells()).enumerate() {
                 if v != 0 {
                     if mask & (1 << (v - 1)) == 0 {
                         self.restore_removed();
-                        return no_solution(Counters {
-                            nodes: 1,
-                            ..Counters::default()
-                        });
+                        return SolveResult::given_ruled_out(puzzle);
                     }
                     continue;
                 }

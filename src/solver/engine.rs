@@ -191,17 +191,7 @@ impl Workspace {
             for (cell, (&mask, &v)) in allowed.iter().zip(puzzle.cells()).enumerate() {
                 if v != 0 {
                     if mask & bit(v) == 0 {
-                        return SolveResult {
-                            status: Status::NoSolution,
-                            solutions: 0,
-                            grid: *puzzle,
-                            counters: Counters {
-                                nodes: 1,
-                                ..Counters::default()
-                            },
-                            filled: 0,
-                            conflict: None,
-                        };
+                        return SolveResult::given_ruled_out(puzzle);
                     }
                 } else if mask & ALL != ALL {
                     // Queues the singles and notes an emptied cell for the

@@ -217,6 +217,23 @@ impl SolveResult {
         (self.solutions > 0).then_some(&self.grid)
     }
 
+    /// The result for a pencilmark puzzle whose candidates rule out one of
+    /// its own givens: no solution, found before any search (the root node
+    /// only).
+    pub fn given_ruled_out(puzzle: &Grid) -> Self {
+        SolveResult {
+            status: Status::NoSolution,
+            solutions: 0,
+            grid: *puzzle,
+            counters: Counters {
+                nodes: 1,
+                ..Counters::default()
+            },
+            filled: 0,
+            conflict: None,
+        }
+    }
+
     /// The result for a puzzle whose givens conflict.
     pub fn invalid(puzzle: &Grid) -> Self {
         SolveResult {

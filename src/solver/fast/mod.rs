@@ -916,17 +916,7 @@ impl Workspace {
         }
         if let Some(allowed) = allowed {
             if !restrict(&mut boards[0], puzzle, allowed) {
-                return SolveResult {
-                    status: Status::NoSolution,
-                    solutions: 0,
-                    grid: *puzzle,
-                    counters: Counters {
-                        nodes: 1,
-                        ..Counters::default()
-                    },
-                    filled: 0,
-                    conflict: None,
-                };
+                return SolveResult::given_ruled_out(puzzle);
             }
         }
         let givens = CELLS as u32 - (g[0].count_ones() + g[1].count_ones() + g[2].count_ones());
