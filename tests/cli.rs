@@ -473,3 +473,21 @@ fn unfinished_strategies_are_marked_and_relative_has_its_range() {
         "{csv}"
     );
 }
+
+#[test]
+fn the_readme_solve_example_is_what_the_binary_prints() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme.find("$ bench-sudoku solve -s locked ").expect("the README shows it");
+    let block = &readme[start..start + readme[start..].find("```").unwrap()];
+    let mut lines = block.lines();
+    let command = lines.next().unwrap().trim_start_matches("$ bench-sudoku ");
+    let args: Vec<&str> = command.split_whitespace().collect();
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Everything but the time is exact and must match.
+    let strip_time = |l: &str| l.split("  time ").next().unwrap().to_string();
+    let shown: Vec<String> = lines.map(strip_time).collect();
+    let printed: Vec<String> = stdout(&o).lines().map(strip_time).collect();
+    assert_eq!(shown, printed, "README.md's `solve` example is stale");
+}
