@@ -478,7 +478,9 @@ fn unfinished_strategies_are_marked_and_relative_has_its_range() {
 fn the_readme_solve_example_is_what_the_binary_prints() {
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let start = readme.find("$ bench-sudoku solve -s locked ").expect("the README shows it");
+    let start = readme
+        .find("$ bench-sudoku solve -s locked ")
+        .expect("the README shows it");
     let block = &readme[start..start + readme[start..].find("```").unwrap()];
     let mut lines = block.lines();
     let command = lines.next().unwrap().trim_start_matches("$ bench-sudoku ");
