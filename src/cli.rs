@@ -60,7 +60,10 @@ external solver's answer was wrong (or it failed on a puzzle), 2 on a malformed 
     /// all cores; CSV/JSON/Markdown reports and HdrHistograms.
     #[command(after_help = commands::run::RUN_HELP)]
     Run(commands::run::RunArgs),
-    /// Generate unique-solution puzzles selected by search effort (CSV).
+    /// Generate unique-solution puzzles (selected by search effort, or
+    /// searched to be hard for a strategy with --hard-for) or complete grids
+    /// (--grids).
+    #[command(after_help = commands::generate::GENERATE_HELP)]
     Generate(commands::generate::GenerateArgs),
     /// List the strategies with their axes and a one-line description.
     #[command(after_help = format!("Examples:

@@ -17,39 +17,39 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-/// Generate unique-solution puzzles (selected by the effort a strategy
-/// needs, or searched to be hard for one strategy) or complete grids.
-///
-/// Default mode: each candidate is a random full grid (randomized
-/// backtracking) from which clues are removed in random order while the
-/// solution stays unique; it is kept when the effort strategy's guess count
-/// is in the selected range. CSV: puzzle,solution,clues,guesses,backtracks,max_depth.
-///
-/// --hard-for STRATEGY: N independent searches (simulated annealing over
-/// unique puzzles: swap, remove, add or relabel a clue), each giving the
-/// puzzle with the highest --objective it met. CSV after a `#` line with the
-/// options: puzzle,solution,clues,objective,guesses,backtracks,max_depth,
-/// nodes,start_objective.
-///
-/// --grids N: N complete grids, one 81-digit line each (a searched grid under
-/// a uniformly random relabelling, band/stack/row/column order and
-/// transposition: every digit equally likely in every cell).
-///
-/// The same seed and options give byte-identical output on every machine
-/// and with any thread count (not with --budget or --objective time).
-///
-/// Examples:
-///   bench-sudoku generate --count 1000 --seed 1 --min-clues 30 --max-guesses 0 --out easy.csv
-///       (30 clues, solved by `hidden` without guessing)
-///   bench-sudoku generate --count 1000 --seed 2 --minimal --min-guesses 20 --out hard.csv
-///       (minimal puzzles needing at least 20 guesses under `hidden`)
-///   bench-sudoku generate --hard-for fast -n 100 --out adversarial.csv
-///       (100 puzzles searched to make `fast` guess as much as possible)
-///   bench-sudoku generate --hard-for mrv --objective time --budget 5m --from hard.csv
-///       (climb from existing puzzles for 5 minutes, maximising solve time)
-///   bench-sudoku generate --grids 1000000 --out grids.txt
+/// The text after `generate --help`'s options: the three modes and
+/// examples.
+pub const GENERATE_HELP: &str = "Default mode: each candidate is a random full grid (randomized
+backtracking) from which clues are removed in random order while the
+solution stays unique; it is kept when the effort strategy's guess count
+is in the selected range. CSV: puzzle,solution,clues,guesses,backtracks,max_depth.
+
+--hard-for STRATEGY: N independent searches (simulated annealing over
+unique puzzles: swap, remove, add or relabel a clue), each giving the
+puzzle with the highest --objective it met. CSV after a `#` line with the
+options: puzzle,solution,clues,objective,guesses,backtracks,max_depth,
+nodes,start_objective.
+
+--grids N: N complete grids, one 81-digit line each (a searched grid under
+a uniformly random relabelling, band/stack/row/column order and
+transposition: every digit equally likely in every cell).
+
+The same seed and options give byte-identical output on every machine
+and with any thread count (not with --budget or --objective time).
+
+Examples:
+  bench-sudoku generate --count 1000 --seed 1 --min-clues 30 --max-guesses 0 --out easy.csv
+      (30 clues, solved by `hidden` without guessing)
+  bench-sudoku generate --count 1000 --seed 2 --minimal --min-guesses 20 --out hard.csv
+      (minimal puzzles needing at least 20 guesses under `hidden`)
+  bench-sudoku generate --hard-for fast -n 100 --out adversarial.csv
+      (100 puzzles searched to make `fast` guess as much as possible)
+  bench-sudoku generate --hard-for mrv --objective time --budget 5m --from hard.csv
+      (climb from existing puzzles for 5 minutes, maximising solve time)
+  bench-sudoku generate --grids 1000000 --out grids.txt";
+
+/// Options of `generate` (see [`GENERATE_HELP`]).
 #[derive(Debug, Clone, Args)]
-#[command(verbatim_doc_comment)]
 pub struct GenerateArgs {
     /// Number of puzzles to write (N ≥ 1).
     #[arg(short = 'n', long, value_name = "N", default_value_t = 100,
