@@ -8,8 +8,10 @@
 //!   removed while unique), or puzzle `k mod n` of `--from`.
 //! * **Moves** (on single cells, or on 180°-symmetric pairs with
 //!   `symmetric`): *swap* a clue for a blank cell (given its digit in `S`),
-//!   *remove* a clue, *add* a clue from `S`, or *relabel* a clue to another
-//!   digit (the solution changes: the new puzzle must have exactly one).
+//!   *remove* a clue (with `minimal`, which no state allows: *add two*
+//!   clues from `S` instead), *add* a clue from `S`, or *relabel* a clue to
+//!   another digit (the solution changes: the new puzzle must have exactly
+//!   one).
 //!   Uniqueness after a swap or removal is tested by exclusion: any other
 //!   solution must differ from `S` in a cell that lost its clue
 //!   ([`unique_after_removing`]). With `minimal`, every new state is then
@@ -320,6 +322,19 @@ impl Chain<'_> {
                 }
                 _ => None,
             }
+        } else if roll < 65 && self.cfg.minimal {
+            // A minimal state cannot lose a clue: add two from the
+            // solution instead; the reduction that follows every move in
+            // this mode then removes clues elsewhere (a step to another
+            // minimal puzzle with the same solution).
+            for _ in 0..2 {
+                if let Some(b) = pick(&mut self.rng, &blank) {
+                    for &x in orbit(b, symmetric) {
+                        q.set(x, s.get(x));
+                    }
+                }
+            }
+            (q != *p).then_some((q, *s))
         } else if roll < 65 {
             // Remove a clue.
             pick(&mut self.rng, &filled).and_then(|a| {
