@@ -26,6 +26,7 @@ pub mod compare;
 pub mod dataset;
 pub mod generate;
 pub mod grid;
+pub mod random;
 pub mod report;
 pub mod results;
 pub mod solver;

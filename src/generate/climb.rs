@@ -32,9 +32,10 @@
 //! budget or the `time` objective make it depend on the machine.
 
 use super::dig::{remove_clues, unique_after_removing, Removal};
-use super::fill::{below, full_grid, shuffle};
+use super::fill::full_grid;
 use super::{candidate_rng, GenError};
 use crate::grid::{Grid, CELLS, PEERS};
+use crate::random::{below, shuffle};
 use crate::solver::{Counters, Limits, Solver, Status, Strategy};
 use rand::RngCore;
 use rayon::prelude::*;

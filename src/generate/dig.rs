@@ -1,8 +1,8 @@
 //! Puzzles from full grids: clues removed in random order while the
 //! solution stays unique.
 
-use super::fill::shuffle;
 use crate::grid::{Grid, CELLS};
+use crate::random::shuffle;
 use crate::solver::{Branch, Config, Limits, Propagation, Solver, Status, Strategy, ValueOrder};
 use rand::RngCore;
 

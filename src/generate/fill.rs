@@ -1,39 +1,8 @@
-//! Full grids by classic randomized backtracking, and the small random
-//! helpers the generator shares.
-//!
-//! The helpers draw only raw words from the generator (`next_u32`), so the
-//! puzzles depend on nothing but the ChaCha8 key stream, which is
-//! value-stable across platforms and `rand` versions.
+//! Full grids by classic randomized backtracking.
 
 use crate::grid::{Grid, CELLS};
+use crate::random::shuffle;
 use rand::RngCore;
-
-/// A uniform integer in `0..n` (`n > 0`), without modulo bias
-/// (Lemire's multiply-and-reject method). Returns 0 when `n == 0`.
-pub fn below<R: RngCore + ?Sized>(rng: &mut R, n: u32) -> u32 {
-    if n == 0 {
-        return 0;
-    }
-    let mut m = u64::from(rng.next_u32()) * u64::from(n);
-    let mut low = m as u32;
-    if low < n {
-        let threshold = n.wrapping_neg() % n;
-        while low < threshold {
-            m = u64::from(rng.next_u32()) * u64::from(n);
-            low = m as u32;
-        }
-    }
-    (m >> 32) as u32
-}
-
-/// Shuffles `items` in place (Fisher–Yates, drawing with [`below`]).
-pub fn shuffle<T, R: RngCore + ?Sized>(rng: &mut R, items: &mut [T]) {
-    for i in (1..items.len()).rev() {
-        // `i < items.len() <= u32::MAX` for every slice this module shuffles.
-        let j = below(rng, (i + 1) as u32) as usize;
-        items.swap(i, j);
-    }
-}
 
 /// Row, column and box of every cell.
 const fn unit_indices() -> [[u8; 3]; CELLS] {
@@ -144,30 +113,6 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
-
-    #[test]
-    fn below_stays_in_range_and_hits_every_value() {
-        let mut rng = ChaCha8Rng::seed_from_u64(7);
-        let mut seen = [0u32; 9];
-        for _ in 0..2000 {
-            let v = below(&mut rng, 9);
-            assert!(v < 9);
-            seen[v as usize] += 1;
-        }
-        assert!(seen.iter().all(|&n| n > 150), "{seen:?}");
-        assert_eq!(below(&mut rng, 1), 0);
-        assert_eq!(below(&mut rng, 0), 0);
-    }
-
-    #[test]
-    fn shuffle_is_a_permutation() {
-        let mut rng = ChaCha8Rng::seed_from_u64(1);
-        let mut v: Vec<u32> = (0..50).collect();
-        shuffle(&mut rng, &mut v);
-        assert_ne!(v, (0..50).collect::<Vec<_>>());
-        v.sort_unstable();
-        assert_eq!(v, (0..50).collect::<Vec<_>>());
-    }
 
     #[test]
     fn full_grids_are_valid_and_vary() {

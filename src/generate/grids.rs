@@ -23,9 +23,9 @@
 //! stream `k` (see [`super::candidate_rng`]), so the output does not depend
 //! on the thread count.
 
-use super::fill::shuffle;
 pub use crate::grid::transform::Transform;
 use crate::grid::{Grid, CELLS};
+use crate::random::shuffle;
 use crate::solver::{Limits, Solver, Status};
 use rand::RngCore;
 

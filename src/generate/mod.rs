@@ -34,7 +34,7 @@ mod output;
 pub use dig::{
     is_minimal, is_unique, remove_clues, unique_after_removing, uniqueness_strategy, Removal,
 };
-pub use fill::{below, full_grid, shuffle};
+pub use fill::full_grid;
 pub use output::{CsvWriter, CSV_HEADER};
 
 use crate::grid::Grid;

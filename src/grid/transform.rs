@@ -10,6 +10,7 @@
 
 use super::pencilmark::Candidates;
 use super::{Grid, CELLS};
+use crate::random::shuffle;
 use rand::RngCore;
 
 /// One rearrangement: output cell `(r, c)` takes input cell
@@ -22,26 +23,6 @@ pub struct Transform {
     transpose: bool,
     /// `digits[d]`: the new label of digit `d` (index 0, a blank, stays 0).
     digits: [u8; 10],
-}
-
-/// A uniform integer in `0..n` (`n > 0`), without modulo bias, drawn from
-/// raw 32-bit words only (value-stable across `rand` versions).
-fn below<R: RngCore + ?Sized>(rng: &mut R, n: u32) -> u32 {
-    let mut m = u64::from(rng.next_u32()) * u64::from(n);
-    if (m as u32) < n {
-        let threshold = n.wrapping_neg() % n;
-        while (m as u32) < threshold {
-            m = u64::from(rng.next_u32()) * u64::from(n);
-        }
-    }
-    (m >> 32) as u32
-}
-
-/// Fisher–Yates with [`below`].
-fn shuffle<T, R: RngCore + ?Sized>(rng: &mut R, items: &mut [T]) {
-    for i in (1..items.len()).rev() {
-        items.swap(i, below(rng, (i + 1) as u32) as usize);
-    }
 }
 
 /// A uniformly random order of the three blocks (bands or stacks) and of
