@@ -220,6 +220,69 @@ impl<R: Read> LineReader<R> {
         Some(value)
     }
 
+    /// Copies up to `max` consecutive lines of exactly `N` bytes, each with
+    /// its `\n` or `\r\n`, to the end of `out`, as long as `row` accepts
+    /// each line's first byte. Stops before the first line that is not of
+    /// that shape (it stays unread, for [`advance`](Self::advance)), at the
+    /// end of input and after `max` lines; returns how many were copied.
+    /// The lines are counted as read, but none becomes the current line.
+    ///
+    /// This is the bulk form of [`advance_fixed`](Self::advance_fixed): the
+    /// per-line work is two byte tests, and the copy is one per buffer's
+    /// worth of lines, so a caller can hand the parsing to another thread.
+    /// Like `advance_fixed` it is not offered the first line (a byte-order
+    /// mark) or a line pushed back.
+    pub(crate) fn take_fixed<const N: usize>(
+        &mut self,
+        max: usize,
+        row: impl Fn(u8) -> bool,
+        out: &mut Vec<u8>,
+    ) -> io::Result<usize> {
+        if self.pushed_back || self.number == 0 {
+            return Ok(0);
+        }
+        let mut taken = 0;
+        while taken < max {
+            let (begin, before) = (self.pos, taken);
+            let mut p = self.pos;
+            // The buffer ends inside a line: refill and go on.
+            let mut ran_out = false;
+            while taken < max {
+                let rest = &self.buf[p..self.end];
+                let term = match rest.get(N) {
+                    Some(b'\n') => 1,
+                    Some(b'\r') => match rest.get(N + 1) {
+                        Some(b'\n') => 2,
+                        Some(_) => break,
+                        None => {
+                            ran_out = true;
+                            break;
+                        }
+                    },
+                    Some(_) => break,
+                    None => {
+                        ran_out = true;
+                        break;
+                    }
+                };
+                if !row(rest[0]) {
+                    break;
+                }
+                p += N + term;
+                taken += 1;
+            }
+            out.extend_from_slice(&self.buf[begin..p]);
+            // One `\n` a line.
+            self.number += (taken - before) as u64;
+            self.pos = p;
+            if !ran_out || !self.refill()? {
+                break;
+            }
+        }
+        self.too_long = false;
+        Ok(taken)
+    }
+
     /// Makes the next [`advance`](Self::advance) return the current line again.
     pub(crate) fn unread(&mut self) {
         self.pushed_back = true;

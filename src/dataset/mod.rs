@@ -82,10 +82,12 @@ mod csv;
 mod detect;
 mod error;
 mod lines;
+mod raw;
 
 pub use self::csv::{ID_COLUMNS, PUZZLE_COLUMNS, RATING_COLUMNS, SOLUTION_COLUMNS};
 pub use self::detect::estimate_count;
 pub use self::error::{DatasetError, ErrorKind};
+pub use self::raw::RawLines;
 
 use self::csv::Layout;
 use self::detect::{Detected, Source};
@@ -96,7 +98,8 @@ use crate::grid::{Grid, CELLS};
 use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::Arc;
 
 /// Longest line or CSV record held in memory, in bytes; longer rows are a
 /// `line too long` row error.
@@ -125,6 +128,21 @@ pub struct Record {
 }
 
 impl Record {
+    /// A row of a plain-lines file: nothing but its puzzle.
+    #[inline]
+    pub(crate) fn plain(index: u64, line: u64, puzzle: Grid) -> Record {
+        Record {
+            index,
+            line,
+            id: None,
+            puzzle,
+            candidates: None,
+            transform: None,
+            solution: None,
+            rating: None,
+        }
+    }
+
     /// Replaces the puzzle (with its candidates and solution) by its image
     /// under `t`, remembering `t` so that answers can be mapped back.
     pub fn transform(&mut self, t: Transform) {
@@ -285,7 +303,7 @@ pub fn stem(path: &Path) -> String {
 /// `Reader` is `Send`: a reader thread can iterate and batch records, e.g.
 /// `reader.by_ref().take(4096).collect::<Vec<_>>()`.
 pub struct Reader {
-    path: PathBuf,
+    path: Arc<Path>,
     src: LineReader<Source>,
     gzip: bool,
     layout: Option<Layout>,
@@ -308,7 +326,7 @@ impl Reader {
         raw: R,
         format: Format,
     ) -> Result<Reader, DatasetError> {
-        let path = name.as_ref().to_path_buf();
+        let path: Arc<Path> = Arc::from(name.as_ref());
         let (src, gzip) =
             detect::sniff(raw).map_err(|e| DatasetError::file(&path, ErrorKind::Read(e)))?;
         let mut reader = Reader {
@@ -474,16 +492,7 @@ impl Reader {
         let puzzle = self.src.advance_fixed(Grid::parse_exact)?;
         let index = self.stats.rows;
         self.stats.rows += 1;
-        Some(Record {
-            index,
-            line: self.src.number(),
-            id: None,
-            puzzle,
-            candidates: None,
-            transform: None,
-            solution: None,
-            rating: None,
-        })
+        Some(Record::plain(index, self.src.number(), puzzle))
     }
 
     /// The next row, `Ok(None)` at the end.
@@ -504,13 +513,7 @@ impl Reader {
             return Err(self.row_error(line, index, kind));
         }
         if self.layout.is_none() {
-            let text = self.src.line().trim_ascii();
-            // A line that parses is 81 ASCII digits or dots: no NUL, valid
-            // UTF-8, so the text checks are needed only to explain a failure
-            // (and then come first, as for CSV rows).
-            let pencil = self.pencil == Some(true);
-            let (puzzle, candidates) = puzzle_text(text, pencil, ErrorKind::Puzzle)
-                .map_err(|e| check_text(text).err().unwrap_or(e))
+            let (puzzle, candidates) = plain_row(self.src.line(), self.pencil == Some(true))
                 .map_err(|k| self.row_error(line, index, k))?;
             return Ok(Some(Record {
                 index,
@@ -637,6 +640,19 @@ fn csv_record(
         solution,
         rating: text(layout.rating),
     })
+}
+
+/// A plain line's puzzle (81 cells, or with `pencil` a pencilmark puzzle),
+/// blanks around it ignored.
+pub(crate) fn plain_row(
+    text: &[u8],
+    pencil: bool,
+) -> Result<(Grid, Option<Box<Candidates>>), ErrorKind> {
+    let text = text.trim_ascii();
+    // A line that parses is ASCII digits or dots: no NUL, valid UTF-8, so
+    // the text checks are needed only to explain a failure (and then come
+    // first, as for CSV rows).
+    puzzle_text(text, pencil, ErrorKind::Puzzle).map_err(|e| check_text(text).err().unwrap_or(e))
 }
 
 /// A puzzle's text: 81 cells, or with `pencil` a 729-character pencilmark

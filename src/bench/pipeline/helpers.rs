@@ -57,6 +57,8 @@ pub(super) fn with_helpers(
     // dispatched. A panic's message is kept.
     let failed = AtomicBool::new(false);
     let panic: Mutex<Option<String>> = Mutex::new(None);
+    // A bad row met while a batch was prepared (the first in the file).
+    let bad_row: Mutex<Option<DatasetError>> = Mutex::new(None);
     let reader_stop = Arc::clone(stop);
     let mut stopped: Option<Stop> = None;
     let mut read_ns = 0;
@@ -110,13 +112,23 @@ pub(super) fn with_helpers(
                     break; // a write failed or a thread panicked: see below
                 }
                 let dtx = dtx.clone();
-                let (failed, panic, tokens) = (&failed, &panic, &wake_tx);
-                s.spawn(move |_| match solve_batch(job, batch, seq as u64) {
-                    // The receiver lives until the layout returns.
-                    Ok(raw) => {
-                        let _ = dtx.send(raw);
+                let (failed, panic, bad_row, tokens) = (&failed, &panic, &bad_row, &wake_tx);
+                s.spawn(move |_| {
+                    let mut batch = batch;
+                    // Parsed here, on a solver thread, not by the reader.
+                    if let Err(e) = batch.prepare(opts) {
+                        keep_earlier(&mut bad_row.lock().unwrap_or_else(|e| e.into_inner()), e);
+                        failed.store(true, Ordering::Release);
+                        let _ = tokens.try_send(());
+                        return;
                     }
-                    Err(e) => fail(failed, panic, tokens, e),
+                    match solve_batch(job, batch, seq as u64) {
+                        // The receiver lives until the layout returns.
+                        Ok(raw) => {
+                            let _ = dtx.send(raw);
+                        }
+                        Err(e) => fail(failed, panic, tokens, e),
+                    }
                 });
                 if stop.load(Ordering::Relaxed) {
                     stopped = Some(Stop::Interrupted);
@@ -144,6 +156,14 @@ pub(super) fn with_helpers(
             }
         }
     });
+    if let Some(e) = bad_row.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        let mut first = match stopped.take() {
+            Some(Stop::Dataset(r)) => Some(r),
+            _ => None,
+        };
+        keep_earlier(&mut first, e);
+        stopped = first.map(Stop::Dataset);
+    }
     let mut out = out.into_inner().unwrap_or_else(|e| e.into_inner());
     let stopped = match (
         panic.into_inner().unwrap_or_else(|e| e.into_inner()),

@@ -1,16 +1,32 @@
 //! Reading: a dataset cut into batches of `--batch-size` puzzles, with
-//! `--limit`, `--shard`, `--shuffle` and `--skip-invalid` applied.
+//! `--limit`, `--shard`, `--shuffle`, `--skip-invalid` and `--transform`
+//! applied.
+//!
+//! Reading is split in two. [`BatchReader::next_batch`] is the part done in
+//! order, one thread at a time (the serial stage whose cost `meta.json`
+//! records as `read_ns_per_puzzle`): for plain 81-character lines it only
+//! cuts the input into lines and copies them out ([`RawLines`]).
+//! [`Batch::prepare`] is the rest, done by the thread that is about to
+//! solve the batch, in parallel with the reading of the batches after it:
+//! parsing those lines, `--shard`, `--skip-invalid`, `--transform` and
+//! `--shuffle`. Other formats (CSV, pencilmark, the first line, lines of
+//! another length) are parsed by the reader itself.
 
 use super::*;
+use crate::dataset::RawLines;
 
 /// One batch: the records in solve order plus rows skipped while reading it.
 pub(super) struct Batch {
     pub(super) records: Vec<Record>,
     pub(super) skipped: Vec<Skipped>,
+    /// Rows read but not yet parsed (until [`Batch::prepare`]).
+    raw: Option<RawLines>,
+    /// The batch's number in the dataset (seeds `--shuffle`).
+    number: u64,
 }
 
-/// Cuts a dataset into batches of `--batch-size` puzzles (shuffled with
-/// `--shuffle`), applying `--limit`, `--shard` and `--skip-invalid`.
+/// Cuts a dataset into batches of `--batch-size` puzzles, applying
+/// `--limit`; see the module docs for what is left to [`Batch::prepare`].
 pub(super) struct BatchReader<'a> {
     pub(super) opts: &'a RunOptions,
     pub(super) reader: dataset::Reader,
@@ -18,6 +34,10 @@ pub(super) struct BatchReader<'a> {
     pub(super) taken: u64,
     pub(super) batch_no: u64,
     pub(super) done: bool,
+    /// Rows may be handed on unparsed. Not with `--limit` and
+    /// `--skip-invalid` together: the limit then counts valid rows, which
+    /// only parsing tells.
+    pub(super) raw: bool,
     /// Time spent in [`BatchReader::next_batch`], in ns (one thread at a
     /// time reads).
     pub(super) busy_ns: u64,
@@ -31,6 +51,7 @@ impl<'a> BatchReader<'a> {
             taken: 0,
             batch_no: 0,
             done: false,
+            raw: !(opts.limit.is_some() && opts.skip_invalid),
             busy_ns: 0,
         })
     }
@@ -50,9 +71,35 @@ impl<'a> BatchReader<'a> {
         }
         let opts = self.opts;
         let batch_size = opts.batch_size.max(1);
+        let number = self.batch_no;
+        if self.raw {
+            let left = opts
+                .limit
+                .map_or(u64::MAX, |l| l.saturating_sub(self.taken));
+            let max = batch_size.min(usize::try_from(left).unwrap_or(usize::MAX));
+            match self.reader.next_raw(max, spare_bytes()) {
+                Ok(Some(raw)) => {
+                    self.taken += raw.len() as u64;
+                    self.batch_no += 1;
+                    return Some(Ok(Batch {
+                        records: Vec::new(),
+                        skipped: Vec::new(),
+                        raw: Some(raw),
+                        number,
+                    }));
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            }
+        }
         let mut batch = Batch {
             records: recycled(batch_size),
             skipped: Vec::new(),
+            raw: None,
+            number,
         };
         while batch.records.len() < batch_size {
             if opts.limit.is_some_and(|l| self.taken >= l) {
@@ -72,28 +119,77 @@ impl<'a> BatchReader<'a> {
                         }
                     }
                 }
-                Err(e)
-                    if e.is_row()
-                        && opts.skip_invalid
-                        && opts
-                            .shard
-                            .is_some_and(|sh| e.index().is_some_and(|i| !sh.owns(i))) => {}
-                Err(e) if e.is_row() && opts.skip_invalid => batch.skipped.push(Skipped {
-                    line: e.line(),
-                    index: e.index(),
-                    error: e.to_string(),
-                }),
                 Err(e) => {
-                    self.done = true;
-                    return Some(Err(e));
+                    if let Err(e) = keep_or_skip(opts, e, &mut batch.skipped) {
+                        self.done = true;
+                        return Some(Err(e));
+                    }
                 }
             }
         }
         if batch.records.is_empty() && batch.skipped.is_empty() {
             return None;
         }
+        self.batch_no += 1;
+        Some(Ok(batch))
+    }
+}
+
+/// A row error under `--skip-invalid` is listed as skipped (or ignored when
+/// another shard owns the row); any other error is returned.
+fn keep_or_skip(
+    opts: &RunOptions,
+    e: DatasetError,
+    skipped: &mut Vec<Skipped>,
+) -> Result<(), DatasetError> {
+    if !(e.is_row() && opts.skip_invalid) {
+        return Err(e);
+    }
+    let owned = opts
+        .shard
+        .is_none_or(|sh| e.index().is_none_or(|i| sh.owns(i)));
+    if owned {
+        skipped.push(Skipped {
+            line: e.line(),
+            index: e.index(),
+            error: e.to_string(),
+        });
+    }
+    Ok(())
+}
+
+impl Batch {
+    /// Makes the batch ready to solve, on the thread that will solve it:
+    /// parses its raw rows (with `--shard` and `--skip-invalid` applied as
+    /// the reader applies them), then applies `--transform` and
+    /// `--shuffle`. A bad row without `--skip-invalid` is an error, and the
+    /// batch must then not be solved (as when the reader meets the row).
+    pub(super) fn prepare(&mut self, opts: &RunOptions) -> Result<(), DatasetError> {
+        if let Some(raw) = self.raw.take() {
+            if self.records.capacity() < raw.len() {
+                self.records = recycled(raw.len());
+            }
+            let mut fatal = None;
+            let skipped = &mut self.skipped;
+            raw.parse_into(&mut self.records, |e| {
+                match keep_or_skip(opts, e, skipped) {
+                    Ok(()) => true,
+                    Err(e) => {
+                        fatal = Some(e);
+                        false
+                    }
+                }
+            });
+            if let Some(sh) = opts.shard {
+                self.records.retain(|r| sh.owns(r.index));
+            }
+            give_back_bytes(raw.into_buffer());
+            if let Some(e) = fatal {
+                return Err(e);
+            }
+        }
         if let Some(seed) = opts.transform {
-            for rec in &mut batch.records {
+            for rec in &mut self.records {
                 let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
                 rng.set_stream(rec.index);
                 rec.transform(crate::grid::transform::Transform::random(&mut rng));
@@ -101,11 +197,10 @@ impl<'a> BatchReader<'a> {
         }
         if opts.shuffle {
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(opts.seed);
-            rng.set_stream(self.batch_no);
-            batch.records.shuffle(&mut rng);
+            rng.set_stream(self.number);
+            self.records.shuffle(&mut rng);
         }
-        self.batch_no += 1;
-        Some(Ok(batch))
+        Ok(())
     }
 }
 
@@ -113,6 +208,27 @@ thread_local! {
     /// Record vectors of batches this thread dropped, for the batches it
     /// reads next.
     static SPARE: std::cell::RefCell<Vec<Vec<Record>>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// Byte buffers of raw rows this thread parsed, for the rows it reads
+    /// next.
+    static SPARE_BYTES: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// An empty byte buffer: one this thread gave back, if any.
+fn spare_bytes() -> Vec<u8> {
+    SPARE_BYTES
+        .with(|s| s.borrow_mut().pop())
+        .unwrap_or_default()
+}
+
+/// Keeps a raw rows' buffer for the next rows this thread reads (a few are
+/// kept per thread).
+fn give_back_bytes(bytes: Vec<u8>) {
+    SPARE_BYTES.with(|s| {
+        let mut s = s.borrow_mut();
+        if s.len() < 4 {
+            s.push(bytes);
+        }
+    });
 }
 
 /// An empty record vector with room for `n`: one this thread gave back, if

@@ -35,6 +35,8 @@ pub(super) struct Queue {
     pub(super) chunks: VecDeque<(Arc<Window>, usize, usize)>,
     /// A worker is reading the next batch.
     pub(super) reading: bool,
+    /// Batches read and being prepared, their chunks not yet queued.
+    pub(super) preparing: usize,
     /// No more batches: end of input, an error, the stop flag or a failed
     /// write.
     pub(super) ended: bool,
@@ -45,6 +47,17 @@ pub(super) struct Queue {
     pub(super) fatal: Option<DatasetError>,
     /// A thread panicked: what and where (ends the group).
     pub(super) panic: Option<String>,
+}
+
+impl Queue {
+    /// Ends the reading at a dataset error. The batches before it are still
+    /// solved and written; the batch that holds it is not. Batches are
+    /// prepared in parallel, so errors can be met out of order: the one
+    /// kept is the first in the file.
+    fn set_fatal(&mut self, e: DatasetError) {
+        self.ended = true;
+        keep_earlier(&mut self.fatal, e);
+    }
 }
 
 pub(super) struct Workers<'o, 'a> {
@@ -58,6 +71,7 @@ pub(super) struct Workers<'o, 'a> {
     pub(super) reader: Mutex<BatchReader<'a>>,
     pub(super) out: Mutex<Ordered<'o>>,
     pub(super) job: &'a Job<'a>,
+    pub(super) opts: &'a RunOptions,
     /// Each pool thread's accumulators (by thread index).
     pub(super) partials: &'a Partials,
     pub(super) shuffled: bool,
@@ -91,6 +105,7 @@ pub(super) fn workers_only(
         queue: Mutex::new(Queue {
             chunks: VecDeque::new(),
             reading: false,
+            preparing: 0,
             ended: false,
             open: 0,
             seq: 0,
@@ -103,6 +118,7 @@ pub(super) fn workers_only(
         reader: Mutex::new(reader),
         out: Mutex::new(out),
         job,
+        opts,
         partials,
         shuffled: opts.shuffle,
         max_open: threads + 1,
@@ -162,7 +178,7 @@ impl Workers<'_, '_> {
                     if task.is_some() || read {
                         break (task, read);
                     }
-                    if q.ended && !q.reading {
+                    if q.ended && !q.reading && q.preparing == 0 {
                         return;
                     }
                     // Nothing to do until a batch is read or written. Spin
@@ -235,7 +251,10 @@ impl Workers<'_, '_> {
         self.changed();
     }
 
-    /// Reads the next batch and queues its chunks.
+    /// Reads the next batch and queues its chunks. Only the reading is done
+    /// with `reading` set; the batch is prepared ([`Batch::prepare`]: its
+    /// rows parsed) after another thread may have started reading the next
+    /// one.
     pub(super) fn read_batch(&self) {
         let next = if self.stop.load(Ordering::Relaxed) {
             None
@@ -247,39 +266,58 @@ impl Workers<'_, '_> {
         };
         let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         q.reading = false;
-        match next {
-            None => q.ended = true,
-            Some(Err(e)) => {
-                q.fatal = Some(e);
+        let (seq, mut batch) = match next {
+            None => {
                 q.ended = true;
+                drop(q);
+                return self.changed();
+            }
+            Some(Err(e)) => {
+                q.set_fatal(e);
+                drop(q);
+                return self.changed();
             }
             Some(Ok(batch)) => {
                 let seq = q.seq;
                 q.seq += 1;
                 q.open += 1;
-                let n = batch.records.len();
-                let window = Arc::new(Window {
-                    seq,
-                    records: batch.records,
-                    state: Mutex::new(WindowState {
-                        parts: Vec::new(),
-                        remaining: n,
-                        skipped: batch.skipped,
-                    }),
-                });
-                if n == 0 {
-                    // Only skipped rows: nothing to solve.
-                    drop(q);
-                    self.finish(&window);
-                    return self.changed();
-                }
-                q.chunks.extend(
-                    (0..n)
-                        .step_by(WORKER_CHUNK)
-                        .map(|a| (Arc::clone(&window), a, (a + WORKER_CHUNK).min(n))),
-                );
+                q.preparing += 1;
+                (seq, batch)
             }
+        };
+        drop(q);
+        self.changed();
+        let prepared = batch.prepare(self.opts);
+        let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        // Under the same lock as the chunks are queued: no thread may take
+        // the end of the input for the end of the work in between.
+        q.preparing -= 1;
+        if let Err(e) = prepared {
+            q.set_fatal(e);
+            drop(q);
+            return self.changed();
         }
+        let n = batch.records.len();
+        let window = Arc::new(Window {
+            seq,
+            records: batch.records,
+            state: Mutex::new(WindowState {
+                parts: Vec::new(),
+                remaining: n,
+                skipped: batch.skipped,
+            }),
+        });
+        if n == 0 {
+            // Only skipped rows: nothing to solve.
+            drop(q);
+            self.finish(&window);
+            return self.changed();
+        }
+        q.chunks.extend(
+            (0..n)
+                .step_by(WORKER_CHUNK)
+                .map(|a| (Arc::clone(&window), a, (a + WORKER_CHUNK).min(n))),
+        );
         drop(q);
         self.changed();
     }
