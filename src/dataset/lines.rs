@@ -283,6 +283,52 @@ impl<R: Read> LineReader<R> {
         Ok(taken)
     }
 
+    /// Copies up to `max` consecutive lines of any length up to the cap,
+    /// each with its `\n`, to the end of `out`, as long as `row` accepts
+    /// each line (without its `\n`). Stops before the first line it does
+    /// not accept, an over-long line and a last line without `\n` (they
+    /// stay unread, for [`advance`](Self::advance)), at the end of input and
+    /// after `max` lines; returns how many were copied. Like
+    /// [`take_fixed`](Self::take_fixed), it is not offered the first line
+    /// or a line pushed back, and no line becomes the current one.
+    pub(crate) fn take_lines(
+        &mut self,
+        max: usize,
+        row: impl Fn(&[u8]) -> bool,
+        out: &mut Vec<u8>,
+    ) -> io::Result<usize> {
+        if self.pushed_back || self.number == 0 {
+            return Ok(0);
+        }
+        let mut taken = 0;
+        while taken < max {
+            let (begin, before) = (self.pos, taken);
+            let mut p = self.pos;
+            let mut ran_out = false;
+            while taken < max {
+                let rest = &self.buf[p..self.end];
+                let Some(len) = find_newline(rest) else {
+                    // Refilling makes room for a line up to the cap.
+                    ran_out = rest.len() <= self.cap;
+                    break;
+                };
+                if len > self.cap || !row(&rest[..len]) {
+                    break;
+                }
+                p += len + 1;
+                taken += 1;
+            }
+            out.extend_from_slice(&self.buf[begin..p]);
+            self.number += (taken - before) as u64;
+            self.pos = p;
+            if !ran_out || !self.refill()? {
+                break;
+            }
+        }
+        self.too_long = false;
+        Ok(taken)
+    }
+
     /// Makes the next [`advance`](Self::advance) return the current line again.
     pub(crate) fn unread(&mut self) {
         self.pushed_back = true;

@@ -306,7 +306,7 @@ pub struct Reader {
     path: Arc<Path>,
     src: LineReader<Source>,
     gzip: bool,
-    layout: Option<Layout>,
+    layout: Option<Arc<Layout>>,
     /// Plain lines of pencilmark puzzles; for CSV, whether the puzzle
     /// column holds them (decided by the first row).
     pencil: Option<bool>,
@@ -383,7 +383,7 @@ impl Reader {
                 self.src.unread()
             }
             Detected::Csv(layout) => {
-                self.layout = Some(layout);
+                self.layout = Some(Arc::new(layout));
                 if !self.next_content_line()? {
                     return Err(DatasetError::file(
                         &self.path,
@@ -529,22 +529,9 @@ impl Reader {
         let rec = self.read_csv_row(line, index)?;
         // The first row decides whether the puzzle column holds pencilmark
         // puzzles; later rows must agree.
-        let pencil = rec.candidates.is_some();
         match self.pencil {
-            None => self.pencil = Some(pencil),
-            Some(p) if p != pencil => {
-                let (expected, found) = if p {
-                    (PENCILMARK_LEN, CELLS)
-                } else {
-                    (CELLS, PENCILMARK_LEN)
-                };
-                return Err(self.row_error(
-                    line,
-                    index,
-                    ErrorKind::MixedLengths { expected, found },
-                ));
-            }
-            _ => {}
+            None => self.pencil = Some(rec.candidates.is_some()),
+            Some(p) => agrees(p, &rec).map_err(|k| self.row_error(line, index, k))?,
         }
         Ok(Some(rec))
     }
@@ -588,6 +575,39 @@ impl Reader {
     }
 }
 
+/// A CSV row's puzzle is of the kind (`pencil` or not) the file's first
+/// row decided.
+fn agrees(pencil: bool, rec: &Record) -> Result<(), ErrorKind> {
+    if rec.candidates.is_some() == pencil {
+        return Ok(());
+    }
+    let (expected, found) = if pencil {
+        (PENCILMARK_LEN, CELLS)
+    } else {
+        (CELLS, PENCILMARK_LEN)
+    };
+    Err(ErrorKind::MixedLengths { expected, found })
+}
+
+/// One CSV row that is one line without quotes (what [`RawLines`] holds),
+/// read as [`Reader::read_csv_row`] and the pencilmark agreement read it.
+fn csv_line(
+    layout: &Layout,
+    pencil: bool,
+    text: &[u8],
+    scratch: &mut (Vec<u8>, Vec<Range<usize>>),
+    line: u64,
+    index: u64,
+) -> Result<Record, ErrorKind> {
+    let (unquoted, fields) = scratch;
+    let complete = csv::split(text, layout.delimiter, unquoted, fields);
+    debug_assert!(complete, "a line without quotes is a whole record");
+    check_text(text)?;
+    let rec = csv_record(layout, unquoted, fields, line, index)?;
+    agrees(pencil, &rec)?;
+    Ok(rec)
+}
+
 /// Builds a record from the fields of one CSV row (already checked as UTF-8).
 fn csv_record(
     layout: &Layout,
@@ -613,8 +633,12 @@ fn csv_record(
     let solution = match layout.solution.map(field) {
         Some(f) if !f.is_empty() => {
             let s = Grid::parse_bytes(f).map_err(ErrorKind::SolutionColumn)?;
-            s.check_solution_of(&puzzle)
-                .map_err(ErrorKind::NotASolution)?;
+            // The quick check passes exactly when the thorough one does;
+            // the thorough one says what is wrong.
+            if !s.is_solution_of(&puzzle) {
+                s.check_solution_of(&puzzle)
+                    .map_err(ErrorKind::NotASolution)?;
+            }
             if let Some((c, d)) = candidates
                 .as_deref()
                 .and_then(|m| pencilmark::violation(&s, m))

@@ -3,29 +3,54 @@
 //!
 //! A dataset is read in order, by one thread at a time, so whatever reading
 //! costs per puzzle bounds how many solver threads it can feed. For the
-//! common shape (plain lines of exactly 81 characters) [`Reader::next_raw`]
-//! does only what must be done in order: it finds where each line ends,
-//! counts it (so every row keeps its index and line number) and copies the
-//! bytes out. [`RawLines::parse_into`] then turns them into records on whichever
+//! common shapes (plain lines of exactly 81 characters; CSV rows of one
+//! line without quotes) [`Reader::next_raw`] does only what must be done in
+//! order: it finds where each line ends, counts it (so every row keeps its
+//! index and line number) and copies the bytes out.
+//! [`RawLines::parse_into`] then turns them into records on whichever
 //! thread solves them, with exactly the records and errors the reader's
 //! [`Iterator`] gives for the same lines.
 
-use super::{plain_row, DatasetError, Reader, Record};
+use super::csv::Layout;
+use super::{csv_line, plain_row, DatasetError, Reader, Record, MAX_LINE_BYTES};
 use crate::grid::{Grid, CELLS};
 use std::path::Path;
 use std::sync::Arc;
 
-/// Consecutive puzzle rows of a plain-lines dataset, unparsed: each is 81
-/// bytes followed by `\n` or `\r\n`, and starts with a byte that makes it a
-/// row (neither blank nor a `#` comment).
-#[derive(Debug)]
+/// Consecutive puzzle rows, unparsed. Each starts with a byte that makes it
+/// a row (neither blank nor a `#` comment) and is either a plain line of 81
+/// bytes followed by `\n` or `\r\n`, or a CSV row on one line, without
+/// quotes, followed by `\n`.
 pub struct RawLines {
     path: Arc<Path>,
+    form: Form,
     bytes: Vec<u8>,
     /// The first row's index and line; the rest follow one a line.
     first_index: u64,
     first_line: u64,
     count: usize,
+}
+
+/// What the rows are.
+enum Form {
+    Plain,
+    /// CSV rows of this layout; the file's first row decided whether their
+    /// puzzles are pencilmark puzzles.
+    Csv {
+        layout: Arc<Layout>,
+        pencil: bool,
+    },
+}
+
+impl std::fmt::Debug for RawLines {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RawLines")
+            .field("path", &self.path)
+            .field("first_index", &self.first_index)
+            .field("first_line", &self.first_line)
+            .field("count", &self.count)
+            .finish_non_exhaustive()
+    }
 }
 
 impl RawLines {
@@ -50,22 +75,46 @@ impl RawLines {
     /// [`Reader`]'s iterator gives for the same lines.
     pub fn parse_into(&self, out: &mut Vec<Record>, mut bad: impl FnMut(DatasetError) -> bool) {
         out.reserve(self.count);
-        let mut rest = &self.bytes[..];
-        for k in 0..self.count {
-            let (index, line) = (self.first_index + k as u64, self.first_line + k as u64);
-            let text: &[u8; CELLS] = rest[..CELLS].try_into().expect("81 bytes a row");
-            let term = if rest[CELLS] == b'\r' { 2 } else { 1 };
-            rest = &rest[CELLS + term..];
-            if let Some(puzzle) = Grid::parse_exact(text) {
-                out.push(Record::plain(index, line, puzzle));
-                continue;
+        let numbers = |k: usize| (self.first_index + k as u64, self.first_line + k as u64);
+        let error = |(index, line), kind| DatasetError::row(&self.path, line, index, kind);
+        match &self.form {
+            Form::Plain => {
+                let mut rest = &self.bytes[..];
+                for k in 0..self.count {
+                    let (index, line) = numbers(k);
+                    let text: &[u8; CELLS] = rest[..CELLS].try_into().expect("81 bytes a row");
+                    let term = if rest[CELLS] == b'\r' { 2 } else { 1 };
+                    rest = &rest[CELLS + term..];
+                    if let Some(puzzle) = Grid::parse_exact(text) {
+                        out.push(Record::plain(index, line, puzzle));
+                        continue;
+                    }
+                    // The reader's own path, for the same error.
+                    match plain_row(text, false) {
+                        Ok((puzzle, _)) => out.push(Record::plain(index, line, puzzle)),
+                        Err(kind) => {
+                            if !bad(error((index, line), kind)) {
+                                return;
+                            }
+                        }
+                    }
+                }
             }
-            // The reader's own path, for the same error.
-            match plain_row(text, false) {
-                Ok((puzzle, _)) => out.push(Record::plain(index, line, puzzle)),
-                Err(kind) => {
-                    if !bad(DatasetError::row(&self.path, line, index, kind)) {
-                        return;
+            Form::Csv { layout, pencil } => {
+                let mut scratch = (Vec::new(), Vec::new());
+                let mut lines = self.bytes.split(|&b| b == b'\n');
+                for k in 0..self.count {
+                    let (index, line) = numbers(k);
+                    let text = lines.next().expect("a line a row");
+                    // As the reader hands out lines: without a final `\r`.
+                    let text = text.strip_suffix(b"\r").unwrap_or(text);
+                    match csv_line(layout, *pencil, text, &mut scratch, line, index) {
+                        Ok(rec) => out.push(rec),
+                        Err(kind) => {
+                            if !bad(error((index, line), kind)) {
+                                return;
+                            }
+                        }
                     }
                 }
             }
@@ -85,35 +134,56 @@ fn starts_a_row(b: u8) -> bool {
     b != b'#' && !b.is_ascii_whitespace()
 }
 
+/// Whether a CSV line is one whole row for certain: no quote (a quoted
+/// field may go on over the next line), not blank, not a comment.
+fn csv_row_line(line: &[u8]) -> bool {
+    memchr::memchr(b'"', line).is_none()
+        && line.trim_ascii_start().first().is_some_and(|&b| b != b'#')
+}
+
 impl Reader {
-    /// Up to `max` rows of plain 81-cell lines, unparsed, when the next
-    /// line is one; `Ok(None)` when it is not (another format, a pencilmark
-    /// file, a line of another length, a comment, the first line, the end):
-    /// then [`Reader::next_into`] reads it. `buffer` is reused for the
-    /// bytes. The rows count as rows of [`Reader::stats`]; whether they are
-    /// valid is only known once they are parsed, so they do not count as
-    /// valid or invalid.
+    /// Up to `max` rows, unparsed, when the next line is one of the shapes
+    /// [`RawLines`] holds; `Ok(None)` when it is not (a pencilmark file, a
+    /// line of another shape, a comment, the first row, the end, a CSV file
+    /// whose first row did not say whether its puzzles are pencilmark
+    /// puzzles): then [`Reader::next_into`] reads it. `buffer` is reused
+    /// for the bytes. The rows count as rows of [`Reader::stats`]; whether
+    /// they are valid is only known once they are parsed, so they do not
+    /// count as valid or invalid.
     pub fn next_raw(
         &mut self,
         max: usize,
         mut buffer: Vec<u8>,
     ) -> Result<Option<RawLines>, DatasetError> {
-        if self.done || self.layout.is_some() || self.pencil != Some(false) || max == 0 {
+        if self.done || max == 0 {
             return Ok(None);
         }
         buffer.clear();
         let first_line = self.src.number() + 1;
-        let count = self
-            .src
-            .take_fixed::<CELLS>(max, starts_a_row, &mut buffer)
-            .map_err(|e| self.io_error(e))?;
+        let (form, count) = match (&self.layout, self.pencil) {
+            (None, Some(false)) => (
+                Form::Plain,
+                self.src.take_fixed::<CELLS>(max, starts_a_row, &mut buffer),
+            ),
+            (Some(layout), Some(pencil)) => (
+                Form::Csv {
+                    layout: Arc::clone(layout),
+                    pencil,
+                },
+                self.src.take_lines(max, csv_row_line, &mut buffer),
+            ),
+            _ => return Ok(None),
+        };
+        let count = count.map_err(|e| self.io_error(e))?;
         if count == 0 {
             return Ok(None);
         }
+        debug_assert!(buffer.len() <= count * (MAX_LINE_BYTES + 1));
         let first_index = self.stats.rows;
         self.stats.rows += count as u64;
         Ok(Some(RawLines {
             path: Arc::clone(&self.path),
+            form,
             bytes: buffer,
             first_index,
             first_line,
@@ -130,6 +200,8 @@ mod tests {
 
     const P1: &str =
         "009020034070008006600500000003900080700040002050002700000001007200300090480060500";
+    const S1: &str =
+        "519627834372418956648593271123976485796845312854132769935281647267354198481769523";
 
     fn reader(text: &str) -> Reader {
         Reader::from_reader(
@@ -240,6 +312,75 @@ mod tests {
         assert_eq!((last.index, last.line), (2999, 3001));
     }
 
+    /// The pencilmark form of a puzzle: each given as its digit alone,
+    /// each blank with every candidate.
+    fn pencil(p: &str) -> String {
+        p.chars()
+            .map(|c| match c.to_digit(10) {
+                Some(d) if d > 0 => (1..=9)
+                    .map(|k| if k == d { c } else { '.' })
+                    .collect::<String>(),
+                _ => "123456789".to_string(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn raw_csv_rows_are_what_the_iterator_reads() {
+        let wrong = S1.replace("519", "591");
+        let rows = [
+            format!("{P1},{S1},easy"),
+            format!("{P1},{S1},easy\r"),
+            format!("{P1},,"),
+            format!("\"{P1}\",{S1},\"quoted\""),
+            format!("{P1},{S1},\"two\nlines\""),
+            format!("{P1},{wrong},x"),
+            format!("{P1},{S1}"),
+            format!("{P1},{S1},a,b"),
+            format!("{},{S1},short", &P1[..80]),
+            format!("{},,pencil", pencil(P1)),
+            format!("{P1},{S1},nul\0"),
+            format!("{P1},{S1},bad \u{ff}"),
+            "# a comment".into(),
+            String::new(),
+            "   ".into(),
+            format!("  {P1} ,{S1}, spaced "),
+        ];
+        for shift in 0..rows.len() {
+            let mut text = format!("puzzle,solution,rating\n{P1},{S1},first\n");
+            for k in 0..3 * rows.len() {
+                text.push_str(&rows[(k * 5 + shift) % rows.len()]);
+                text.push('\n');
+            }
+            for last_newline in [true, false] {
+                let t = if last_newline {
+                    text.clone()
+                } else {
+                    text.trim_end_matches('\n').to_string()
+                };
+                let want = plain(&t);
+                for max in [1, 3, 1000] {
+                    assert_eq!(mixed(&t, max), want, "max {max}, shift {shift}");
+                }
+            }
+        }
+        // A file of pencilmark puzzles: 81-cell rows are the odd ones out.
+        let text = format!(
+            "puzzle;solution\n{};{S1}\n{};\n{P1};\n{};{wrong}\n",
+            pencil(P1),
+            pencil(P1),
+            pencil(P1)
+        );
+        let want = plain(&text);
+        assert!(
+            want[2].as_ref().is_err_and(|e| e.contains("729")),
+            "{want:?}"
+        );
+        for max in [1, 1000] {
+            assert_eq!(mixed(&text, max), want);
+        }
+    }
+
     #[test]
     fn the_first_line_and_other_formats_are_not_offered() {
         let mut r = reader(&format!("{P1}\n{P1}\n"));
@@ -247,8 +388,14 @@ mod tests {
         r.next().unwrap().unwrap();
         let raw = r.next_raw(10, Vec::new()).unwrap().unwrap();
         assert_eq!((raw.len(), raw.first_index()), (1, 1));
-        let mut r = reader(&format!("puzzle\n{P1}\n{P1}\n"));
-        r.next().unwrap().unwrap();
+        // A CSV file's first row decides whether its puzzles are pencilmark
+        // puzzles; until one is read, nothing is offered.
+        let mut r = reader(&format!("puzzle\nbad\n{P1}\n{P1}\n"));
         assert!(r.next_raw(10, Vec::new()).unwrap().is_none());
+        r.next().unwrap().unwrap_err();
+        assert!(r.next_raw(10, Vec::new()).unwrap().is_none());
+        r.next().unwrap().unwrap();
+        let raw = r.next_raw(10, Vec::new()).unwrap().unwrap();
+        assert_eq!((raw.len(), raw.first_index()), (1, 2));
     }
 }
