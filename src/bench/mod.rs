@@ -8,8 +8,8 @@
 //! machine's ups and downs meet every strategy alike and each puzzle's
 //! times can be paired with the baseline's ([`paired`]). With `sequential`
 //! the units run one after another. Memory is bounded by the
-//! batches in flight (`threads + 1`, plus [`IN_FLIGHT`] queued), whatever
-//! the dataset size.
+//! batches in flight (`threads + 1`, plus one being read), whatever the
+//! dataset size.
 //!
 //! Every answer is verified (rules and givens, and the dataset's solution)
 //! and its `puzzles.csv` row formatted off the timed region.
@@ -37,8 +37,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// Batches queued between the reader thread and the pool.
-pub const IN_FLIGHT: usize = 2;
 /// Default number of puzzles per batch (also the shuffle window). Small
 /// batches keep the solver threads busy at the end of a batch when they do
 /// all the work (`-j` = cores); docs/PERFORMANCE.md §2 compares 256 with
@@ -496,8 +494,8 @@ impl RowSink for PuzzleCsv {
 /// Builds the rayon pool (0 threads: one per logical core).
 ///
 /// With at most as many solver threads as cores, solver thread `i` is
-/// pinned to core `i`, and the reader and writer threads (when there are
-/// fewer solver threads than cores) to the remaining cores
+/// pinned to core `i`, and the finishing threads (when there are fewer
+/// solver threads than cores) to the remaining cores
 /// ([`pin_helper_thread`]). The scheduler then never parks the pipeline's
 /// own threads on a solver's core, nor wakes two solvers on one core (an
 /// unpinned pool can start its second thread milliseconds late, both woken
@@ -519,7 +517,7 @@ pub fn pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
         .build()?)
 }
 
-/// Pins the calling (reader or writer) thread to the cores not used by the
+/// Pins the calling (finishing) thread to the cores not used by the
 /// first `threads` solver threads, when there are such cores.
 pub fn pin_helper_thread(threads: usize) {
     let cores = core_affinity::get_core_ids().unwrap_or_default();

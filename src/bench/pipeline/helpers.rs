@@ -1,12 +1,8 @@
-//! The helper-threads layout: a reader thread, the pool's solver threads
-//! and finishing threads on the spare cores (see the parent module).
+//! The helper-threads layout: the calling thread reads and hands batches
+//! to the pool's solver threads; finishing threads on the spare cores
+//! verify, aggregate and write (see the parent module).
 
 use super::*;
-
-pub(super) enum ReaderMsg {
-    Batch(Batch),
-    Fatal(DatasetError),
-}
 
 /// A solved batch sent to the finishing threads: each chunk's first
 /// position and its results for every strategy.
@@ -17,7 +13,7 @@ pub(super) struct Raw {
 }
 
 /// Finishing threads for `threads` solver threads: one per spare core but
-/// one (the reader's), at least one. Finishing costs a few percent of
+/// one (the calling thread's, which reads), at least one. Finishing costs a few percent of
 /// solving, so they rarely all work, but no single thread has to verify
 /// and format every puzzle however many solver threads there are.
 pub(super) fn finishers(threads: usize) -> usize {
@@ -41,12 +37,15 @@ pub(super) fn with_helpers(
     stop: &Arc<AtomicBool>,
 ) -> (Option<Stop>, u64) {
     let threads = pool.current_num_threads();
-    let (btx, brx) = sync_channel::<ReaderMsg>(IN_FLIGHT);
+    let mut reader = match BatchReader::open(opts, info) {
+        Ok(r) => r,
+        Err(e) => return (Some(Stop::Dataset(e)), 0),
+    };
     let (dtx, drx) = std::sync::mpsc::channel::<Raw>();
     let drx = Mutex::new(drx);
     // Batches handed to the pool and not yet written: a token each, returned
     // by the finishing thread that writes it, so at most `threads + 1` are
-    // held at once.
+    // held at once (and one more read, waiting for a token).
     let slots = threads + 1;
     let (token_tx, token_rx) = sync_channel::<()>(slots);
     for _ in 0..slots {
@@ -59,22 +58,10 @@ pub(super) fn with_helpers(
     let panic: Mutex<Option<String>> = Mutex::new(None);
     // A bad row met while a batch was prepared (the first in the file).
     let bad_row: Mutex<Option<DatasetError>> = Mutex::new(None);
-    let reader_stop = Arc::clone(stop);
     let mut stopped: Option<Stop> = None;
-    let mut read_ns = 0;
 
     std::thread::scope(|scope| {
         // Named threads, for profilers and panic messages.
-        let reader = std::thread::Builder::new()
-            .name("reader".into())
-            .spawn_scoped(scope, || {
-                crate::bench::pin_helper_thread(opts.threads);
-                guarded(
-                    || format!("reading {}", info.name),
-                    || read_batches(opts, info, btx, reader_stop),
-                )
-            })
-            .expect("a thread can be started");
         let finishing: Vec<_> = (0..finishing.max(1))
             .map(|slot| {
                 let tokens = token_tx.clone();
@@ -99,14 +86,27 @@ pub(super) fn with_helpers(
         let wake_tx = token_tx.clone();
         drop(token_tx);
 
+        // This thread reads each batch and hands it to the pool once a token
+        // says there is room: reading needs no thread of its own (and no
+        // hand-over between two threads per batch).
         pool.in_place_scope(|s| {
-            for (seq, msg) in brx.iter().enumerate() {
-                let batch = match msg {
-                    ReaderMsg::Fatal(e) => {
+            for seq in 0u64.. {
+                if stop.load(Ordering::Relaxed) {
+                    stopped = Some(Stop::Interrupted);
+                    break;
+                }
+                let read = guarded(|| format!("reading {}", info.name), || reader.next_batch());
+                let batch = match read {
+                    Ok(None) => break,
+                    Ok(Some(Ok(b))) => b,
+                    Ok(Some(Err(e))) => {
                         stopped = Some(Stop::Dataset(e));
                         break;
                     }
-                    ReaderMsg::Batch(b) => b,
+                    Err(p) => {
+                        fail(&failed, &panic, &wake_tx, p);
+                        break;
+                    }
                 };
                 if token_rx.recv().is_err() || failed.load(Ordering::Acquire) {
                     break; // a write failed or a thread panicked: see below
@@ -122,7 +122,7 @@ pub(super) fn with_helpers(
                         let _ = tokens.try_send(());
                         return;
                     }
-                    match solve_batch(job, batch, seq as u64) {
+                    match solve_batch(job, batch, seq) {
                         // The receiver lives until the layout returns.
                         Ok(raw) => {
                             let _ = dtx.send(raw);
@@ -130,24 +130,9 @@ pub(super) fn with_helpers(
                         Err(e) => fail(failed, panic, tokens, e),
                     }
                 });
-                if stop.load(Ordering::Relaxed) {
-                    stopped = Some(Stop::Interrupted);
-                    break;
-                }
             }
         });
-        drop(brx); // unblocks the reader if it is waiting to send
         drop(dtx); // ends the finishing threads once they have had every batch
-        match reader.join() {
-            Ok(Ok(ns)) => read_ns = ns,
-            Ok(Err(e)) => {
-                panic
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .get_or_insert(e);
-            }
-            Err(_) => {}
-        }
         for f in finishing {
             if f.join().is_err() && stopped.is_none() {
                 stopped = Some(Stop::Output(std::io::Error::other(
@@ -156,6 +141,7 @@ pub(super) fn with_helpers(
             }
         }
     });
+    let read_ns = reader.busy_ns;
     if let Some(e) = bad_row.into_inner().unwrap_or_else(|e| e.into_inner()) {
         let mut first = match stopped.take() {
             Some(Stop::Dataset(r)) => Some(r),
@@ -198,35 +184,6 @@ fn fail(failed: &AtomicBool, panic: &Mutex<Option<String>>, tokens: &SyncSender<
         .get_or_insert(e);
     failed.store(true, Ordering::Release);
     let _ = tokens.try_send(());
-}
-
-/// The reader thread: sends batches until the end of the input, an error,
-/// the stop flag or a closed channel. Returns the time spent reading.
-pub(super) fn read_batches(
-    opts: &RunOptions,
-    info: &DatasetInfo,
-    tx: SyncSender<ReaderMsg>,
-    stop: Arc<AtomicBool>,
-) -> u64 {
-    let mut reader = match BatchReader::open(opts, info) {
-        Ok(r) => r,
-        Err(e) => {
-            let _ = tx.send(ReaderMsg::Fatal(e));
-            return 0;
-        }
-    };
-    while !stop.load(Ordering::Relaxed) {
-        let msg = match reader.next_batch() {
-            None => break,
-            Some(Ok(b)) => ReaderMsg::Batch(b),
-            Some(Err(e)) => ReaderMsg::Fatal(e),
-        };
-        let fatal = matches!(msg, ReaderMsg::Fatal(_));
-        if tx.send(msg).is_err() || fatal {
-            break;
-        }
-    }
-    reader.busy_ns
 }
 
 /// What a finishing thread is connected to.
@@ -280,6 +237,7 @@ pub(super) fn finish_batches(
             Ok(u) => u,
             Err(e) => return fail(failed, panic, &tokens, e),
         };
+        give_back(raw.batch.records);
         let done = Done {
             seq: raw.seq,
             units,

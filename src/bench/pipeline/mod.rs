@@ -10,20 +10,21 @@
 //!
 //! Every puzzle passes through two serial stages, one thread at a time:
 //! the reader (one dataset, read in order) and the ordered writer (rows in
-//! input order). Everything else per puzzle (solving, verifying, formatting
-//! its row, adding it to the statistics) is done by whichever thread holds
-//! its batch, so the serial stages stay small and more threads keep paying
-//! off (`meta.json` records their cost: `harness`).
+//! input order). Everything else per puzzle (parsing its row, solving,
+//! verifying, formatting its row, adding it to the statistics) is done by
+//! whichever thread holds its batch, so the serial stages stay small and
+//! more threads keep paying off (`meta.json` records their cost:
+//! `harness`). The reader only cuts the input into rows where it can
+//! ([`read`]); the thread about to solve a batch parses it.
 //!
 //! Two layouts, chosen by whether a core is left over for the pipeline:
 //!
-//! - **Helper threads** (fewer solver threads than cores): a reader thread
-//!   and finishing threads run on the spare cores. The reader sends batches
-//!   over a bounded channel; each batch is one job in the pool, whose chunks
-//!   idle threads steal, with no barrier between batches; a finishing thread
-//!   verifies the solved batch, adds it to its own statistics ([`aggregate`])
-//!   and formats its rows, then hands it to the ordered writer. The solver
-//!   threads do nothing but solve.
+//! - **Helper threads** (fewer solver threads than cores): the calling
+//!   thread reads and hands each batch to the pool as one job, whose chunks
+//!   idle threads steal, with no barrier between batches; finishing threads
+//!   on the spare cores verify each solved batch, add it to their own
+//!   statistics ([`aggregate`]) and format its rows, then hand it to the
+//!   ordered writer. The solver threads only parse and solve.
 //! - **Workers only** (as many solver threads as cores, or more): there is
 //!   no spare core, so handing records to other threads would only add work
 //!   and context switches on the solvers' cores. Every pool thread runs one
@@ -38,8 +39,8 @@
 //! next in order: it copies bytes and adds a few numbers per chunk.
 //!
 //! In both layouts at most `threads + 1` batches are held by the solvers
-//! and the writer (plus [`IN_FLIGHT`] queued by the reader in the first), so
-//! memory is bounded by the batch size whatever the dataset size.
+//! and the writer (plus one read and waiting for room), so memory is
+//! bounded by the batch size whatever the dataset size.
 //!
 //! One role per file: this one runs a group ([`run_group`]) and holds what
 //! every part shares; `read` cuts the dataset into batches (limit, shard,
@@ -50,9 +51,7 @@
 
 use super::metrics::{PuzzleOutcome, Skipped, SmallCounts, UnitStats};
 use super::paired::{self, PairAcc};
-use super::{
-    sysinfo, DatasetInfo, Progress, RowFormat, RowSink, RunOptions, Slot, Stop, IN_FLIGHT,
-};
+use super::{sysinfo, DatasetInfo, Progress, RowFormat, RowSink, RunOptions, Slot, Stop};
 use crate::dataset::{self, DatasetError, Record};
 use crate::grid::Grid;
 use crate::solver::{

@@ -204,53 +204,86 @@ impl Batch {
     }
 }
 
-thread_local! {
-    /// Record vectors of batches this thread dropped, for the batches it
-    /// reads next.
-    static SPARE: std::cell::RefCell<Vec<Vec<Record>>> = const { std::cell::RefCell::new(Vec::new()) };
-    /// Byte buffers of raw rows this thread parsed, for the rows it reads
-    /// next.
-    static SPARE_BYTES: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
+/// Buffers kept for reuse: a few per thread (the memory its own core
+/// touched last, cheapest to write again: in the workers-only layout the
+/// thread that finishes a batch often reads the next), the rest in one
+/// shared list (in the helper layout one thread reads or parses what
+/// another drops).
+struct Spares<T: 'static> {
+    local: &'static std::thread::LocalKey<std::cell::RefCell<Vec<T>>>,
+    shared: &'static Mutex<Vec<T>>,
 }
 
-/// An empty byte buffer: one this thread gave back, if any.
-fn spare_bytes() -> Vec<u8> {
-    SPARE_BYTES
-        .with(|s| s.borrow_mut().pop())
-        .unwrap_or_default()
-}
+/// Buffers kept per thread, and in the shared list, at most.
+const LOCAL_SPARES: usize = 4;
+const SHARED_SPARES: usize = 64;
 
-/// Keeps a raw rows' buffer for the next rows this thread reads (a few are
-/// kept per thread).
-fn give_back_bytes(bytes: Vec<u8>) {
-    SPARE_BYTES.with(|s| {
-        let mut s = s.borrow_mut();
-        if s.len() < 4 {
-            s.push(bytes);
+impl<T> Spares<T> {
+    fn take(&self) -> Option<T> {
+        self.local
+            .with(|s| s.borrow_mut().pop())
+            .or_else(|| self.shared.lock().unwrap_or_else(|e| e.into_inner()).pop())
+    }
+
+    fn give(&self, item: T) {
+        let Some(item) = self.local.with(|s| {
+            let mut s = s.borrow_mut();
+            if s.len() < LOCAL_SPARES {
+                s.push(item);
+                None
+            } else {
+                Some(item)
+            }
+        }) else {
+            return;
+        };
+        let mut shared = self.shared.lock().unwrap_or_else(|e| e.into_inner());
+        if shared.len() < SHARED_SPARES {
+            shared.push(item);
         }
-    });
+    }
 }
 
-/// An empty record vector with room for `n`: one this thread gave back, if
-/// any, else a new one. In the workers-only layout the thread that finishes
-/// a batch often reads the next one, and writing records into memory its
-/// own core touched last is cheaper than into memory another core did
-/// (docs/PERFORMANCE.md §7).
+thread_local! {
+    static LOCAL_RECORDS: std::cell::RefCell<Vec<Vec<Record>>> = const { std::cell::RefCell::new(Vec::new()) };
+    static LOCAL_BYTES: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+static SHARED_RECORDS: Mutex<Vec<Vec<Record>>> = Mutex::new(Vec::new());
+static SHARED_BYTES: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+
+/// Record vectors of batches dropped.
+const RECORDS: Spares<Vec<Record>> = Spares {
+    local: &LOCAL_RECORDS,
+    shared: &SHARED_RECORDS,
+};
+/// Byte buffers of raw rows parsed.
+const BYTES: Spares<Vec<u8>> = Spares {
+    local: &LOCAL_BYTES,
+    shared: &SHARED_BYTES,
+};
+
+/// An empty byte buffer for raw rows: one given back, if any.
+fn spare_bytes() -> Vec<u8> {
+    BYTES.take().unwrap_or_default()
+}
+
+/// Keeps a raw rows' buffer for the next rows read.
+fn give_back_bytes(mut bytes: Vec<u8>) {
+    bytes.clear();
+    BYTES.give(bytes);
+}
+
+/// An empty record vector with room for `n`: one given back, if any, else
+/// a new one.
 fn recycled(n: usize) -> Vec<Record> {
-    match SPARE.with(|s| s.borrow_mut().pop()) {
+    match RECORDS.take() {
         Some(v) if v.capacity() >= n => v,
         _ => Vec::with_capacity(n),
     }
 }
 
-/// Gives a batch's record vector back for the next batches this thread
-/// reads (a few are kept per thread).
+/// Gives a batch's record vector back for the next batches.
 pub(super) fn give_back(mut records: Vec<Record>) {
     records.clear();
-    SPARE.with(|s| {
-        let mut s = s.borrow_mut();
-        if s.len() < 4 {
-            s.push(records);
-        }
-    });
+    RECORDS.give(records);
 }
