@@ -284,16 +284,18 @@ impl<R: Read> LineReader<R> {
     }
 
     /// Copies up to `max` consecutive lines of any length up to the cap,
-    /// each with its `\n`, to the end of `out`, as long as `row` accepts
-    /// each line (without its `\n`). Stops before the first line it does
-    /// not accept, an over-long line and a last line without `\n` (they
-    /// stay unread, for [`advance`](Self::advance)), at the end of input and
-    /// after `max` lines; returns how many were copied. Like
+    /// each with its `\n`, to the end of `out`, as long as no line holds
+    /// the byte `avoid` and `row` accepts each line (without its `\n`).
+    /// Stops before the first line it does not take, an over-long line and
+    /// a last line without `\n` (they stay unread, for
+    /// [`advance`](Self::advance)), at the end of input and after `max`
+    /// lines; returns how many were copied. Like
     /// [`take_fixed`](Self::take_fixed), it is not offered the first line
     /// or a line pushed back, and no line becomes the current one.
     pub(crate) fn take_lines(
         &mut self,
         max: usize,
+        avoid: u8,
         row: impl Fn(&[u8]) -> bool,
         out: &mut Vec<u8>,
     ) -> io::Result<usize> {
@@ -307,10 +309,15 @@ impl<R: Read> LineReader<R> {
             let mut ran_out = false;
             while taken < max {
                 let rest = &self.buf[p..self.end];
-                let Some(len) = find_newline(rest) else {
-                    // Refilling makes room for a line up to the cap.
-                    ran_out = rest.len() <= self.cap;
-                    break;
+                // One scan finds the line's end or the byte it must not hold.
+                let len = match memchr::memchr2(b'\n', avoid, rest) {
+                    Some(i) if rest[i] == b'\n' => i,
+                    Some(_) => break,
+                    None => {
+                        // Refilling makes room for a line up to the cap.
+                        ran_out = rest.len() <= self.cap;
+                        break;
+                    }
                 };
                 if len > self.cap || !row(&rest[..len]) {
                     break;

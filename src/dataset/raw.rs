@@ -134,11 +134,10 @@ fn starts_a_row(b: u8) -> bool {
     b != b'#' && !b.is_ascii_whitespace()
 }
 
-/// Whether a CSV line is one whole row for certain: no quote (a quoted
-/// field may go on over the next line), not blank, not a comment.
+/// Whether a CSV line without quotes (a quoted field may go on over the
+/// next line) is a row: not blank, not a comment.
 fn csv_row_line(line: &[u8]) -> bool {
-    memchr::memchr(b'"', line).is_none()
-        && line.trim_ascii_start().first().is_some_and(|&b| b != b'#')
+    line.trim_ascii_start().first().is_some_and(|&b| b != b'#')
 }
 
 impl Reader {
@@ -170,7 +169,7 @@ impl Reader {
                     layout: Arc::clone(layout),
                     pencil,
                 },
-                self.src.take_lines(max, csv_row_line, &mut buffer),
+                self.src.take_lines(max, b'"', csv_row_line, &mut buffer),
             ),
             _ => return Ok(None),
         };
