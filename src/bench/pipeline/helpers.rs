@@ -59,6 +59,7 @@ pub(super) fn with_helpers(
     // A bad row met while a batch was prepared (the first in the file).
     let bad_row: Mutex<Option<DatasetError>> = Mutex::new(None);
     let mut stopped: Option<Stop> = None;
+    let mut read_ns = 0;
 
     std::thread::scope(|scope| {
         // Named threads, for profilers and panic messages.
@@ -86,53 +87,100 @@ pub(super) fn with_helpers(
         let wake_tx = token_tx.clone();
         drop(token_tx);
 
-        // This thread reads each batch and hands it to the pool once a token
-        // says there is room: reading needs no thread of its own (and no
-        // hand-over between two threads per batch).
-        pool.in_place_scope(|s| {
-            for seq in 0u64.. {
-                if stop.load(Ordering::Relaxed) {
-                    stopped = Some(Stop::Interrupted);
-                    break;
-                }
-                let read = guarded(|| format!("reading {}", info.name), || reader.next_batch());
-                let batch = match read {
-                    Ok(None) => break,
-                    Ok(Some(Ok(b))) => b,
-                    Ok(Some(Err(e))) => {
-                        stopped = Some(Stop::Dataset(e));
-                        break;
-                    }
-                    Err(p) => {
-                        fail(&failed, &panic, &wake_tx, p);
-                        break;
-                    }
-                };
-                if token_rx.recv().is_err() || failed.load(Ordering::Acquire) {
-                    break; // a write failed or a thread panicked: see below
-                }
-                let dtx = dtx.clone();
-                let (failed, panic, bad_row, tokens) = (&failed, &panic, &bad_row, &wake_tx);
-                s.spawn(move |_| {
-                    let mut batch = batch;
-                    // Parsed here, on a solver thread, not by the reader.
-                    if let Err(e) = batch.prepare(opts) {
-                        keep_earlier(&mut bad_row.lock().unwrap_or_else(|e| e.into_inner()), e);
-                        failed.store(true, Ordering::Release);
-                        let _ = tokens.try_send(());
-                        return;
-                    }
-                    match solve_batch(job, batch, seq) {
-                        // The receiver lives until the layout returns.
-                        Ok(raw) => {
-                            let _ = dtx.send(raw);
+        // The dispatcher reads each batch and hands it to the pool once a
+        // token says there is room. While there is none (the solvers are
+        // busy) it parses the batch itself; when there is room at once (the
+        // solvers are waiting for it) it hands the batch on unparsed and the
+        // solver thread that takes it parses it. So with few solver threads
+        // the parsing costs them nothing, and with many the reading stays
+        // short. It runs on a spare core like the finishing threads.
+        let (failed, panic, bad_row) = (&failed, &panic, &bad_row);
+        let dispatcher = std::thread::Builder::new()
+            .name("reader".into())
+            .spawn_scoped(scope, move || {
+                crate::bench::pin_helper_thread(opts.threads);
+                let mut stopped = None;
+                pool.in_place_scope(|s| {
+                    for seq in 0u64.. {
+                        if stop.load(Ordering::Relaxed) {
+                            stopped = Some(Stop::Interrupted);
+                            break;
                         }
-                        Err(e) => fail(failed, panic, tokens, e),
+                        let read =
+                            guarded(|| format!("reading {}", info.name), || reader.next_batch());
+                        let mut batch = match read {
+                            Ok(None) => break,
+                            Ok(Some(Ok(b))) => b,
+                            Ok(Some(Err(e))) => {
+                                stopped = Some(Stop::Dataset(e));
+                                break;
+                            }
+                            Err(p) => {
+                                fail(failed, panic, &wake_tx, p);
+                                break;
+                            }
+                        };
+                        let room = match token_rx.try_recv() {
+                            Ok(()) => true,
+                            Err(std::sync::mpsc::TryRecvError::Empty) => false,
+                            Err(std::sync::mpsc::TryRecvError::Disconnected) => break,
+                        };
+                        if !room {
+                            if let Err(e) = batch.prepare(opts) {
+                                keep_earlier(
+                                    &mut bad_row.lock().unwrap_or_else(|e| e.into_inner()),
+                                    e,
+                                );
+                                break;
+                            }
+                            if token_rx.recv().is_err() {
+                                break;
+                            }
+                        }
+                        if failed.load(Ordering::Acquire) {
+                            break; // a write failed or a thread panicked: see below
+                        }
+                        let dtx = dtx.clone();
+                        let tokens = &wake_tx;
+                        s.spawn(move |_| {
+                            let mut batch = batch;
+                            // Parsed here unless the dispatcher did.
+                            if let Err(e) = batch.prepare(opts) {
+                                keep_earlier(
+                                    &mut bad_row.lock().unwrap_or_else(|e| e.into_inner()),
+                                    e,
+                                );
+                                failed.store(true, Ordering::Release);
+                                let _ = tokens.try_send(());
+                                return;
+                            }
+                            match solve_batch(job, batch, seq) {
+                                // The receiver lives until the layout returns.
+                                Ok(raw) => {
+                                    let _ = dtx.send(raw);
+                                }
+                                Err(e) => fail(failed, panic, tokens, e),
+                            }
+                        });
                     }
                 });
+                // Ends the finishing threads once they have had every batch.
+                drop(dtx);
+                (stopped, reader.busy_ns)
+            })
+            .expect("a thread can be started");
+        match dispatcher.join() {
+            Ok((s, ns)) => {
+                stopped = s;
+                read_ns = ns;
             }
-        });
-        drop(dtx); // ends the finishing threads once they have had every batch
+            Err(_) => {
+                stopped = Some(Stop::Panic(format!(
+                    "reading {}: the reader thread panicked",
+                    info.name
+                )));
+            }
+        }
         for f in finishing {
             if f.join().is_err() && stopped.is_none() {
                 stopped = Some(Stop::Output(std::io::Error::other(
@@ -141,7 +189,6 @@ pub(super) fn with_helpers(
             }
         }
     });
-    let read_ns = reader.busy_ns;
     if let Some(e) = bad_row.into_inner().unwrap_or_else(|e| e.into_inner()) {
         let mut first = match stopped.take() {
             Some(Stop::Dataset(r)) => Some(r),

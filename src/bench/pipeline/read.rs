@@ -23,6 +23,8 @@ pub(super) struct Batch {
     raw: Option<RawLines>,
     /// The batch's number in the dataset (seeds `--shuffle`).
     number: u64,
+    /// [`Batch::prepare`] has been done.
+    prepared: bool,
 }
 
 /// Cuts a dataset into batches of `--batch-size` puzzles, applying
@@ -86,6 +88,7 @@ impl<'a> BatchReader<'a> {
                         skipped: Vec::new(),
                         raw: Some(raw),
                         number,
+                        prepared: false,
                     }));
                 }
                 Ok(None) => {}
@@ -100,6 +103,7 @@ impl<'a> BatchReader<'a> {
             skipped: Vec::new(),
             raw: None,
             number,
+            prepared: false,
         };
         while batch.records.len() < batch_size {
             if opts.limit.is_some_and(|l| self.taken >= l) {
@@ -164,7 +168,12 @@ impl Batch {
     /// the reader applies them), then applies `--transform` and
     /// `--shuffle`. A bad row without `--skip-invalid` is an error, and the
     /// batch must then not be solved (as when the reader meets the row).
+    /// Done once: a second call does nothing.
     pub(super) fn prepare(&mut self, opts: &RunOptions) -> Result<(), DatasetError> {
+        if self.prepared {
+            return Ok(());
+        }
+        self.prepared = true;
         if let Some(raw) = self.raw.take() {
             if self.records.capacity() < raw.len() {
                 self.records = recycled(raw.len());
