@@ -115,12 +115,14 @@ pub fn load_average() -> Option<f64> {
 /// "Per puzzle" is per puzzle × strategy processed.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct HarnessMeta {
-    /// `helpers` (reader and finishing threads beside the solver threads)
-    /// or `workers-only` (the solver threads do everything).
+    /// `helpers` (a reading thread and finishing threads beside the solver
+    /// threads) or `workers-only` (the solver threads do everything).
     pub layout: String,
     pub solver_threads: usize,
     pub helper_threads: usize,
-    /// Reading the dataset (one reader at a time), ns per puzzle.
+    /// Reading the dataset (one reader at a time: cutting it into rows;
+    /// parsing them is done in parallel), ns of the reading thread's CPU
+    /// time per puzzle.
     pub read_ns_per_puzzle: f64,
     /// The ordered writer (one thread at a time), ns per puzzle.
     pub write_ns_per_puzzle: f64,
@@ -162,6 +164,30 @@ pub fn process_cpu_ns() -> Option<u64> {
         Some(ns(ru.ru_utime) + ns(ru.ru_stime))
     }
     #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// CPU time the calling thread has used so far, in ns (`None` where the
+/// platform has no per-thread clock). Unlike the wall clock it does not
+/// count the time the thread waits for a core.
+pub fn thread_cpu_ns() -> Option<u64> {
+    #[cfg(any(target_os = "linux", target_os = "macos", target_os = "freebsd"))]
+    {
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `clock_gettime` writes one `timespec` into the struct we
+        // own and pass by pointer; CLOCK_THREAD_CPUTIME_ID is a clock every
+        // one of these systems has.
+        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
+            return None;
+        }
+        Some(t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64)
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "macos", target_os = "freebsd")))]
     {
         None
     }
@@ -378,6 +404,30 @@ pub fn timer_overhead() -> (f64, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The thread clock counts this thread's work only: a spin of 40 ms
+    /// adds about that much, a sleep of 40 ms almost nothing.
+    #[test]
+    #[cfg(any(target_os = "linux", target_os = "macos", target_os = "freebsd"))]
+    fn thread_cpu_time_counts_work_not_waiting() {
+        let before = thread_cpu_ns().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(40));
+        let slept = thread_cpu_ns().unwrap() - before;
+        assert!(slept < 10_000_000, "{slept} ns of CPU while asleep");
+        let before = thread_cpu_ns().unwrap();
+        let start = Instant::now();
+        let mut x = 0u64;
+        while start.elapsed().as_millis() < 40 {
+            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(1));
+        }
+        let wall = start.elapsed().as_nanos() as u64;
+        let used = thread_cpu_ns().unwrap() - before;
+        // Shared machines may take the core away now and then.
+        assert!(
+            used >= wall / 4 && used <= wall + 1_000_000,
+            "{used} ns of CPU in {wall} ns"
+        );
+    }
 
     /// Cross-checks `getrusage` against the wall clock: a thread that spins
     /// for 60 ms adds about that much CPU time, and never more than the wall

@@ -12,6 +12,40 @@ pub(super) struct Raw {
     pub(super) parts: Vec<(usize, Vec<Chunk>)>,
 }
 
+/// Batches handed to the pool as one job (and finished as one). Every
+/// hand-over wakes a thread or two (the dispatcher for a token, a finishing
+/// thread for the solved job), which costs a few µs of CPU time; handing
+/// over 1,024 puzzles at a time instead of the default batch of 256 takes
+/// about 3.5 points off the harness's CPU time at `-j 1`
+/// (docs/PERFORMANCE.md §7). Batches stay the unit of reading and
+/// shuffling.
+const GROUP: usize = 4;
+
+/// Batches read and handed to the pool together.
+enum Group {
+    /// As read (their rows may be unparsed).
+    Read(Vec<Batch>),
+    /// Prepared into one batch.
+    Ready(Batch),
+}
+
+impl Group {
+    /// The group as one prepared batch, its records in input order (each
+    /// batch's own shuffled with `--shuffle`).
+    fn prepare(self, opts: &RunOptions) -> Result<Batch, DatasetError> {
+        match self {
+            Group::Ready(b) => Ok(b),
+            Group::Read(batches) => {
+                let mut out = Batch::empty();
+                for b in batches {
+                    b.prepare_into(opts, &mut out)?;
+                }
+                Ok(out)
+            }
+        }
+    }
+}
+
 /// Finishing threads for `threads` solver threads: one per spare core but
 /// one (the calling thread's, which reads), at least one. Finishing costs a few percent of
 /// solving, so they rarely all work, but no single thread has to verify
@@ -87,51 +121,66 @@ pub(super) fn with_helpers(
         let wake_tx = token_tx.clone();
         drop(token_tx);
 
-        // The dispatcher reads each batch and hands it to the pool once a
-        // token says there is room. While there is none (the solvers are
-        // busy) it parses the batch itself; when there is room at once (the
-        // solvers are waiting for it) it hands the batch on unparsed and the
-        // solver thread that takes it parses it. So with few solver threads
-        // the parsing costs them nothing, and with many the reading stays
-        // short. It runs on a spare core like the finishing threads.
+        // The dispatcher reads batches and hands them to the pool, [`GROUP`]
+        // at a time, once a token says there is room. While there is none
+        // (the solvers are busy) it parses the group itself; when there is
+        // room at once (the solvers are waiting for it) it hands the group
+        // on unparsed and the solver thread that takes it parses it. So with
+        // few solver threads the parsing costs them nothing, and with many
+        // the reading stays short. It runs on a spare core like the
+        // finishing threads.
         let (failed, panic, bad_row) = (&failed, &panic, &bad_row);
         let dispatcher = std::thread::Builder::new()
             .name("reader".into())
             .spawn_scoped(scope, move || {
                 crate::bench::pin_helper_thread(opts.threads);
                 let mut stopped = None;
+                let mut ended = false;
                 pool.in_place_scope(|s| {
                     for seq in 0u64.. {
-                        if stop.load(Ordering::Relaxed) {
-                            stopped = Some(Stop::Interrupted);
+                        let mut group = Vec::with_capacity(GROUP);
+                        while group.len() < GROUP && !ended {
+                            if stop.load(Ordering::Relaxed) {
+                                stopped = Some(Stop::Interrupted);
+                                ended = true;
+                                break;
+                            }
+                            let read = guarded(
+                                || format!("reading {}", info.name),
+                                || reader.next_batch(),
+                            );
+                            match read {
+                                Ok(None) => ended = true,
+                                Ok(Some(Ok(b))) => group.push(b),
+                                Ok(Some(Err(e))) => {
+                                    stopped = Some(Stop::Dataset(e));
+                                    ended = true;
+                                }
+                                Err(p) => {
+                                    fail(failed, panic, &wake_tx, p);
+                                    ended = true;
+                                }
+                            }
+                        }
+                        if group.is_empty() || matches!(stopped, Some(Stop::Interrupted)) {
                             break;
                         }
-                        let read =
-                            guarded(|| format!("reading {}", info.name), || reader.next_batch());
-                        let mut batch = match read {
-                            Ok(None) => break,
-                            Ok(Some(Ok(b))) => b,
-                            Ok(Some(Err(e))) => {
-                                stopped = Some(Stop::Dataset(e));
-                                break;
-                            }
-                            Err(p) => {
-                                fail(failed, panic, &wake_tx, p);
-                                break;
-                            }
-                        };
+                        let mut group = Group::Read(group);
                         let room = match token_rx.try_recv() {
                             Ok(()) => true,
                             Err(std::sync::mpsc::TryRecvError::Empty) => false,
                             Err(std::sync::mpsc::TryRecvError::Disconnected) => break,
                         };
                         if !room {
-                            if let Err(e) = batch.prepare(opts) {
-                                keep_earlier(
-                                    &mut bad_row.lock().unwrap_or_else(|e| e.into_inner()),
-                                    e,
-                                );
-                                break;
+                            match group.prepare(opts) {
+                                Ok(b) => group = Group::Ready(b),
+                                Err(e) => {
+                                    keep_earlier(
+                                        &mut bad_row.lock().unwrap_or_else(|e| e.into_inner()),
+                                        e,
+                                    );
+                                    break;
+                                }
                             }
                             if token_rx.recv().is_err() {
                                 break;
@@ -143,17 +192,19 @@ pub(super) fn with_helpers(
                         let dtx = dtx.clone();
                         let tokens = &wake_tx;
                         s.spawn(move |_| {
-                            let mut batch = batch;
                             // Parsed here unless the dispatcher did.
-                            if let Err(e) = batch.prepare(opts) {
-                                keep_earlier(
-                                    &mut bad_row.lock().unwrap_or_else(|e| e.into_inner()),
-                                    e,
-                                );
-                                failed.store(true, Ordering::Release);
-                                let _ = tokens.try_send(());
-                                return;
-                            }
+                            let batch = match group.prepare(opts) {
+                                Ok(b) => b,
+                                Err(e) => {
+                                    keep_earlier(
+                                        &mut bad_row.lock().unwrap_or_else(|e| e.into_inner()),
+                                        e,
+                                    );
+                                    failed.store(true, Ordering::Release);
+                                    let _ = tokens.try_send(());
+                                    return;
+                                }
+                            };
                             match solve_batch(job, batch, seq) {
                                 // The receiver lives until the layout returns.
                                 Ok(raw) => {
@@ -162,6 +213,9 @@ pub(super) fn with_helpers(
                                 Err(e) => fail(failed, panic, tokens, e),
                             }
                         });
+                        if ended {
+                            break;
+                        }
                     }
                 });
                 // Ends the finishing threads once they have had every batch.

@@ -575,9 +575,15 @@ mod tests {
         // Batches of 50. The first (it holds the first line, which the
         // reader parses itself) ends after 50 rows; a batch of raw lines
         // also ends before a line the reader must parse: so with the short
-        // row, the batch before it holds rows 250-298.
-        for (path, written) in [(short, 299), (wide, 250)] {
+        // row, the batch before it holds rows 250-298. The helper layout
+        // hands batches on in groups of `GROUP` (rows 0-199, 200-399), and
+        // a bad row parsed there stops its whole group.
+        for (path, written, grouped) in [(short, 299, 299), (wide, 250, 200)] {
             for layout in [Layout::Helpers(1), Layout::Helpers(3), Layout::WorkersOnly] {
+                let written = match layout {
+                    Layout::Helpers(_) => grouped,
+                    Layout::WorkersOnly => written,
+                };
                 for threads in [1, 2, 3] {
                     let mut o = options(path.clone());
                     o.threads = threads;

@@ -23,8 +23,6 @@ pub(super) struct Batch {
     raw: Option<RawLines>,
     /// The batch's number in the dataset (seeds `--shuffle`).
     number: u64,
-    /// [`Batch::prepare`] has been done.
-    prepared: bool,
 }
 
 /// Cuts a dataset into batches of `--batch-size` puzzles, applying
@@ -40,8 +38,8 @@ pub(super) struct BatchReader<'a> {
     /// `--skip-invalid` together: the limit then counts valid rows, which
     /// only parsing tells.
     pub(super) raw: bool,
-    /// Time spent in [`BatchReader::next_batch`], in ns (one thread at a
-    /// time reads).
+    /// CPU time spent in [`BatchReader::next_batch`], in ns (one thread at
+    /// a time reads).
     pub(super) busy_ns: u64,
 }
 
@@ -61,9 +59,17 @@ impl<'a> BatchReader<'a> {
     /// The next batch (a batch may hold only skipped rows); `None` at the
     /// end, and after an error.
     pub(super) fn next_batch(&mut self) -> Option<Result<Batch, DatasetError>> {
+        // The reading thread's own CPU time: in the helper layout it shares
+        // a spare core with finishing threads, and the time it waits for
+        // that core is not work one thread must do per puzzle. (The wall
+        // clock where there is no thread clock.)
+        let cpu = sysinfo::thread_cpu_ns();
         let start = Instant::now();
         let batch = self.read_batch();
-        self.busy_ns += start.elapsed().as_nanos() as u64;
+        self.busy_ns += match (cpu, sysinfo::thread_cpu_ns()) {
+            (Some(a), Some(b)) => b.saturating_sub(a),
+            _ => start.elapsed().as_nanos() as u64,
+        };
         batch
     }
 
@@ -88,7 +94,6 @@ impl<'a> BatchReader<'a> {
                         skipped: Vec::new(),
                         raw: Some(raw),
                         number,
-                        prepared: false,
                     }));
                 }
                 Ok(None) => {}
@@ -103,7 +108,6 @@ impl<'a> BatchReader<'a> {
             skipped: Vec::new(),
             raw: None,
             number,
-            prepared: false,
         };
         while batch.records.len() < batch_size {
             if opts.limit.is_some_and(|l| self.taken >= l) {
@@ -163,42 +167,76 @@ fn keep_or_skip(
 }
 
 impl Batch {
+    /// A batch with no rows, to prepare batches into.
+    pub(super) fn empty() -> Batch {
+        Batch {
+            records: Vec::new(),
+            skipped: Vec::new(),
+            raw: None,
+            number: 0,
+        }
+    }
+
     /// Makes the batch ready to solve, on the thread that will solve it:
     /// parses its raw rows (with `--shard` and `--skip-invalid` applied as
     /// the reader applies them), then applies `--transform` and
     /// `--shuffle`. A bad row without `--skip-invalid` is an error, and the
     /// batch must then not be solved (as when the reader meets the row).
-    /// Done once: a second call does nothing.
     pub(super) fn prepare(&mut self, opts: &RunOptions) -> Result<(), DatasetError> {
-        if self.prepared {
-            return Ok(());
-        }
-        self.prepared = true;
+        let this = std::mem::replace(self, Batch::empty());
+        this.prepare_into(opts, self)
+    }
+
+    /// [`Batch::prepare`], appending the records and skipped rows to `out`
+    /// (batches prepared one after another into one stay in input order;
+    /// `--shuffle` shuffles each batch's own records).
+    pub(super) fn prepare_into(
+        mut self,
+        opts: &RunOptions,
+        out: &mut Batch,
+    ) -> Result<(), DatasetError> {
+        let start = out.records.len();
         if let Some(raw) = self.raw.take() {
-            if self.records.capacity() < raw.len() {
-                self.records = recycled(raw.len());
+            if out.records.capacity() - start < raw.len() {
+                if start == 0 {
+                    out.records = recycled(raw.len());
+                } else {
+                    out.records.reserve(raw.len());
+                }
             }
             let mut fatal = None;
-            let skipped = &mut self.skipped;
-            raw.parse_into(&mut self.records, |e| {
-                match keep_or_skip(opts, e, skipped) {
-                    Ok(()) => true,
-                    Err(e) => {
-                        fatal = Some(e);
-                        false
-                    }
+            let skipped = &mut out.skipped;
+            raw.parse_into(&mut out.records, |e| match keep_or_skip(opts, e, skipped) {
+                Ok(()) => true,
+                Err(e) => {
+                    fatal = Some(e);
+                    false
                 }
             });
             if let Some(sh) = opts.shard {
-                self.records.retain(|r| sh.owns(r.index));
+                let mut k = 0;
+                out.records.retain(|r| {
+                    k += 1;
+                    k <= start || sh.owns(r.index)
+                });
             }
             give_back_bytes(raw.into_buffer());
             if let Some(e) = fatal {
                 return Err(e);
             }
+        } else if start == 0 && out.skipped.is_empty() {
+            // Read whole by the reader: nothing to copy.
+            std::mem::swap(&mut out.records, &mut self.records);
+            std::mem::swap(&mut out.skipped, &mut self.skipped);
+            give_back(self.records);
+        } else {
+            out.records.append(&mut self.records);
+            out.skipped.append(&mut self.skipped);
+            give_back(self.records);
         }
+        let mine = &mut out.records[start..];
         if let Some(seed) = opts.transform {
-            for rec in &mut self.records {
+            for rec in mine.iter_mut() {
                 let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
                 rng.set_stream(rec.index);
                 rec.transform(crate::grid::transform::Transform::random(&mut rng));
@@ -207,7 +245,7 @@ impl Batch {
         if opts.shuffle {
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(opts.seed);
             rng.set_stream(self.number);
-            self.records.shuffle(&mut rng);
+            mine.shuffle(&mut rng);
         }
         Ok(())
     }
@@ -293,6 +331,8 @@ fn recycled(n: usize) -> Vec<Record> {
 
 /// Gives a batch's record vector back for the next batches.
 pub(super) fn give_back(mut records: Vec<Record>) {
-    records.clear();
-    RECORDS.give(records);
+    if records.capacity() > 0 {
+        records.clear();
+        RECORDS.give(records);
+    }
 }
