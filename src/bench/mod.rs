@@ -8,8 +8,8 @@
 //! machine's ups and downs meet every strategy alike and each puzzle's
 //! times can be paired with the baseline's ([`paired`]). With `sequential`
 //! the units run one after another. Memory is bounded by the
-//! batches in flight (`threads + 1`, plus one being read), whatever the
-//! dataset size.
+//! batches in flight (`threads + 1` batches, or groups of a few, plus one
+//! being read), whatever the dataset size.
 //!
 //! Every answer is verified (rules and givens, and the dataset's solution)
 //! and its `puzzles.csv` row formatted off the timed region.

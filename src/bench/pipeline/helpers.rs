@@ -77,7 +77,7 @@ pub(super) fn with_helpers(
     };
     let (dtx, drx) = std::sync::mpsc::channel::<Raw>();
     let drx = Mutex::new(drx);
-    // Batches handed to the pool and not yet written: a token each, returned
+    // Groups handed to the pool and not yet written: a token each, returned
     // by the finishing thread that writes it, so at most `threads + 1` are
     // held at once (and one more read, waiting for a token).
     let slots = threads + 1;

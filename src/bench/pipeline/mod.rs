@@ -19,12 +19,13 @@
 //!
 //! Two layouts, chosen by whether a core is left over for the pipeline:
 //!
-//! - **Helper threads** (fewer solver threads than cores): the calling
-//!   thread reads and hands each batch to the pool as one job, whose chunks
-//!   idle threads steal, with no barrier between batches; finishing threads
-//!   on the spare cores verify each solved batch, add it to their own
-//!   statistics ([`aggregate`]) and format its rows, then hand it to the
-//!   ordered writer. The solver threads only parse and solve.
+//! - **Helper threads** (fewer solver threads than cores): a dispatcher
+//!   thread on a spare core reads and hands batches to the pool a few at a
+//!   time as one job, whose chunks idle threads steal, with no barrier
+//!   between jobs (it parses them itself while the solvers are busy);
+//!   finishing threads on the spare cores verify each solved job, add it to
+//!   their own statistics ([`aggregate`]) and format its rows, then hand it
+//!   to the ordered writer. The solver threads do little but solve.
 //! - **Workers only** (as many solver threads as cores, or more): there is
 //!   no spare core, so handing records to other threads would only add work
 //!   and context switches on the solvers' cores. Every pool thread runs one
@@ -38,9 +39,9 @@
 //! In both, whoever holds the ordered writer writes every batch that is
 //! next in order: it copies bytes and adds a few numbers per chunk.
 //!
-//! In both layouts at most `threads + 1` batches are held by the solvers
-//! and the writer (plus one read and waiting for room), so memory is
-//! bounded by the batch size whatever the dataset size.
+//! In both layouts at most `threads + 1` batches (in the first, groups of
+//! a few batches) are held by the solvers and the writer, plus one being
+//! read, so memory is bounded by the batch size whatever the dataset size.
 //!
 //! One role per file: this one runs a group ([`run_group`]) and holds what
 //! every part shares; `read` cuts the dataset into batches (limit, shard,
