@@ -14,11 +14,10 @@ pub(super) struct Raw {
 
 /// Batches handed to the pool as one job (and finished as one). Every
 /// hand-over wakes a thread or two (the dispatcher for a token, a finishing
-/// thread for the solved job), which costs a few µs of CPU time; handing
-/// over 1,024 puzzles at a time instead of the default batch of 256 takes
-/// about 3.5 points off the harness's CPU time at `-j 1`
-/// (docs/PERFORMANCE.md §7). Batches stay the unit of reading and
-/// shuffling.
+/// thread for the solved job), and each wake-up costs CPU time; handing
+/// over several default batches at a time makes that cost a small part of
+/// the harness's (docs/PERFORMANCE.md §7 measures it). Batches stay the
+/// unit of reading and shuffling.
 const GROUP: usize = 4;
 
 /// Batches read and handed to the pool together.
