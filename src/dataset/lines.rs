@@ -38,6 +38,16 @@ fn find_newline(bytes: &[u8]) -> Option<usize> {
     memchr::memchr(b'\n', &bytes[i..]).map(|k| i + k)
 }
 
+/// What [`LineReader::take`] does with the first unread line.
+enum Next {
+    /// Take it: its length with its line end.
+    Take(usize),
+    /// Leave it (and stop).
+    Stop,
+    /// The buffer ends inside it: refill and judge it again.
+    RanOut,
+}
+
 /// Lines are handed out as slices of the reader's own buffer (no copy per
 /// line); the buffer holds up to `cap` bytes of an unfinished line plus one
 /// block.
@@ -225,62 +235,33 @@ impl<R: Read> LineReader<R> {
     /// each line's first byte. Stops before the first line that is not of
     /// that shape (it stays unread, for [`advance`](Self::advance)), at the
     /// end of input and after `max` lines; returns how many were copied.
-    /// The lines are counted as read, but none becomes the current line.
     ///
     /// This is the bulk form of [`advance_fixed`](Self::advance_fixed): the
     /// per-line work is two byte tests, and the copy is one per buffer's
     /// worth of lines, so a caller can hand the parsing to another thread.
-    /// Like `advance_fixed` it is not offered the first line (a byte-order
-    /// mark) or a line pushed back.
     pub(crate) fn take_fixed<const N: usize>(
         &mut self,
         max: usize,
         row: impl Fn(u8) -> bool,
         out: &mut Vec<u8>,
     ) -> io::Result<usize> {
-        if self.pushed_back || self.number == 0 {
-            return Ok(0);
-        }
-        let mut taken = 0;
-        while taken < max {
-            let (begin, before) = (self.pos, taken);
-            let mut p = self.pos;
-            // The buffer ends inside a line: refill and go on.
-            let mut ran_out = false;
-            while taken < max {
-                let rest = &self.buf[p..self.end];
-                let term = match rest.get(N) {
-                    Some(b'\n') => 1,
-                    Some(b'\r') => match rest.get(N + 1) {
-                        Some(b'\n') => 2,
-                        Some(_) => break,
-                        None => {
-                            ran_out = true;
-                            break;
-                        }
-                    },
-                    Some(_) => break,
-                    None => {
-                        ran_out = true;
-                        break;
-                    }
-                };
-                if !row(rest[0]) {
-                    break;
-                }
-                p += N + term;
-                taken += 1;
+        self.take(max, out, |rest| {
+            let term = match rest.get(N) {
+                Some(b'\n') => 1,
+                Some(b'\r') => match rest.get(N + 1) {
+                    Some(b'\n') => 2,
+                    Some(_) => return Next::Stop,
+                    None => return Next::RanOut,
+                },
+                Some(_) => return Next::Stop,
+                None => return Next::RanOut,
+            };
+            if row(rest[0]) {
+                Next::Take(N + term)
+            } else {
+                Next::Stop
             }
-            out.extend_from_slice(&self.buf[begin..p]);
-            // One `\n` a line.
-            self.number += (taken - before) as u64;
-            self.pos = p;
-            if !ran_out || !self.refill()? {
-                break;
-            }
-        }
-        self.too_long = false;
-        Ok(taken)
+        })
     }
 
     /// Copies up to `max` consecutive lines of any length up to the cap,
@@ -289,15 +270,41 @@ impl<R: Read> LineReader<R> {
     /// Stops before the first line it does not take, an over-long line and
     /// a last line without `\n` (they stay unread, for
     /// [`advance`](Self::advance)), at the end of input and after `max`
-    /// lines; returns how many were copied. Like
-    /// [`take_fixed`](Self::take_fixed), it is not offered the first line
-    /// or a line pushed back, and no line becomes the current one.
+    /// lines; returns how many were copied.
     pub(crate) fn take_lines(
         &mut self,
         max: usize,
         avoid: u8,
         row: impl Fn(&[u8]) -> bool,
         out: &mut Vec<u8>,
+    ) -> io::Result<usize> {
+        let cap = self.cap;
+        self.take(max, out, |rest| {
+            // One scan finds the line's end or the byte it must not hold.
+            match memchr::memchr2(b'\n', avoid, rest) {
+                Some(len) if rest[len] == b'\n' && len <= cap && row(&rest[..len]) => {
+                    Next::Take(len + 1)
+                }
+                Some(_) => Next::Stop,
+                // Refilling makes room for a line up to the cap.
+                None if rest.len() <= cap => Next::RanOut,
+                None => Next::Stop,
+            }
+        })
+    }
+
+    /// What [`take_fixed`](Self::take_fixed) and
+    /// [`take_lines`](Self::take_lines) share: `next` judges the unread
+    /// bytes' first line, and the lines it takes are copied to `out` in one
+    /// piece per buffer's worth, refilling the buffer when it ends inside a
+    /// line. Lines are counted as read, but none becomes the current line;
+    /// the first line (a byte-order mark) and a line pushed back are not
+    /// offered.
+    fn take(
+        &mut self,
+        max: usize,
+        out: &mut Vec<u8>,
+        next: impl Fn(&[u8]) -> Next,
     ) -> io::Result<usize> {
         if self.pushed_back || self.number == 0 {
             return Ok(0);
@@ -308,24 +315,20 @@ impl<R: Read> LineReader<R> {
             let mut p = self.pos;
             let mut ran_out = false;
             while taken < max {
-                let rest = &self.buf[p..self.end];
-                // One scan finds the line's end or the byte it must not hold.
-                let len = match memchr::memchr2(b'\n', avoid, rest) {
-                    Some(i) if rest[i] == b'\n' => i,
-                    Some(_) => break,
-                    None => {
-                        // Refilling makes room for a line up to the cap.
-                        ran_out = rest.len() <= self.cap;
+                match next(&self.buf[p..self.end]) {
+                    Next::Take(len) => {
+                        p += len;
+                        taken += 1;
+                    }
+                    Next::Stop => break,
+                    Next::RanOut => {
+                        ran_out = true;
                         break;
                     }
-                };
-                if len > self.cap || !row(&rest[..len]) {
-                    break;
                 }
-                p += len + 1;
-                taken += 1;
             }
             out.extend_from_slice(&self.buf[begin..p]);
+            // One `\n` a line.
             self.number += (taken - before) as u64;
             self.pos = p;
             if !ran_out || !self.refill()? {
