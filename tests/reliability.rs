@@ -272,17 +272,31 @@ fn paths_that_are_not_utf8_work() {
 
 /// A panic in a worker (injected with BENCH_SUDOKU_FAULT) ends the run
 /// promptly: exit 70, the message names the stage and the batch, and what
-/// was measured before is written and marked incomplete.
+/// was measured before is written and marked incomplete. Either stage that
+/// runs in parallel: finishing a batch, and parsing one.
 #[test]
 fn a_panic_in_a_worker_ends_the_run_with_partial_results() {
     let dir = scratch("panic");
     let data = dir.join("many.txt");
     let lines = hard_lines(1000);
     std::fs::write(&data, lines.repeat(3)).unwrap();
-    for threads in ["1", "2"] {
-        let out = dir.join(format!("out{threads}"));
+    for (threads, fault, stage) in [
+        (
+            "1",
+            "finish:1500",
+            "finishing the batch of many from puzzle",
+        ),
+        (
+            "2",
+            "finish:1500",
+            "finishing the batch of many from puzzle",
+        ),
+        ("1", "prepare:1500", "reading many"),
+        ("2", "prepare:1500", "reading many"),
+    ] {
+        let out = dir.join(format!("out{threads}-{}", &fault[..6]));
         let o = command()
-            .env("BENCH_SUDOKU_FAULT", "finish:1500")
+            .env("BENCH_SUDOKU_FAULT", fault)
             .args([
                 "run",
                 "-q",
@@ -300,8 +314,9 @@ fn a_panic_in_a_worker_ends_the_run_with_partial_results() {
             .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(70), "{err}");
+        assert!(err.contains(&format!("a thread panicked {stage}")), "{err}");
         assert!(
-            err.contains("a thread panicked finishing the batch of many from puzzle"),
+            err.contains(&format!("injected by BENCH_SUDOKU_FAULT={fault}")),
             "{err}"
         );
         assert!(err.contains("run incomplete"), "{err}");

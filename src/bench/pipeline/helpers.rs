@@ -171,9 +171,17 @@ pub(super) fn with_helpers(
                             Err(std::sync::mpsc::TryRecvError::Disconnected) => break,
                         };
                         if !room {
-                            match group.prepare(opts) {
-                                Ok(b) => group = Group::Ready(b),
-                                Err(e) => {
+                            let prepared = guarded(
+                                || format!("reading {}", info.name),
+                                || group.prepare(opts),
+                            );
+                            match prepared {
+                                Ok(Ok(b)) => group = Group::Ready(b),
+                                Err(p) => {
+                                    fail(failed, panic, &wake_tx, p);
+                                    break;
+                                }
+                                Ok(Err(e)) => {
                                     keep_earlier(
                                         &mut bad_row.lock().unwrap_or_else(|e| e.into_inner()),
                                         e,
@@ -192,9 +200,14 @@ pub(super) fn with_helpers(
                         let tokens = &wake_tx;
                         s.spawn(move |_| {
                             // Parsed here unless the dispatcher did.
-                            let batch = match group.prepare(opts) {
-                                Ok(b) => b,
-                                Err(e) => {
+                            let prepared = guarded(
+                                || format!("reading {}", job.dataset),
+                                || group.prepare(opts),
+                            );
+                            let batch = match prepared {
+                                Ok(Ok(b)) => b,
+                                Err(p) => return fail(failed, panic, tokens, p),
+                                Ok(Err(e)) => {
                                     keep_earlier(
                                         &mut bad_row.lock().unwrap_or_else(|e| e.into_inner()),
                                         e,

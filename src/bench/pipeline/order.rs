@@ -94,7 +94,7 @@ fn finish_batch_unguarded(
     partials: &Partials,
     slot: usize,
 ) -> Vec<DoneUnit> {
-    if let Some(at) = injected_fault() {
+    if let Some(at) = injected_fault("finish") {
         if records.iter().any(|r| r.index == at) {
             panic!("injected by BENCH_SUDOKU_FAULT=finish:{at}");
         }
@@ -285,15 +285,17 @@ pub(super) fn write_placed(placed: &mut Placed, out: &Mutex<Ordered>) -> bool {
 }
 
 /// A fault to inject for tests of the failure paths: with the environment
-/// variable `BENCH_SUDOKU_FAULT=finish:N`, finishing the batch that holds
-/// puzzle index N panics (docs/RELIABILITY.md). Read once.
-fn injected_fault() -> Option<u64> {
-    static AT: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
-    *AT.get_or_init(|| {
-        std::env::var("BENCH_SUDOKU_FAULT")
-            .ok()?
-            .strip_prefix("finish:")?
-            .parse()
-            .ok()
-    })
+/// variable `BENCH_SUDOKU_FAULT=STAGE:N`, the stage named (`finish`:
+/// finishing a batch; `prepare`: parsing one) panics on the batch that
+/// holds puzzle index N (docs/RELIABILITY.md). Read once.
+pub(super) fn injected_fault(stage: &str) -> Option<u64> {
+    static AT: std::sync::OnceLock<Option<(String, u64)>> = std::sync::OnceLock::new();
+    let (name, at) = AT
+        .get_or_init(|| {
+            let v = std::env::var("BENCH_SUDOKU_FAULT").ok()?;
+            let (name, at) = v.split_once(':')?;
+            Some((name.to_string(), at.parse().ok()?))
+        })
+        .as_ref()?;
+    (name == stage).then_some(*at)
 }

@@ -196,6 +196,15 @@ impl Batch {
         out: &mut Batch,
     ) -> Result<(), DatasetError> {
         let start = out.records.len();
+        if let Some(at) = injected_fault("prepare") {
+            let held = match &self.raw {
+                Some(raw) => {
+                    (raw.first_index()..raw.first_index() + raw.len() as u64).contains(&at)
+                }
+                None => self.records.iter().any(|r| r.index == at),
+            };
+            assert!(!held, "injected by BENCH_SUDOKU_FAULT=prepare:{at}");
+        }
         if let Some(raw) = self.raw.take() {
             if out.records.capacity() - start < raw.len() {
                 if start == 0 {

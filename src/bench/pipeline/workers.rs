@@ -178,7 +178,9 @@ impl Workers<'_, '_> {
                     if task.is_some() || read {
                         break (task, read);
                     }
-                    if q.ended && !q.reading && q.preparing == 0 {
+                    // (After a panic a batch may stay counted as being
+                    // prepared: it never will be.)
+                    if q.ended && !q.reading && (q.preparing == 0 || q.panic.is_some()) {
                         return;
                     }
                     // Nothing to do until a batch is read or written. Spin
