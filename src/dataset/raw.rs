@@ -253,6 +253,26 @@ mod tests {
         reader(text).map(|r| r.map_err(|e| e.to_string())).collect()
     }
 
+    /// Files of `head` and then `lines` (each three times, in an order
+    /// stepping by `step`, from every start), ending with and without a
+    /// newline: raw runs of each length in `maxes` must read as the
+    /// iterator reads.
+    fn in_every_order(head: &str, lines: &[String], step: usize, maxes: &[usize]) {
+        for shift in 0..lines.len() {
+            let mut text = head.to_string();
+            for k in 0..3 * lines.len() {
+                text.push_str(&lines[(k * step + shift) % lines.len()]);
+                text.push('\n');
+            }
+            for t in [text.as_str(), text.trim_end_matches('\n')] {
+                let want = plain(t);
+                for &max in maxes {
+                    assert_eq!(mixed(t, max), want, "max {max}, shift {shift}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn raw_rows_are_what_the_iterator_reads() {
         let bad = format!("{}x", &P1[..80]);
@@ -271,27 +291,8 @@ mod tests {
             P1[..80].to_string(),
             format!("{}\0", &P1[..80]),
         ];
-        // Every line in many orders and with the file ending with and
-        // without a newline.
-        for shift in 0..lines.len() {
-            // The first line decides the format.
-            let mut text = format!("{P1}\n");
-            for k in 0..3 * lines.len() {
-                text.push_str(&lines[(k * 7 + shift) % lines.len()]);
-                text.push('\n');
-            }
-            for last_newline in [true, false] {
-                let t = if last_newline {
-                    text.clone()
-                } else {
-                    text.trim_end_matches('\n').to_string()
-                };
-                let want = plain(&t);
-                for max in [1, 2, 5, 1000] {
-                    assert_eq!(mixed(&t, max), want, "max {max}, shift {shift}");
-                }
-            }
-        }
+        // The first line decides the format.
+        in_every_order(&format!("{P1}\n"), &lines, 7, &[1, 2, 5, 1000]);
     }
 
     #[test]
@@ -345,24 +346,12 @@ mod tests {
             "   ".into(),
             format!("  {P1} ,{S1}, spaced "),
         ];
-        for shift in 0..rows.len() {
-            let mut text = format!("puzzle,solution,rating\n{P1},{S1},first\n");
-            for k in 0..3 * rows.len() {
-                text.push_str(&rows[(k * 5 + shift) % rows.len()]);
-                text.push('\n');
-            }
-            for last_newline in [true, false] {
-                let t = if last_newline {
-                    text.clone()
-                } else {
-                    text.trim_end_matches('\n').to_string()
-                };
-                let want = plain(&t);
-                for max in [1, 3, 1000] {
-                    assert_eq!(mixed(&t, max), want, "max {max}, shift {shift}");
-                }
-            }
-        }
+        in_every_order(
+            &format!("puzzle,solution,rating\n{P1},{S1},first\n"),
+            &rows,
+            5,
+            &[1, 3, 1000],
+        );
         // A file of pencilmark puzzles: 81-cell rows are the odd ones out.
         let text = format!(
             "puzzle;solution\n{};{S1}\n{};\n{P1};\n{};{wrong}\n",
