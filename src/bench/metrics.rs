@@ -763,10 +763,15 @@ impl ResultRecord {
         Status::FAULTS.iter().map(|&s| self.count(s)).sum()
     }
 
-    /// Answers that count against the run (mismatches of every kind and
-    /// faults).
+    /// Wrong answers of every kind: mismatches with the dataset's solution,
+    /// answers that break the rules, counts that disagree.
+    pub fn wrong(&self) -> u64 {
+        self.mismatches + self.wrong_answers + self.wrong_counts
+    }
+
+    /// Answers that count against the run (wrong answers and faults).
     pub fn bad(&self) -> u64 {
-        self.mismatches + self.wrong_answers + self.wrong_counts + self.faults()
+        self.wrong() + self.faults()
     }
 }
 

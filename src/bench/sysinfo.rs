@@ -405,6 +405,17 @@ pub fn timer_overhead() -> (f64, u64) {
 mod tests {
     use super::*;
 
+    /// Keeps this thread busy for `ms` milliseconds; the wall time taken,
+    /// in ns.
+    fn spin(ms: u128) -> u64 {
+        let start = Instant::now();
+        let mut x = 0u64;
+        while start.elapsed().as_millis() < ms {
+            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(1));
+        }
+        start.elapsed().as_nanos() as u64
+    }
+
     /// The thread clock counts this thread's work only: a spin of 40 ms
     /// adds about that much, a sleep of 40 ms almost nothing.
     #[test]
@@ -415,12 +426,7 @@ mod tests {
         let slept = thread_cpu_ns().unwrap() - before;
         assert!(slept < 10_000_000, "{slept} ns of CPU while asleep");
         let before = thread_cpu_ns().unwrap();
-        let start = Instant::now();
-        let mut x = 0u64;
-        while start.elapsed().as_millis() < 40 {
-            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(1));
-        }
-        let wall = start.elapsed().as_nanos() as u64;
+        let wall = spin(40);
         let used = thread_cpu_ns().unwrap() - before;
         // Shared machines may take the core away now and then.
         assert!(
@@ -436,12 +442,7 @@ mod tests {
     #[cfg(unix)]
     fn process_cpu_time_counts_a_busy_thread() {
         let before = process_cpu_ns().unwrap();
-        let start = Instant::now();
-        let mut x = 0u64;
-        while start.elapsed().as_millis() < 60 {
-            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(1));
-        }
-        let wall = start.elapsed().as_nanos() as u64;
+        let wall = spin(60);
         let used = process_cpu_ns().unwrap() - before;
         // Shared machines may take the core away now and then.
         assert!(used >= wall / 4, "{used} ns of CPU in {wall} ns");

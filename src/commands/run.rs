@@ -499,11 +499,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
         }
         super::print_out(&v.terminal())?;
     }
-    let bad: u64 = report
-        .results
-        .iter()
-        .map(|r| r.mismatches + r.wrong_answers + r.wrong_counts)
-        .sum();
+    let bad: u64 = report.results.iter().map(|r| r.wrong()).sum();
     let faults: u64 = report.results.iter().map(|r| r.faults()).sum();
     let skipped: u64 = report.results.iter().map(|r| r.skipped).sum();
     if skipped > 0 {

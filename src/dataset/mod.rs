@@ -772,9 +772,10 @@ impl std::iter::FusedIterator for Reader {}
 mod tests {
     use super::*;
 
-    const P1: &str =
+    /// A puzzle and its solution, shared with the other readers' tests.
+    pub(super) const P1: &str =
         "009020034070008006600500000003900080700040002050002700000001007200300090480060500";
-    const S1: &str =
+    pub(super) const S1: &str =
         "519627834372418956648593271123976485796845312854132769935281647267354198481769523";
     const P2: &str =
         "000007308200000007097805600070100906005903700901008030002304560800000001504200000";

@@ -193,14 +193,10 @@ impl Reader {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{P1, S1};
     use super::super::Format;
     use super::*;
     use std::io;
-
-    const P1: &str =
-        "009020034070008006600500000003900080700040002050002700000001007200300090480060500";
-    const S1: &str =
-        "519627834372418956648593271123976485796845312854132769935281647267354198481769523";
 
     fn reader(text: &str) -> Reader {
         Reader::from_reader(

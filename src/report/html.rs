@@ -211,11 +211,7 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
     let datasets = charts::datasets(report);
     let title = format!("bench-sudoku results: {}", datasets.join(", "));
     let strategies = o.strategies.join(", ");
-    let bad: u64 = report
-        .results
-        .iter()
-        .map(|r| r.mismatches + r.wrong_answers + r.wrong_counts)
-        .sum();
+    let bad: u64 = report.results.iter().map(|r| r.wrong()).sum();
     let faults: u64 = report.results.iter().map(|r| r.faults()).sum();
     let summary = rows(&report.results);
     let paired = super::terminal::paired_rows(&report.results);

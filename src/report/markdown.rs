@@ -86,11 +86,7 @@ pub fn render(report: &Report) -> String {
             super::terminal::ABSENT
         );
     }
-    let total_mismatch: u64 = report
-        .results
-        .iter()
-        .map(|r| r.mismatches + r.wrong_answers + r.wrong_counts)
-        .sum();
+    let total_mismatch: u64 = report.results.iter().map(|r| r.wrong()).sum();
     if total_mismatch > 0 {
         let _ = writeln!(
             s,
