@@ -91,7 +91,7 @@ fn plain_lines_with_comments_blanks_crlf_bom_and_dots() {
         assert_eq!(got, want);
         assert!(recs
             .iter()
-            .all(|r| r.id.is_none() && r.solution.is_none() && r.rating.is_none()));
+            .all(|r| r.id().is_none() && r.solution.is_none() && r.rating().is_none()));
     }
 }
 
@@ -108,7 +108,7 @@ fn kaggle_1m_layout() {
         assert_eq!((r.index, r.line), (i as u64, i as u64 + 2));
         assert_eq!(r.puzzle, puzzle(i));
         assert_eq!(r.solution, Some(solution(i)));
-        assert_eq!((r.id.as_deref(), r.rating.as_deref()), (None, None));
+        assert_eq!((r.id(), r.rating()), (None, None));
     }
     let s = reader.stats();
     assert_eq!((s.rows, s.valid, s.invalid, s.with_solution), (5, 5, 0, 5));
@@ -119,10 +119,10 @@ fn ratings_3m_layout_with_dot_blanks() {
     let reader = dataset::open(&fixture("ratings_3m.csv"), Format::Auto).unwrap();
     assert!(reader.has_solutions() && reader.has_ids() && reader.has_ratings());
     let recs: Vec<Record> = reader.map(Result::unwrap).collect();
-    let ratings: Vec<&str> = recs.iter().map(|r| r.rating.as_deref().unwrap()).collect();
+    let ratings: Vec<&str> = recs.iter().map(|r| r.rating().unwrap()).collect();
     assert_eq!(ratings, ["1.2", "0.0", "4.5", "3.1", "2.7"]);
     for (i, r) in recs.iter().enumerate() {
-        assert_eq!(r.id.as_deref(), Some(i.to_string().as_str()));
+        assert_eq!(r.id(), Some(i.to_string().as_str()));
         assert_eq!(r.puzzle, puzzle(i));
         assert_eq!(r.solution, Some(solution(i)));
     }
@@ -138,7 +138,7 @@ fn quoted_fields_extra_columns_and_header_case() {
     assert!(reader.has_solutions() && reader.has_ratings() && !reader.has_ids());
     let recs: Vec<Record> = reader.map(Result::unwrap).collect();
     assert_eq!(recs.len(), 5);
-    assert_eq!(recs[1].rating.as_deref(), Some("hard"));
+    assert_eq!(recs[1].rating(), Some("hard"));
     assert_eq!(recs[4].puzzle, puzzle(4));
     assert_eq!(recs[4].solution, Some(solution(4)));
 }

@@ -72,7 +72,9 @@ impl RowFormat {
     #[inline]
     pub fn push(&self, row: &mut Vec<u8>, rec: &Record, o: &PuzzleOutcome) {
         match &self.short {
-            Some(pieces) if rec.id.is_none() && rec.rating.is_none() && !o.status.is_fault() => {
+            Some(pieces)
+                if rec.id().is_none() && rec.rating().is_none() && !o.status.is_fault() =>
+            {
                 self.push_in_place(row, pieces, o)
             }
             _ => self.push_by_field(row, rec, o),
@@ -142,11 +144,11 @@ impl RowFormat {
         row.extend_from_slice(&self.dataset);
         push_u64(row, &mut n, o.index);
         row.push(b',');
-        if let Some(id) = &rec.id {
+        if let Some(id) = rec.id() {
             push_text(row, id.as_bytes());
         }
         row.push(b',');
-        if let Some(rating) = &rec.rating {
+        if let Some(rating) = rec.rating() {
             push_text(row, rating.as_bytes());
         }
         row.extend_from_slice(&self.strategy);
@@ -322,16 +324,13 @@ mod tests {
 
     /// A record of the empty grid with an optional id and rating.
     fn record(index: u64, id: Option<&str>, rating: Option<&str>) -> Record {
-        Record {
-            index,
-            line: index.saturating_add(1),
-            id: id.map(String::from),
-            rating: rating.map(String::from),
-            puzzle: crate::Grid::empty(),
-            candidates: None,
-            transform: None,
-            solution: None,
-        }
+        Record::plain(index, index.saturating_add(1), crate::Grid::empty()).with_more(
+            crate::dataset::More {
+                id: id.map(Into::into),
+                rating: rating.map(Into::into),
+                ..Default::default()
+            },
+        )
     }
 
     #[test]

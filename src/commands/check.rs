@@ -53,7 +53,7 @@ pub fn run(args: &CheckArgs) -> CmdResult {
         let rec = item?;
         let line_no = rec.line;
         total += 1;
-        let cands = rec.candidates.as_deref();
+        let cands = rec.candidates();
         let a = solver.answer_with(&rec.puzzle, cands, &strategy, &limits);
         let r = &a.result;
         // A wrong answer is not a classification: it is listed whatever

@@ -445,7 +445,7 @@ fn read_starts(path: &Path) -> anyhow::Result<Vec<(Grid, Grid)>> {
     let mut starts = Vec::new();
     for item in reader {
         let rec = item?;
-        if rec.candidates.is_some() {
+        if rec.candidates().is_some() {
             anyhow::bail!(
                 "{}:{}: a search starts from 81-cell puzzles; this is a pencilmark puzzle",
                 path.display(),

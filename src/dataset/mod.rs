@@ -106,41 +106,85 @@ use std::sync::Arc;
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// One puzzle row of a dataset.
+///
+/// Every puzzle solved is copied from the thread that reads it to the one
+/// that solves it and on to the one that verifies it, so a record keeps
+/// inline only what most rows have (192 bytes); the fields few rows have
+/// are in one box, [`More`], read through [`Record::id`],
+/// [`Record::rating`], [`Record::candidates`] and [`Record::transformed`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Record {
     /// 0-based position among the file's puzzle rows, valid or not.
     pub index: u64,
     /// 1-based physical line where the row starts.
     pub line: u64,
-    /// From an `id` column; `None` without one or when the field is empty.
-    pub id: Option<String>,
     /// The givens (for a pencilmark puzzle: its cells with one candidate).
     pub puzzle: Grid,
-    /// A pencilmark puzzle's candidate masks; `None` for an 81-cell puzzle.
-    pub candidates: Option<Box<Candidates>>,
-    /// Set by [`Record::transform`]: the isomorph this record was turned
-    /// into (its puzzle, candidates and solution are the rearranged ones).
-    pub transform: Option<Box<Transform>>,
     /// From a solution column, checked to solve `puzzle`.
     pub solution: Option<Grid>,
+    /// What few rows have; `None` when the row has none of it.
+    pub more: Option<Box<More>>,
+}
+
+/// The parts of a [`Record`] that few rows have.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct More {
+    /// From an `id` column; `None` without one or when the field is empty.
+    pub id: Option<Box<str>>,
     /// From a rating/difficulty column, as written (trimmed).
-    pub rating: Option<String>,
+    pub rating: Option<Box<str>>,
+    /// A pencilmark puzzle's candidate masks; `None` for an 81-cell puzzle.
+    pub candidates: Option<Candidates>,
+    /// Set by [`Record::transform`]: the isomorph this record was turned
+    /// into (its puzzle, candidates and solution are the rearranged ones).
+    pub transform: Option<Transform>,
+}
+
+impl More {
+    /// `None` when there is nothing in it (so that a record only has a box
+    /// when it needs one).
+    fn boxed(self) -> Option<Box<More>> {
+        (self != More::default()).then(|| Box::new(self))
+    }
 }
 
 impl Record {
-    /// A row of a plain-lines file: nothing but its puzzle.
+    /// A row with nothing but its puzzle (a plain-lines file's row).
     #[inline]
-    pub(crate) fn plain(index: u64, line: u64, puzzle: Grid) -> Record {
+    pub fn plain(index: u64, line: u64, puzzle: Grid) -> Record {
         Record {
             index,
             line,
-            id: None,
             puzzle,
-            candidates: None,
-            transform: None,
             solution: None,
-            rating: None,
+            more: None,
         }
+    }
+
+    /// The row's `id` field, if it has one.
+    pub fn id(&self) -> Option<&str> {
+        self.more.as_deref()?.id.as_deref()
+    }
+
+    /// The row's rating/difficulty field, if it has one.
+    pub fn rating(&self) -> Option<&str> {
+        self.more.as_deref()?.rating.as_deref()
+    }
+
+    /// A pencilmark puzzle's candidate masks; `None` for an 81-cell puzzle.
+    pub fn candidates(&self) -> Option<&Candidates> {
+        self.more.as_deref()?.candidates.as_ref()
+    }
+
+    /// The isomorph this record was turned into by [`Record::transform`].
+    pub fn transformed(&self) -> Option<&Transform> {
+        self.more.as_deref()?.transform.as_ref()
+    }
+
+    /// The record with `more`'s fields (an empty [`More`] leaves no box).
+    pub fn with_more(mut self, more: More) -> Record {
+        self.more = more.boxed();
+        self
     }
 
     /// Replaces the puzzle (with its candidates and solution) by its image
@@ -150,26 +194,29 @@ impl Record {
         if let Some(s) = &mut self.solution {
             *s = t.apply(s);
         }
-        if let Some(c) = &mut self.candidates {
-            **c = t.apply_candidates(c);
+        let more = self.more.get_or_insert_with(Default::default);
+        if let Some(c) = &mut more.candidates {
+            *c = t.apply_candidates(c);
         }
-        self.transform = Some(Box::new(t));
+        more.transform = Some(t);
     }
 
     /// The record as read: the transform undone.
     pub fn original(&self) -> Record {
-        let Some(t) = self.transform.as_deref() else {
+        let Some(t) = self.transformed() else {
             return self.clone();
         };
+        let more = self.more.as_deref().map(|m| More {
+            candidates: m.candidates.as_ref().map(|c| t.invert_candidates(c)),
+            transform: None,
+            ..m.clone()
+        });
         Record {
+            index: self.index,
+            line: self.line,
             puzzle: t.invert(&self.puzzle),
             solution: self.solution.map(|s| t.invert(&s)),
-            candidates: self
-                .candidates
-                .as_deref()
-                .map(|c| Box::new(t.invert_candidates(c))),
-            transform: None,
-            ..self.clone()
+            more: more.and_then(More::boxed),
         }
     }
 }
@@ -515,22 +562,17 @@ impl Reader {
         if self.layout.is_none() {
             let (puzzle, candidates) = plain_row(self.src.line(), self.pencil == Some(true))
                 .map_err(|k| self.row_error(line, index, k))?;
-            return Ok(Some(Record {
-                index,
-                line,
-                id: None,
-                puzzle,
+            let more = More {
                 candidates,
-                transform: None,
-                solution: None,
-                rating: None,
-            }));
+                ..More::default()
+            };
+            return Ok(Some(Record::plain(index, line, puzzle).with_more(more)));
         }
         let rec = self.read_csv_row(line, index)?;
         // The first row decides whether the puzzle column holds pencilmark
         // puzzles; later rows must agree.
         match self.pencil {
-            None => self.pencil = Some(rec.candidates.is_some()),
+            None => self.pencil = Some(rec.candidates().is_some()),
             Some(p) => agrees(p, &rec).map_err(|k| self.row_error(line, index, k))?,
         }
         Ok(Some(rec))
@@ -578,7 +620,7 @@ impl Reader {
 /// A CSV row's puzzle is of the kind (`pencil` or not) the file's first
 /// row decided.
 fn agrees(pencil: bool, rec: &Record) -> Result<(), ErrorKind> {
-    if rec.candidates.is_some() == pencil {
+    if rec.candidates().is_some() == pencil {
         return Ok(());
     }
     let (expected, found) = if pencil {
@@ -623,9 +665,9 @@ fn csv_record(
         });
     }
     let field = |i: usize| -> &[u8] { unquoted[fields[i].clone()].trim_ascii() };
-    let text = |i: Option<usize>| -> Option<String> {
+    let text = |i: Option<usize>| -> Option<Box<str>> {
         let f = field(i?);
-        (!f.is_empty()).then(|| String::from_utf8_lossy(f).into_owned())
+        (!f.is_empty()).then(|| String::from_utf8_lossy(f).into())
     };
     let cell = field(layout.puzzle);
     let pencil = pencilmark::looks_like(cell);
@@ -640,7 +682,7 @@ fn csv_record(
                     .map_err(ErrorKind::NotASolution)?;
             }
             if let Some((c, d)) = candidates
-                .as_deref()
+                .as_ref()
                 .and_then(|m| pencilmark::violation(&s, m))
             {
                 return Err(ErrorKind::NotASolution(crate::grid::SolutionError::Rule(
@@ -654,16 +696,17 @@ fn csv_record(
         }
         _ => None,
     };
-    Ok(Record {
-        index,
-        line,
+    let more = More {
         id: text(layout.id),
-        puzzle,
+        rating: text(layout.rating),
         candidates,
         transform: None,
+    };
+    Ok(Record {
         solution,
-        rating: text(layout.rating),
-    })
+        ..Record::plain(index, line, puzzle)
+    }
+    .with_more(more))
 }
 
 /// A plain line's puzzle (81 cells, or with `pencil` a pencilmark puzzle),
@@ -671,7 +714,7 @@ fn csv_record(
 pub(crate) fn plain_row(
     text: &[u8],
     pencil: bool,
-) -> Result<(Grid, Option<Box<Candidates>>), ErrorKind> {
+) -> Result<(Grid, Option<Candidates>), ErrorKind> {
     let text = text.trim_ascii();
     // A line that parses is ASCII digits or dots: no NUL, valid UTF-8, so
     // the text checks are needed only to explain a failure (and then come
@@ -686,7 +729,7 @@ fn puzzle_text(
     text: &[u8],
     pencil: bool,
     wrap: fn(crate::grid::ParseError) -> ErrorKind,
-) -> Result<(Grid, Option<Box<Candidates>>), ErrorKind> {
+) -> Result<(Grid, Option<Candidates>), ErrorKind> {
     if pencil {
         if Grid::parse_bytes(text).is_ok() {
             return Err(ErrorKind::MixedLengths {
@@ -695,7 +738,7 @@ fn puzzle_text(
             });
         }
         return pencilmark::parse(text)
-            .map(|(g, c)| (g, Some(Box::new(c))))
+            .map(|(g, c)| (g, Some(c)))
             .map_err(ErrorKind::Pencilmark);
     }
     match Grid::parse_bytes(text) {
@@ -779,6 +822,21 @@ mod tests {
         "519627834372418956648593271123976485796845312854132769935281647267354198481769523";
     const P2: &str =
         "000007308200000007097805600070100906005903700901008030002304560800000001504200000";
+
+    #[test]
+    fn a_record_without_rare_fields_is_small_and_has_no_box() {
+        // The pipeline copies every record between threads; see `Record`.
+        assert!(std::mem::size_of::<Record>() <= 192);
+        let plain = Record::plain(0, 1, Grid::empty());
+        assert!(plain.clone().with_more(More::default()).more.is_none());
+        let puzzle = Grid::parse(P1).unwrap();
+        let read = Record::plain(0, 1, puzzle);
+        let mut t = read.clone();
+        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(7);
+        t.transform(crate::grid::transform::Transform::random(&mut rng));
+        assert!(t.transformed().is_some());
+        assert_eq!(t.original(), read);
+    }
 
     fn read(text: &str, format: Format) -> Result<Reader, DatasetError> {
         Reader::from_reader("mem.txt", io::Cursor::new(text.as_bytes().to_vec()), format)
@@ -885,12 +943,15 @@ mod tests {
             ["id", "puzzle", "solution", "clues", "difficulty"]
         );
         let a = r.next().unwrap().unwrap();
-        assert_eq!(a.id.as_deref(), Some("7"));
-        assert_eq!(a.rating.as_deref(), Some("2.5"));
+        assert_eq!(a.id(), Some("7"));
+        assert_eq!(a.rating(), Some("2.5"));
         assert_eq!(a.solution.unwrap().to_line(), S1);
         assert_eq!((a.index, a.line), (0, 2));
         let b = r.next().unwrap().unwrap();
-        assert_eq!((b.solution, b.rating, b.index, b.line), (None, None, 1, 3));
+        assert_eq!(
+            (b.solution, b.rating(), b.index, b.line),
+            (None, None, 1, 3)
+        );
         assert!(r.next().is_none());
         assert_eq!(r.stats().with_solution, 1);
     }
@@ -917,7 +978,7 @@ mod tests {
             let got = all(&text, Format::Auto);
             let r = got[0].as_ref().unwrap();
             assert_eq!(
-                (r.rating.as_deref(), r.puzzle.to_line_zeros().as_str()),
+                (r.rating(), r.puzzle.to_line_zeros().as_str()),
                 (Some("hard"), P1)
             );
         }

@@ -148,7 +148,7 @@ impl Slot {
 /// were cut into batches or shards.
 pub(super) fn record_hash(rec: &Record) -> u64 {
     let puzzle = rec.puzzle.cells();
-    if let Some(c) = &rec.candidates {
+    if let Some(c) = rec.candidates() {
         // A pencilmark puzzle: its candidates are its content.
         let mut bytes = [0u8; 2 * 81 + 81];
         for (pair, m) in bytes.chunks_exact_mut(2).zip(c.iter()) {

@@ -130,7 +130,7 @@ fn solve_chunk_unguarded(records: &[Record], job: &Job, rotation: usize) -> Vec<
                 Runner::Builtin(b) => solve_pass_builtin(records, job, b, k, pass, &mut out[k]),
                 Runner::External(instances) => {
                     SOLVING.set((usize::MAX, k));
-                    if records.iter().any(|r| r.candidates.is_some()) {
+                    if records.iter().any(|r| r.candidates().is_some()) {
                         pencilmark_faults(records, pass, &mut out[k]);
                     } else {
                         solve_pass_external(&puzzles, job, instances, pass, &mut out[k])
@@ -169,7 +169,7 @@ pub(super) fn solve_pass_builtin(
             let t = Instant::now();
             let result = solver.solve_builtin_with(
                 &rec.puzzle,
-                rec.candidates.as_deref(),
+                rec.candidates(),
                 builtin,
                 job.limits,
                 &mut NoopObserver,

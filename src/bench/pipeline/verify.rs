@@ -42,7 +42,7 @@ pub(super) fn outcome(
     x: &Extra,
     count_check: Option<&Limits>,
 ) -> PuzzleOutcome {
-    match rec.transform.as_deref() {
+    match rec.transformed() {
         None => outcome_of(rec, s, x, count_check),
         Some(t) => {
             let back = Solved {
@@ -84,7 +84,7 @@ fn outcome_of(rec: &Record, s: &Solved, x: &Extra, count_check: Option<&Limits>)
                 .map_or_else(|| "invalid grid".to_string(), |e| e.to_string()),
         ),
         // A pencilmark puzzle: every cell must hold one of its candidates.
-        (None, Some(g)) => rec.candidates.as_deref().and_then(|c| {
+        (None, Some(g)) => rec.candidates().and_then(|c| {
             crate::grid::pencilmark::violation(g, c).map(|(cell, d)| {
                 format!(
                     "{}={d} is not among the cell's candidates",
@@ -151,16 +151,13 @@ mod tests {
         // the answer, the candidates do not.
         let mut cands = [0x1ffu16; 81];
         cands[0] = 0b1100;
-        let rec = Record {
-            index: 0,
-            line: 1,
-            id: None,
-            puzzle,
-            candidates: Some(Box::new(cands)),
-            transform: None,
-            solution: None,
-            rating: None,
+        let pencil = |cands| {
+            Record::plain(0, 1, puzzle).with_more(crate::dataset::More {
+                candidates: Some(cands),
+                ..Default::default()
+            })
         };
+        let rec = pencil(cands);
         let solved = Solved {
             result: SolveResult {
                 status: Status::Solved,
@@ -179,8 +176,7 @@ mod tests {
             Some("r1c1=5 is not among the cell's candidates")
         );
         // Within the candidates: right.
-        let mut ok = rec.clone();
-        ok.candidates = Some(Box::new([0x1ff; 81]));
+        let ok = pencil([0x1ff; 81]);
         assert_eq!(outcome(&ok, &solved, &plain, None).wrong, None);
     }
 }
