@@ -35,7 +35,9 @@ impl Group {
         match self {
             Group::Ready(b) => Ok(b),
             Group::Read(batches) => {
-                let mut out = Batch::empty();
+                // Room for every row at once: a vector that grew batch by
+                // batch would be new memory (page faults) each time.
+                let mut out = Batch::with_room(batches.iter().map(Batch::rows).sum());
                 for b in batches {
                     b.prepare_into(opts, &mut out)?;
                 }

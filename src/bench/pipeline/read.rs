@@ -177,6 +177,21 @@ impl Batch {
         }
     }
 
+    /// An empty batch whose record vector has room for `rows` records (a
+    /// spare one when there is one).
+    pub(super) fn with_room(rows: usize) -> Batch {
+        Batch {
+            records: recycled(rows),
+            ..Batch::empty()
+        }
+    }
+
+    /// Rows in the batch: records, or raw rows not yet parsed (skipped rows
+    /// not counted).
+    pub(super) fn rows(&self) -> usize {
+        self.raw.as_ref().map_or(self.records.len(), RawLines::len)
+    }
+
     /// Makes the batch ready to solve, on the thread that will solve it:
     /// parses its raw rows (with `--shard` and `--skip-invalid` applied as
     /// the reader applies them), then applies `--transform` and
