@@ -352,7 +352,7 @@ pub(super) fn finish_batches(
             Ok(u) => u,
             Err(e) => return fail(failed, panic, &tokens, e),
         };
-        give_back(raw.batch.records);
+        give_back_shared(raw.batch.records);
         let done = Done {
             seq: raw.seq,
             units,

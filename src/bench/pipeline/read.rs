@@ -296,6 +296,15 @@ impl<T> Spares<T> {
             .or_else(|| self.shared.lock().unwrap_or_else(|e| e.into_inner()).pop())
     }
 
+    /// Keeps `item` in the shared list, for a thread that never takes
+    /// (its own list would only hold items no one uses again).
+    fn give_shared(&self, item: T) {
+        let mut shared = self.shared.lock().unwrap_or_else(|e| e.into_inner());
+        if shared.len() < SHARED_SPARES {
+            shared.push(item);
+        }
+    }
+
     fn give(&self, item: T) {
         let Some(item) = self.local.with(|s| {
             let mut s = s.borrow_mut();
@@ -308,10 +317,7 @@ impl<T> Spares<T> {
         }) else {
             return;
         };
-        let mut shared = self.shared.lock().unwrap_or_else(|e| e.into_inner());
-        if shared.len() < SHARED_SPARES {
-            shared.push(item);
-        }
+        self.give_shared(item);
     }
 }
 
@@ -358,5 +364,16 @@ pub(super) fn give_back(mut records: Vec<Record>) {
     if records.capacity() > 0 {
         records.clear();
         RECORDS.give(records);
+    }
+}
+
+/// [`give_back`] from a finishing thread of the helper layout, which never
+/// reads: straight to the shared list, where the reading thread (on the
+/// same spare core) takes the vector it just finished with, still in that
+/// core's cache.
+pub(super) fn give_back_shared(mut records: Vec<Record>) {
+    if records.capacity() > 0 {
+        records.clear();
+        RECORDS.give_shared(records);
     }
 }
