@@ -381,6 +381,52 @@ fn repeat_keeps_the_minimum_and_reports_passes() {
     assert!(r["repeat_spread_pct"].as_f64().unwrap() >= 0.0);
     assert_eq!(summary["meta"]["options"]["repeat"], 3);
     assert_eq!(summary["meta"]["options"]["warmup"], 1);
+    // The solving loop's cost is only defined with one pass per puzzle.
+    let h = &json(&out.join("meta.json"))["harness"];
+    assert!(h.get("solve_loop_ns_per_puzzle").is_none(), "{h}");
+    assert!(h.get("stages").is_none(), "{h}");
+}
+
+#[test]
+fn stage_times_are_recorded_when_asked_for_in_both_layouts() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/easy.csv");
+    // The helper layout (one solver thread; with a single core, workers
+    // only) and workers only (a solver thread per core).
+    for threads in ["1", "0"] {
+        let out = scratch(&format!("stages-{threads}")).join("out");
+        let run = |stage_times: bool| {
+            let mut cmd = command();
+            if stage_times {
+                cmd.env("BENCH_SUDOKU_STAGE_TIMES", "1");
+            }
+            let o = cmd
+                .args(["run", data.to_str().unwrap(), "-s", "fast", "-j", threads])
+                .args(["--limit", "600", "--batch-size", "64", "--force", "-q"])
+                .arg("--out")
+                .arg(&out)
+                .output()
+                .unwrap();
+            assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+            json(&out.join("meta.json"))["harness"].clone()
+        };
+        let plain = run(false);
+        // One pass: the solving loop beyond the solves is always there.
+        assert!(
+            plain["solve_loop_ns_per_puzzle"].as_f64().unwrap() >= 0.0,
+            "{plain}"
+        );
+        assert!(plain.get("stages").is_none(), "{plain}");
+        let h = run(true);
+        let stages = &h["stages"];
+        assert!(
+            stages["prepare_ns_per_puzzle"].as_f64().unwrap() > 0.0,
+            "{h}"
+        );
+        assert!(
+            stages["finish_ns_per_puzzle"].as_f64().unwrap() > 0.0,
+            "{h}"
+        );
+    }
 }
 
 #[test]

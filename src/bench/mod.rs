@@ -271,6 +271,12 @@ pub struct RunResults {
     /// CPU time of the whole process (user + system) while the units ran,
     /// where the system reports it.
     pub cpu_ns: Option<u64>,
+    /// Time the strategies took over their chunks, over every group (see
+    /// [`pipeline::GroupFacts::solving_ns`]).
+    pub solving_ns: u64,
+    /// CPU time per stage over every group, with
+    /// `BENCH_SUDOKU_STAGE_TIMES` set (see `pipeline::stages`).
+    pub stages: Option<pipeline::StageTotals>,
 }
 
 /// Runs every (dataset, strategy) unit: dataset after dataset, and on each
@@ -295,6 +301,8 @@ pub fn run_all(
         layout: "",
         helper_threads: 0,
         cpu_ns: None,
+        solving_ns: 0,
+        stages: None,
     };
     let layout = pipeline::Layout::for_threads(pool.current_num_threads());
     (results.layout, results.helper_threads) = layout.describe();
@@ -318,6 +326,10 @@ pub fn run_all(
             progress.unit_end();
             results.serial.read_ns += facts.serial.read_ns;
             results.serial.write_ns += facts.serial.write_ns;
+            results.solving_ns += facts.solving_ns;
+            if let Some(t) = facts.stages {
+                *results.stages.get_or_insert_with(Default::default) += t;
+            }
             if stopped.is_none() {
                 results.content_per_dataset[di] = Some(facts.content);
             }

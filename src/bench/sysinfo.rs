@@ -139,6 +139,31 @@ pub struct HarnessMeta {
     /// aggregation, writing, waiting threads that spin).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub harness_cpu_pct: Option<f64>,
+    /// The solving loop beyond the measured solve times, ns per puzzle: the
+    /// clock reads around each solve, the chunk loop, storing each result
+    /// (by the chunks' own clocks). Only with one pass over each puzzle (no
+    /// `--warmup`, no `--repeat`), where the measured solve times are every
+    /// solve's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solve_loop_ns_per_puzzle: Option<f64>,
+    /// CPU time of the other per-puzzle stages, ns per puzzle, when the run
+    /// was made with `BENCH_SUDOKU_STAGE_TIMES=1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stages: Option<StagesMeta>,
+}
+
+/// Where the CPU time per puzzle went in the stages besides reading,
+/// solving and the ordered writer (every thread's CPU time in the stage,
+/// summed, divided by the puzzles × strategies solved). With
+/// `read_ns_per_puzzle` and `solve_loop_ns_per_puzzle` these account for
+/// most of `harness_cpu_pct`; the rest is handing batches between threads
+/// and what a group costs once (threads, histograms).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StagesMeta {
+    /// Parsing batches (and `--transform`, `--shuffle`).
+    pub prepare_ns_per_puzzle: f64,
+    /// Verification, statistics, rows, the ordered writer and the write.
+    pub finish_ns_per_puzzle: f64,
 }
 
 /// The command line as recorded in `meta.json`: arguments that are not

@@ -3,7 +3,9 @@
 use super::args::EngineArgs;
 use super::CmdResult;
 use crate::bench::metrics::UnitStats;
-use crate::bench::sysinfo::{self, DatasetMeta, HarnessMeta, Meta, RunOptionsMeta, StrategyMeta};
+use crate::bench::sysinfo::{
+    self, DatasetMeta, HarnessMeta, Meta, RunOptionsMeta, StagesMeta, StrategyMeta,
+};
 use crate::bench::{self, NoRows, Progress, PuzzleCsv, RowSink, RunOptions, Stop};
 use crate::commands::compare::FailOn;
 use crate::compare::gate::{Gate, Verdict};
@@ -803,6 +805,17 @@ fn harness_meta(results: &bench::RunResults, threads: usize) -> HarnessMeta {
             .cpu_ns
             .filter(|_| solve > 0)
             .map(|cpu| round2((cpu as f64 - solve as f64) * 100.0 / solve as f64)),
+        // Defined with one pass over each puzzle: with warm-up or repeated
+        // passes only the fastest solve of each is kept.
+        solve_loop_ns_per_puzzle: results
+            .units
+            .iter()
+            .all(|u| u.passes == 1)
+            .then(|| per(results.solving_ns.saturating_sub(solve))),
+        stages: results.stages.map(|t| StagesMeta {
+            prepare_ns_per_puzzle: per(t.prepare_ns),
+            finish_ns_per_puzzle: per(t.finish_ns),
+        }),
     }
 }
 

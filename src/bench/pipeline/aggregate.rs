@@ -188,6 +188,11 @@ pub struct GroupFacts {
     pub serial: SerialTime,
     /// The wrapping sum of the hashes of every record solved.
     pub content: u64,
+    /// Time the strategies took over their chunks, by the chunks' own
+    /// clocks (every pass, the clock reads and the chunk loop included), ns.
+    pub solving_ns: u64,
+    /// CPU time per stage, with `BENCH_SUDOKU_STAGE_TIMES` set.
+    pub stages: Option<StageTotals>,
 }
 
 /// The time one thread at a time must spend on every puzzle: reading the

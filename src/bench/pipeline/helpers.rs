@@ -175,7 +175,7 @@ pub(super) fn with_helpers(
                         if !room {
                             let prepared = guarded(
                                 || format!("reading {}", info.name),
-                                || group.prepare(opts),
+                                || job.stages.time(Stage::Prepare, || group.prepare(opts)),
                             );
                             match prepared {
                                 Ok(Ok(b)) => group = Group::Ready(b),
@@ -204,7 +204,7 @@ pub(super) fn with_helpers(
                             // Parsed here unless the dispatcher did.
                             let prepared = guarded(
                                 || format!("reading {}", job.dataset),
-                                || group.prepare(opts),
+                                || job.stages.time(Stage::Prepare, || group.prepare(opts)),
                             );
                             let batch = match prepared {
                                 Ok(Ok(b)) => b,
@@ -340,15 +340,18 @@ pub(super) fn finish_batches(
             Ok(raw) => raw,
             Err(_) => return,
         };
-        let units = match finish_batch(
-            job,
-            raw.seq,
-            &raw.batch.records,
-            &raw.parts,
-            shuffled,
-            partials,
-            slot,
-        ) {
+        let finished = job.stages.time(Stage::Finish, || {
+            finish_batch(
+                job,
+                raw.seq,
+                &raw.batch.records,
+                &raw.parts,
+                shuffled,
+                partials,
+                slot,
+            )
+        });
+        let units = match finished {
             Ok(u) => u,
             Err(e) => return fail(failed, panic, &tokens, e),
         };
@@ -358,19 +361,24 @@ pub(super) fn finish_batches(
             units,
             skipped: raw.batch.skipped,
         };
-        let accepted = guarded(
-            || format!("writing the results of {}", job.dataset),
-            || {
-                let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
-                let written = out.accept(done, &mut placed);
-                (written, out.error.is_some())
-            },
-        );
+        let accepted = job.stages.time(Stage::Finish, || {
+            guarded(
+                || format!("writing the results of {}", job.dataset),
+                || {
+                    let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
+                    let written = out.accept(done, &mut placed);
+                    (written, out.error.is_some())
+                },
+            )
+        });
         let (written, failed_now) = match accepted {
             Ok(a) => a,
             Err(e) => return fail(failed, panic, &tokens, e),
         };
-        let failed_now = write_placed(&mut placed, out) || failed_now;
+        let failed_now = job
+            .stages
+            .time(Stage::Finish, || write_placed(&mut placed, out))
+            || failed_now;
         if failed_now {
             failed.store(true, Ordering::Release);
             let _ = tokens.try_send(());

@@ -48,7 +48,8 @@
 //! shuffle, skipped rows); `solve` times the solves of a chunk; `verify`
 //! checks each answer; `order` finishes a batch and writes batches in input
 //! order; `aggregate` holds each thread's statistics and merges them;
-//! `helpers` and `workers` are the two thread layouts.
+//! `helpers` and `workers` are the two thread layouts; `stages` accounts
+//! for the CPU time of each stage when asked to.
 
 use super::metrics::{PuzzleOutcome, Skipped, SmallCounts, UnitStats};
 use super::paired::{self, PairAcc};
@@ -74,6 +75,7 @@ mod helpers;
 mod order;
 mod read;
 mod solve;
+mod stages;
 mod verify;
 mod workers;
 
@@ -83,6 +85,8 @@ use helpers::*;
 use order::*;
 use read::*;
 use solve::*;
+pub use stages::StageTotals;
+use stages::*;
 use verify::*;
 use workers::*;
 
@@ -245,6 +249,7 @@ pub(super) fn run_group(
         runners: &runners,
         formats: &formats,
         baseline: tally.baseline,
+        stages: StageCpu::default(),
     };
     let partials = Partials::new(
         match layout {
@@ -276,6 +281,7 @@ pub(super) fn run_group(
         stopped = Some(Stop::Interrupted);
     }
     let wall_ns = start.elapsed().as_nanos() as u64;
+    let stages = job.stages.totals();
     // Ends the group's solver processes and frees the library states (after
     // the wall time: shutting down is not the group's work).
     drop(runners);
@@ -302,6 +308,8 @@ pub(super) fn run_group(
             write_ns: tally.write_ns,
         },
         content,
+        solving_ns: busy,
+        stages,
     };
     (stats, stopped, facts)
 }
@@ -321,6 +329,8 @@ struct Job<'a> {
     formats: &'a [Option<RowFormat>],
     /// The strategy the others are paired with.
     baseline: Option<usize>,
+    /// CPU time per stage, when asked for ([`stages`]).
+    stages: StageCpu,
 }
 
 impl Job<'_> {

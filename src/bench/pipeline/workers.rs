@@ -289,7 +289,10 @@ impl Workers<'_, '_> {
         };
         drop(q);
         self.changed();
-        let prepared = batch.prepare(self.opts);
+        let prepared = self
+            .job
+            .stages
+            .time(Stage::Prepare, || batch.prepare(self.opts));
         let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         // Under the same lock as the chunks are queued: no thread may take
         // the end of the input for the end of the work in between.
@@ -342,7 +345,7 @@ impl Workers<'_, '_> {
             let dataset = self.job.dataset;
             let written = guarded(
                 || format!("writing the results of {dataset}"),
-                || self.finish(window),
+                || self.job.stages.time(Stage::Finish, || self.finish(window)),
             );
             if let Err(e) = written {
                 self.fail(e);
