@@ -18,30 +18,33 @@
 #   mean / max(r, w)    = the bound when the two stages run on different
 #                         threads at once (as they do in both layouts)
 #
-# usage: scripts/serial-cost.sh [--bin BIN] DATASET [STRATEGY] ["1 2"]
+# usage: scripts/serial-cost.sh [--bin BIN]... DATASET [STRATEGY] ["1 2"]
+#   several --bin: the binaries take turns within every round (so that a slow
+#   spell of the machine meets each alike), one table per binary
 # env:   ROUNDS=7
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=""
-if [ "${1:-}" = --bin ]; then
-  bin=$2
+bins=()
+while [ "${1:-}" = --bin ]; do
+  bins+=("$2")
   shift 2
-fi
-data=${1:?usage: scripts/serial-cost.sh [--bin BIN] DATASET [STRATEGY] [\"1 2\"]}
+done
+data=${1:?usage: scripts/serial-cost.sh [--bin BIN]... DATASET [STRATEGY] [\"1 2\"]}
 strategy=${2:-fast}
 threads=${3:-"1 2"}
 rounds=${ROUNDS:-7}
-if [ -z "$bin" ]; then
+if [ ${#bins[@]} -eq 0 ]; then
   cargo build --release --quiet
-  bin=target/release/bench-sudoku
+  bins=(target/release/bench-sudoku)
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 for ((r = 1; r <= rounds; r++)); do
+  for k in "${!bins[@]}"; do
   for j in $threads; do
-    "$bin" run "$data" -s "$strategy" -j "$j" -q --out "$out/run" --force >/dev/null
-    python3 - "$out/run" "$j" >>"$out/rows.tsv" <<'EOF'
+    "${bins[$k]}" run "$data" -s "$strategy" -j "$j" -q --out "$out/run" --force >/dev/null
+    python3 - "$out/run" "$j" >>"$out/rows$k.tsv" <<'EOF'
 import json, sys
 d, j = sys.argv[1], sys.argv[2]
 m = json.load(open(f"{d}/meta.json"))
@@ -50,13 +53,16 @@ h = m["harness"]
 st = h.get("stages") or {}
 print(j, h["layout"], h["read_ns_per_puzzle"], h["write_ns_per_puzzle"],
       h["serial_ns_per_puzzle"], h.get("harness_cpu_pct") or 0, r["mean_ns"], r["wall_ns"],
-      h.get("solve_loop_ns_per_puzzle") or 0, st.get("prepare_ns_per_puzzle", -1),
+      h.get("solve_loop_ns_per_puzzle", -1), st.get("prepare_ns_per_puzzle", -1),
       st.get("finish_ns_per_puzzle", -1), sep="\t")
 EOF
   done
+  done
 done
 
-python3 - "$out/rows.tsv" "$rounds" "$strategy" <<'EOF'
+for k in "${!bins[@]}"; do
+[ ${#bins[@]} -gt 1 ] && printf '\n%s\n' "${bins[$k]}"
+python3 - "$out/rows$k.tsv" "$rounds" "$strategy" <<'EOF'
 import statistics, sys
 rows = [l.split("\t") for l in open(sys.argv[1]).read().splitlines()]
 med = statistics.median
@@ -73,5 +79,7 @@ for j in sorted(by):
     layout, v = by[j]
     rd, wr, se, cpu, mean, wall, loop, prep, fin = (med(x[i] for x in v) for i in range(9))
     cols = f" {prep:.1f} | {fin:.1f} |" if stages else ""
-    print(f"| {j} | {layout} | {rd:.1f} | {wr:.1f} | {se:.1f} | {mean:.0f} | 1/{mean / se:.0f} | {mean / se:.0f} | {mean / max(rd, wr):.0f} | {cpu:.1f} | {loop:.1f} |{cols} {base_wall / wall:.2f} |")
+    loop = f"{loop:.1f}" if loop >= 0 else "–"
+    print(f"| {j} | {layout} | {rd:.1f} | {wr:.1f} | {se:.1f} | {mean:.0f} | 1/{mean / se:.0f} | {mean / se:.0f} | {mean / max(rd, wr):.0f} | {cpu:.1f} | {loop} |{cols} {base_wall / wall:.2f} |")
 EOF
+done
