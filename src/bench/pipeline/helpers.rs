@@ -340,8 +340,10 @@ pub(super) fn finish_batches(
             Ok(raw) => raw,
             Err(_) => return,
         };
+        // Verification, statistics, rows, then the ordered writer and the
+        // write: one stage for `BENCH_SUDOKU_STAGE_TIMES`.
         let finished = job.stages.time(Stage::Finish, || {
-            finish_batch(
+            let units = finish_batch(
                 job,
                 raw.seq,
                 &raw.batch.records,
@@ -349,36 +351,27 @@ pub(super) fn finish_batches(
                 shuffled,
                 partials,
                 slot,
-            )
-        });
-        let units = match finished {
-            Ok(u) => u,
-            Err(e) => return fail(failed, panic, &tokens, e),
-        };
-        give_back_shared(raw.batch.records);
-        let done = Done {
-            seq: raw.seq,
-            units,
-            skipped: raw.batch.skipped,
-        };
-        let accepted = job.stages.time(Stage::Finish, || {
-            guarded(
+            )?;
+            give_back_shared(raw.batch.records);
+            let done = Done {
+                seq: raw.seq,
+                units,
+                skipped: raw.batch.skipped,
+            };
+            let (written, failed_now) = guarded(
                 || format!("writing the results of {}", job.dataset),
                 || {
                     let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
                     let written = out.accept(done, &mut placed);
                     (written, out.error.is_some())
                 },
-            )
+            )?;
+            Ok((written, write_placed(&mut placed, out) || failed_now))
         });
-        let (written, failed_now) = match accepted {
-            Ok(a) => a,
+        let (written, failed_now) = match finished {
+            Ok(f) => f,
             Err(e) => return fail(failed, panic, &tokens, e),
         };
-        let failed_now = job
-            .stages
-            .time(Stage::Finish, || write_placed(&mut placed, out))
-            || failed_now;
         if failed_now {
             failed.store(true, Ordering::Release);
             let _ = tokens.try_send(());

@@ -360,9 +360,8 @@ fn recycled(n: usize) -> Vec<Record> {
 }
 
 /// Gives a batch's record vector back for the next batches.
-pub(super) fn give_back(mut records: Vec<Record>) {
-    if records.capacity() > 0 {
-        records.clear();
+pub(super) fn give_back(records: Vec<Record>) {
+    if let Some(records) = emptied(records) {
         RECORDS.give(records);
     }
 }
@@ -371,9 +370,16 @@ pub(super) fn give_back(mut records: Vec<Record>) {
 /// reads: straight to the shared list, where the reading thread (on the
 /// same spare core) takes the vector it just finished with, still in that
 /// core's cache.
-pub(super) fn give_back_shared(mut records: Vec<Record>) {
-    if records.capacity() > 0 {
-        records.clear();
+pub(super) fn give_back_shared(records: Vec<Record>) {
+    if let Some(records) = emptied(records) {
         RECORDS.give_shared(records);
     }
+}
+
+/// The vector emptied for reuse; `None` when it has no room worth keeping.
+fn emptied(mut records: Vec<Record>) -> Option<Vec<Record>> {
+    (records.capacity() > 0).then(|| {
+        records.clear();
+        records
+    })
 }
