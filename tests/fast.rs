@@ -473,12 +473,19 @@ fn corpus_fast_matches_locked() {
 
 #[test]
 fn cpu_feature_path_matches_portable_path() {
-    use bench_sudoku::solver::fast::Workspace;
+    use bench_sudoku::solver::fast::{Path, Workspace};
     use bench_sudoku::solver::NoopObserver;
-    let mut native = Workspace::new();
     let mut portable = Workspace::new_portable();
     assert!(!portable.uses_cpu_features());
-    if !native.uses_cpu_features() {
+    assert_eq!(portable.path(), Path::Portable);
+    // Every compiled path this CPU can run, whether or not `new` would pick
+    // it (PEXT is slow but correct on some CPUs).
+    let mut others: Vec<Workspace> = [Path::Bmi, Path::BmiPext]
+        .into_iter()
+        .filter_map(Workspace::with_path)
+        .collect();
+    others.push(Workspace::new());
+    if others.len() == 1 {
         eprintln!("note: this CPU takes the portable path; comparing it with itself");
     }
     let mut puzzles: Vec<Grid> = PUZZLES.iter().map(|p| grid(p)).collect();
@@ -513,9 +520,11 @@ fn cpu_feature_path_matches_portable_path() {
     ];
     for p in &puzzles {
         for l in &limits {
-            let a = native.solve(p, l, &mut NoopObserver);
             let b = portable.solve(p, l, &mut NoopObserver);
-            assert_eq!(a, b, "{p} under {l:?}");
+            for other in &mut others {
+                let a = other.solve(p, l, &mut NoopObserver);
+                assert_eq!(a, b, "{p} under {l:?} on {:?}", other.path());
+            }
         }
     }
 }

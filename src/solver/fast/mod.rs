@@ -91,19 +91,82 @@ const STACK: usize = CELLS + 2;
 pub struct Workspace {
     boards: Box<[Board]>,
     frames: Box<[Frame]>,
-    /// Run the search compiled for the CPU features found at run time.
-    features: bool,
+    /// Which compiled search solves run.
+    path: Path,
 }
 
-/// Whether the CPU has every feature `solve_x86_features` is compiled for.
-/// Decided once per workspace.
-fn detect_features() -> bool {
+/// The compiled builds of the search. All three make the same moves and
+/// give identical results and counters; they differ only in instruction
+/// selection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Path {
+    /// Baseline instructions of the target (any CPU).
+    Portable,
+    /// x86-64 with POPCNT, LZCNT, BMI1 and BMI2 for population counts and
+    /// bit scans; minirow masks by table lookup.
+    Bmi,
+    /// As [`Path::Bmi`], with minirow masks by one PEXT instead of three
+    /// table lookups. Chosen only on CPUs where PEXT is a fast instruction
+    /// (see [`fast_pext`]).
+    BmiPext,
+}
+
+impl Path {
+    /// The fastest path this CPU runs correctly and fast.
+    pub fn detect() -> Path {
+        if !Path::Bmi.supported() {
+            Path::Portable
+        } else if fast_pext() {
+            Path::BmiPext
+        } else {
+            Path::Bmi
+        }
+    }
+
+    /// True when this CPU has every instruction the path is compiled for
+    /// (whether or not they are fast on it).
+    pub fn supported(self) -> bool {
+        match self {
+            Path::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Path::Bmi | Path::BmiPext => {
+                std::is_x86_feature_detected!("popcnt")
+                    && std::is_x86_feature_detected!("lzcnt")
+                    && std::is_x86_feature_detected!("bmi1")
+                    && std::is_x86_feature_detected!("bmi2")
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            Path::Bmi | Path::BmiPext => false,
+        }
+    }
+}
+
+/// Whether PEXT is a fast (few-cycle, pipelined) instruction on this CPU:
+/// every Intel CPU with BMI2, and AMD from family 19h (Zen 3) on. AMD's
+/// earlier BMI2 CPUs (and Hygon's, derived from them) run PEXT in
+/// microcode, tens of cycles growing with the mask's set bits: there the
+/// table lookups are faster. Unknown vendors get the tables too.
+fn fast_pext() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::is_x86_feature_detected!("popcnt")
-            && std::is_x86_feature_detected!("lzcnt")
-            && std::is_x86_feature_detected!("bmi1")
-            && std::is_x86_feature_detected!("bmi2")
+        use core::arch::x86_64::__cpuid;
+        // Leaf 0: the vendor string; leaf 1: the family.
+        let (vendor, sig) = (__cpuid(0), __cpuid(1));
+        let mut name = [0u8; 12];
+        name[..4].copy_from_slice(&vendor.ebx.to_le_bytes());
+        name[4..8].copy_from_slice(&vendor.edx.to_le_bytes());
+        name[8..].copy_from_slice(&vendor.ecx.to_le_bytes());
+        let base = (sig.eax >> 8) & 0xF;
+        let family = if base == 0xF {
+            base + ((sig.eax >> 20) & 0xFF)
+        } else {
+            base
+        };
+        match &name {
+            b"GenuineIntel" => true,
+            b"AuthenticAMD" => family >= 0x19,
+            _ => false,
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -141,14 +204,14 @@ static BAND_AND_OTHERS: [[u8; 3]; 32] = {
 };
 
 /// Per-solve bookkeeping shared by the propagation helpers.
-struct Run<'o, O: Observer> {
+struct Run<'o, O: Observer, const PEXT: bool> {
     counters: Counters,
     obs: &'o mut O,
     /// Open branch frames (for observer events).
     depth: u32,
     /// Every digit-band as it was when last brought up to date: a band equal
     /// to its `prev` needs no work.
-    prev: [u32; 32],
+    prev: Board,
     /// Set when a band update changed a band other than its own.
     touched: bool,
     /// The two-candidate cells of each band, from the last naked-single
@@ -420,9 +483,28 @@ fn minirow_conflicts(g: &[u32; 48]) -> u32 {
     }
 }
 
-/// 9-bit minirow mask of a band (bit `3 * row + box`).
+/// 9-bit minirow mask of a band (bit `3 * row + box`): by PEXT when
+/// `PEXT` (only ever true inside [`Workspace::solve_x86_features`], which
+/// runs on CPUs with BMI2), else by table.
 #[inline(always)]
-fn minirows(a: u32) -> usize {
+fn minirows<const PEXT: bool>(a: u32) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if PEXT {
+        // Bit `3 * k` of `t` is set when minirow `k` of `a` has a cell; PEXT
+        // packs those nine bits together.
+        let t = a | (a >> 1) | (a >> 2);
+        // SAFETY: `PEXT` is true only in code reached from
+        // `solve_x86_features`, which `dispatch` calls only after BMI2 was
+        // detected on this CPU (`Path::supported`).
+        return unsafe { core::arch::x86_64::_pext_u32(t, 0x124_9249) } as usize;
+    }
+    minirows_table(a)
+}
+
+/// [`minirows`] by three lookups of [`ROW_MINIROWS`] (portable, and the
+/// reference for the PEXT version's test).
+#[inline(always)]
+fn minirows_table(a: u32) -> usize {
     (ROW_MINIROWS[(a & 511) as usize] as usize
         | (ROW_MINIROWS[((a >> 9) & 511) as usize] as usize) << 3
         | (ROW_MINIROWS[(a >> 18) as usize & 511] as usize) << 6)
@@ -480,7 +562,7 @@ fn assign(b: &mut Board, d: usize, band: usize, p: u32) {
     b.w[i] = own & !ROW_PEERS[p as usize];
 }
 
-impl<O: Observer> Run<'_, O> {
+impl<O: Observer, const PEXT: bool> Run<'_, O, PEXT> {
     /// Brings digit-band `i = 3 * d + band` up to date: band-level locked
     /// candidates ([`PERM`]), hidden singles of its rows, columns locked in a
     /// box leave the other bands. False on a contradiction.
@@ -492,7 +574,7 @@ impl<O: Observer> Run<'_, O> {
         let (band, j1, j2) = (band as usize & 3, j1 as usize & 31, j2 as usize & 31);
         let d = i / 3;
         let a = b.w[i];
-        let a2 = a & PERM[minirows(a)];
+        let a2 = a & PERM[minirows::<PEXT>(a)];
         if a2 == 0 {
             observe!(O, self.report_band(a, d, band));
             return false;
@@ -521,7 +603,7 @@ impl<O: Observer> Run<'_, O> {
             });
         }
         b.w[i] = a2;
-        self.prev[i] = a2;
+        self.prev.w[i] = a2;
         let keep = KEEP_COLS[columns(a2)];
         let (x1, x2) = (b.w[j1], b.w[j2]);
         b.w[j1] = x1 & keep;
@@ -572,7 +654,7 @@ impl<O: Observer> Run<'_, O> {
         loop {
             // Sweep the digit-bands until none changes.
             loop {
-                let mut todo = changed(&b.w, &self.prev);
+                let mut todo = changed(&b.w, &self.prev.w);
                 if todo == 0 {
                     break;
                 }
@@ -771,7 +853,7 @@ impl Workspace {
         Workspace {
             boards: vec![Board::FULL; STACK].into_boxed_slice(),
             frames: vec![Frame::default(); CELLS].into_boxed_slice(),
-            features: detect_features(),
+            path: Path::detect(),
         }
     }
 
@@ -779,15 +861,30 @@ impl Workspace {
     /// cross-checking it against the portable one).
     pub fn new_portable() -> Self {
         Workspace {
-            features: false,
+            path: Path::Portable,
             ..Self::new()
         }
+    }
+
+    /// A workspace running `path`, when this CPU supports it (for
+    /// cross-checking the paths against each other; [`Workspace::new`]
+    /// picks the fastest).
+    pub fn with_path(path: Path) -> Option<Self> {
+        path.supported().then(|| Workspace {
+            path,
+            ..Self::new()
+        })
+    }
+
+    /// The compiled search this workspace runs.
+    pub fn path(&self) -> Path {
+        self.path
     }
 
     /// True when solves run the code compiled for the CPU features found at
     /// run time (x86-64 with POPCNT, LZCNT, BMI1 and BMI2).
     pub fn uses_cpu_features(&self) -> bool {
-        self.features
+        self.path != Path::Portable
     }
 
     /// Solves `puzzle` within `limits`, reporting events to `obs`.
@@ -825,14 +922,23 @@ impl Workspace {
         limits: &Limits,
         obs: &mut O,
     ) -> SolveResult {
-        #[cfg(target_arch = "x86_64")]
-        if self.features {
-            // SAFETY: `features` is true only when `new` detected every
-            // feature `solve_x86_features` is compiled for (see
-            // `detect_features`) on the CPU running this process.
-            return unsafe { self.solve_x86_features(puzzle, allowed, limits, obs) };
+        match self.path {
+            Path::Portable => self.solve_portable(puzzle, allowed, limits, obs),
+            // SAFETY (both arms): a workspace holds a path other than
+            // `Portable` only when `Path::supported` detected every feature
+            // `solve_x86_features` is compiled for on the CPU running this
+            // process (`Path::detect`, `Workspace::with_path`).
+            #[cfg(target_arch = "x86_64")]
+            Path::Bmi => unsafe {
+                self.solve_x86_features::<O, false>(puzzle, allowed, limits, obs)
+            },
+            #[cfg(target_arch = "x86_64")]
+            Path::BmiPext => unsafe {
+                self.solve_x86_features::<O, true>(puzzle, allowed, limits, obs)
+            },
+            #[cfg(not(target_arch = "x86_64"))]
+            Path::Bmi | Path::BmiPext => unreachable!("x86-64 paths are never supported elsewhere"),
         }
-        self.solve_portable(puzzle, allowed, limits, obs)
     }
 
     /// The search compiled for baseline x86-64 (or any other target).
@@ -844,11 +950,12 @@ impl Workspace {
         limits: &Limits,
         obs: &mut O,
     ) -> SolveResult {
-        self.solve_impl(puzzle, allowed, limits, obs)
+        self.solve_impl::<O, false>(puzzle, allowed, limits, obs)
     }
 
-    /// The same search compiled with POPCNT/LZCNT/BMI: only instruction
-    /// selection differs (population counts, bit scans), so results and
+    /// The same search compiled with POPCNT/LZCNT/BMI (and, with `PEXT`,
+    /// minirow masks by PEXT): only instruction selection differs
+    /// (population counts, bit scans, bit gathering), so results and
     /// counters are identical to [`Workspace::solve_portable`].
     ///
     /// # Safety
@@ -857,18 +964,18 @@ impl Workspace {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt,lzcnt,bmi1,bmi2")]
     #[inline(never)]
-    unsafe fn solve_x86_features<O: Observer>(
+    unsafe fn solve_x86_features<O: Observer, const PEXT: bool>(
         &mut self,
         puzzle: &Grid,
         allowed: Option<&[u16; CELLS]>,
         limits: &Limits,
         obs: &mut O,
     ) -> SolveResult {
-        self.solve_impl(puzzle, allowed, limits, obs)
+        self.solve_impl::<O, PEXT>(puzzle, allowed, limits, obs)
     }
 
     #[inline(always)]
-    fn solve_impl<O: Observer>(
+    fn solve_impl<O: Observer, const PEXT: bool>(
         &mut self,
         puzzle: &Grid,
         allowed: Option<&[u16; CELLS]>,
@@ -877,11 +984,11 @@ impl Workspace {
     ) -> SolveResult {
         let boards = &mut self.boards[..];
         let frames = &mut self.frames[..];
-        let mut run = Run {
+        let mut run = Run::<O, PEXT> {
             counters: Counters::default(),
             obs,
             depth: 0,
-            prev: Board::FULL.w,
+            prev: Board::FULL,
             touched: false,
             pairs: [0; 3],
         };
@@ -913,7 +1020,7 @@ impl Workspace {
                     let x = gs[band];
                     // Two minirows of givens in one row or one box: the
                     // table's `GIVEN_CONFLICT` bit (blanks never have it).
-                    let peers = GIVEN_PEERS[minirows(x)];
+                    let peers = GIVEN_PEERS[minirows::<PEXT>(x)];
                     bad |= peers & GIVEN_CONFLICT;
                     b.w[3 * d + band] = (g[band] & !peers & !in_cols) | x;
                 }
@@ -990,7 +1097,7 @@ impl Workspace {
                     run.counters.guesses += 1;
                     run.counters.nodes += 1;
                     observe!(O, run.obs.guess(cell as u8, d as u8 + 1, cands, run.depth));
-                    run.prev = boards[w].w;
+                    run.prev = boards[w];
                     assign(&mut boards[w], d, band, p);
                     continue 'search;
                 }
@@ -1029,7 +1136,7 @@ impl Workspace {
                 run.counters.guesses += 1;
                 run.counters.nodes += 1;
                 observe!(O, run.obs.guess(cell as u8, d as u8 + 1, cands, run.depth));
-                run.prev = boards[w].w;
+                run.prev = boards[w];
                 assign(&mut boards[w], d, (cell / 27) as usize, cell % 27);
                 continue 'search;
             }
@@ -1058,6 +1165,30 @@ mod tests {
             *v = *x as u32;
         }
         w
+    }
+
+    #[test]
+    fn minirows_by_pext_match_table() {
+        if !Path::BmiPext.supported() {
+            eprintln!("note: no BMI2 on this CPU; the PEXT path is never taken");
+            return;
+        }
+        // Every pattern of each row, with the other rows random; then
+        // random bands.
+        let mut x = 0x6A09_E667_F3BC_C908u64;
+        for row in 0..3 {
+            for v in 0..512u32 {
+                let r = words(&mut x)[0] & BAND;
+                let a = (r & !(511 << (9 * row))) | (v << (9 * row));
+                assert_eq!(minirows::<true>(a), minirows_table(a), "{a:#x}");
+            }
+        }
+        for _ in 0..20000 {
+            let w = words(&mut x);
+            for a in [w[0] & BAND, w[1] & w[2] & BAND, w[3] & w[4] & w[5] & BAND] {
+                assert_eq!(minirows::<true>(a), minirows_table(a), "{a:#x}");
+            }
+        }
     }
 
     #[test]
