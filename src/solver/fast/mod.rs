@@ -35,7 +35,8 @@ use super::observer::{observe, Contradiction, Observer, Reason};
 use super::{Counters, Limits, SolveResult, Status};
 use crate::grid::{Grid, CELLS};
 use tables::{
-    BAND, BAND_PEERS, GIVEN_CONFLICT, GIVEN_PEERS, KEEP_COLS, PERM, ROW_MINIROWS, ROW_PEERS, SPREAD,
+    BAND, BAND_PEERS, COLUMN_TWICE, GIVEN_CONFLICT, GIVEN_PEERS, KEEP_COLS, PERM, ROW_MINIROWS,
+    ROW_PEERS, SPREAD,
 };
 
 /// Guesses a solve makes before propagation adds column confinement
@@ -182,9 +183,6 @@ impl Default for Workspace {
 
 /// The other two bands of each band.
 const OTHER: [[usize; 2]; 3] = [[1, 2], [0, 2], [0, 1]];
-
-/// Column 0 of a band (bit 0 of each of its three rows).
-const COLUMN: u32 = 1 | (1 << 9) | (1 << 18);
 
 /// For each digit-band `i = 3 * d + b` (and padding up to 32): the band `b`
 /// and the indices of the digit's two other bands.
@@ -780,16 +778,20 @@ fn choose(b: &Board, pairs: &[u32; 3]) -> (usize, u32) {
     let mut best = (0usize, 0u32);
     let mut best_n = -1i32;
     for (band, &pair) in pairs.iter().enumerate() {
+        let own = b.w[UNS + band];
+        // The unsolved cells of the two other bands, one per half, so that
+        // one count covers the cell's column in both.
+        let [o1, o2] = OTHER[band];
+        let others = b.w[UNS + o1] as u64 | (b.w[UNS + o2] as u64) << 32;
         let mut m = pair;
         while m != 0 {
             let p = m.trailing_zeros();
             m &= m - 1;
-            // Unsolved peers: row and box (in the band), plus the column in
-            // the two other bands (their bits shifted apart, so one count).
-            let col = COLUMN << (p % 9);
-            let [o1, o2] = OTHER[band];
-            let others = (b.w[UNS + o1] & col) | ((b.w[UNS + o2] & col) << 1);
-            let n = ((b.w[UNS + band] & BAND_PEERS[p as usize]).count_ones() + others.count_ones())
+            // Unsolved peers: row, box and column in the band, plus the
+            // column in the two other bands. (`p < 27`; the mask only spares
+            // the bounds checks of the 32-entry tables.)
+            let q = p as usize & 31;
+            let n = ((own & BAND_PEERS[q]).count_ones() + (others & COLUMN_TWICE[q]).count_ones())
                 as i32;
             if n > best_n {
                 best_n = n;

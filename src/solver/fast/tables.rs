@@ -33,8 +33,14 @@ pub static KEEP_COLS: [u32; 512] = build_keep_cols();
 pub static REQUIRED_KEEP: [u32; 512] = build_required_keep();
 
 /// For each band cell `p` (0..27): the other cells of its row, of its box and
-/// of its column inside the band.
-pub static BAND_PEERS: [u32; 27] = build_band_peers();
+/// of its column inside the band. Entries 27..32 are empty, so that any
+/// bit index masked to five bits is a valid index.
+pub static BAND_PEERS: [u32; 32] = build_band_peers();
+
+/// For each band cell `p` (0..27): its column's three cells, in the low and
+/// in the high half (the column in two other bands, packed as `u64`).
+/// Entries 27..32 are empty.
+pub static COLUMN_TWICE: [u64; 32] = build_column_twice();
 
 /// Indexed by the 9-bit minirow mask of a digit's givens in a band: every
 /// cell of the rows and boxes those givens occupy, plus [`GIVEN_CONFLICT`]
@@ -228,8 +234,19 @@ const fn build_required_keep() -> [u32; 512] {
     t
 }
 
-const fn build_band_peers() -> [u32; 27] {
-    let mut t = [0u32; 27];
+const fn build_column_twice() -> [u64; 32] {
+    let mut t = [0u64; 32];
+    let mut p = 0;
+    while p < 27 {
+        let col = build_columns()[p % 9] as u64;
+        t[p] = col | (col << 32);
+        p += 1;
+    }
+    t
+}
+
+const fn build_band_peers() -> [u32; 32] {
+    let mut t = [0u32; 32];
     let mut p = 0;
     while p < 27 {
         let (r, c) = (p / 9, p % 9);
@@ -305,7 +322,7 @@ mod tests {
 
     #[test]
     fn band_peers_count() {
-        for (p, peers) in BAND_PEERS.iter().enumerate() {
+        for (p, peers) in BAND_PEERS.iter().enumerate().take(27) {
             // 8 in the row, 6 more in the box (the column lies in the box).
             assert_eq!(peers.count_ones(), 14, "cell {p}");
         }
