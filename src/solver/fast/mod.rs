@@ -210,8 +210,12 @@ struct Run<'o, O: Observer, const PEXT: bool> {
     /// Every digit-band as it was when last brought up to date: a band equal
     /// to its `prev` needs no work.
     prev: Board,
-    /// Set when a band update changed a band other than its own.
-    touched: bool,
+    /// During a sweep: the digit-bands (bit `3 * d + b`) changed after
+    /// their last update, so differing from `prev` (see `propagate`).
+    dirty: u32,
+    /// During a sweep: set when an update placed hidden singles (which
+    /// change other digits' bands; `dirty` does not track those).
+    singled: bool,
     /// The two-candidate cells of each band, from the last naked-single
     /// pass (valid for the board `propagate` returned true on).
     pairs: [u32; 3],
@@ -585,6 +589,7 @@ impl<O: Observer, const PEXT: bool> Run<'_, O, PEXT> {
             for d2 in 0..9 {
                 b.w[3 * d2 + band] &= !s;
             }
+            self.singled = true;
             self.counters.hidden_singles += s.count_ones() as u64;
             observe!(O, {
                 let mut m = s;
@@ -606,7 +611,9 @@ impl<O: Observer, const PEXT: bool> Run<'_, O, PEXT> {
         let (x1, x2) = (b.w[j1], b.w[j2]);
         b.w[j1] = x1 & keep;
         b.w[j2] = x2 & keep;
-        self.touched |= (s | ((x1 | x2) & !keep)) != 0;
+        self.dirty = (self.dirty & !(1 << i))
+            | ((((x1 & !keep) != 0) as u32) << j1)
+            | ((((x2 & !keep) != 0) as u32) << j2);
         true
     }
 
@@ -650,13 +657,15 @@ impl<O: Observer, const PEXT: bool> Run<'_, O, PEXT> {
     #[inline(always)]
     fn propagate(&mut self, b: &mut Board) -> bool {
         loop {
-            // Sweep the digit-bands until none changes.
-            loop {
-                let mut todo = changed(&b.w, &self.prev.w);
-                if todo == 0 {
-                    break;
-                }
-                self.touched = false;
+            // Sweep the digit-bands until none changes: first the ones that
+            // differ from their snapshot, then the ones the sweep itself
+            // changed after updating them (`dirty`, kept by `update`: the
+            // same set, without reloading the board word by word just after
+            // storing to it).
+            let mut todo = changed(&b.w, &self.prev.w);
+            while todo != 0 {
+                self.dirty = 0;
+                self.singled = false;
                 while todo != 0 {
                     let i = todo.trailing_zeros() as usize;
                     todo &= todo - 1;
@@ -664,10 +673,11 @@ impl<O: Observer, const PEXT: bool> Run<'_, O, PEXT> {
                         return false;
                     }
                 }
-                if !self.touched {
-                    // Only the updated bands changed, and they are in sync.
-                    break;
-                }
+                todo = if self.singled {
+                    changed(&b.w, &self.prev.w)
+                } else {
+                    self.dirty
+                };
             }
             // Naked singles and empty cells, band by band.
             let [pairs, empty, singles] = cell_counts(&b.w);
@@ -991,7 +1001,8 @@ impl Workspace {
             obs,
             depth: 0,
             prev: Board::FULL,
-            touched: false,
+            dirty: 0,
+            singled: false,
             pairs: [0; 3],
         };
 
