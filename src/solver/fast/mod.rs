@@ -551,17 +551,25 @@ fn cell_cands(b: &Board, band: usize, p: u32) -> u16 {
 
 /// Places a guess: digit `d` in cell `p` of band `band` (a candidate). The
 /// cell loses its other digits and the digit its row; the band updates do
-/// the rest (box, and the column in the other bands).
+/// the rest (box, and the column in the other bands). Returns the
+/// digit-bands it changed (bit `3 * d + band`).
 #[inline(always)]
-fn assign(b: &mut Board, d: usize, band: usize, p: u32) {
+fn assign(b: &mut Board, d: usize, band: usize, p: u32) -> u32 {
     let bit = 1u32 << p;
     let i = 3 * d + band;
-    let own = b.w[i];
     b.w[UNS + band] &= !bit;
+    // Digit `d2` at bit `3 * d2`: the digits that lose the cell.
+    let mut lost = 0u32;
     for d2 in 0..9 {
-        b.w[3 * d2 + band] &= !bit;
+        let x = b.w[3 * d2 + band];
+        b.w[3 * d2 + band] = x & !bit;
+        lost |= ((x & bit) >> p) << (3 * d2);
     }
-    b.w[i] = own & !ROW_PEERS[p as usize];
+    // The digit itself keeps the cell and loses the rest of its row.
+    let own = b.w[i] | bit;
+    let mine = own & !ROW_PEERS[p as usize];
+    b.w[i] = mine;
+    ((lost << band) & !(1 << i)) | (((mine != own) as u32) << i)
 }
 
 impl<O: Observer, const PEXT: bool> Run<'_, O, PEXT> {
@@ -653,16 +661,16 @@ impl<O: Observer, const PEXT: bool> Run<'_, O, PEXT> {
         );
     }
 
-    /// Propagates to a fixpoint. False on a contradiction.
+    /// Propagates to a fixpoint. False on a contradiction. `todo`: the
+    /// digit-bands that differ from `prev` (bit `3 * d + b`).
     #[inline(always)]
-    fn propagate(&mut self, b: &mut Board) -> bool {
+    fn propagate(&mut self, b: &mut Board, mut todo: u32) -> bool {
         loop {
             // Sweep the digit-bands until none changes: first the ones that
             // differ from their snapshot, then the ones the sweep itself
             // changed after updating them (`dirty`, kept by `update`: the
-            // same set, without reloading the board word by word just after
-            // storing to it).
-            let mut todo = changed(&b.w, &self.prev.w);
+            // same set, without reloading the board with wide loads just
+            // after narrow stores to it).
             while todo != 0 {
                 self.dirty = 0;
                 self.singled = false;
@@ -683,6 +691,8 @@ impl<O: Observer, const PEXT: bool> Run<'_, O, PEXT> {
             let [pairs, empty, singles] = cell_counts(&b.w);
             self.pairs = [pairs[0], pairs[1], pairs[2]];
             let mut placed = false;
+            // The digit-bands the singles change (all others equal `prev`).
+            todo = 0;
             for band in 0..3 {
                 if empty[band] != 0 {
                     observe!(O, self.report_cell(band, empty[band].trailing_zeros()));
@@ -703,7 +713,8 @@ impl<O: Observer, const PEXT: bool> Run<'_, O, PEXT> {
                     }
                     // The digit leaves the rest of each new single's row; the
                     // band update does the box and column.
-                    let mut x = b.w[i];
+                    let old = b.w[i];
+                    let mut x = old;
                     while m != 0 {
                         let p = m.trailing_zeros();
                         m &= m - 1;
@@ -719,6 +730,7 @@ impl<O: Observer, const PEXT: bool> Run<'_, O, PEXT> {
                         );
                     }
                     b.w[i] = x;
+                    todo |= ((x != old) as u32) << i;
                 }
             }
             if placed {
@@ -731,6 +743,7 @@ impl<O: Observer, const PEXT: bool> Run<'_, O, PEXT> {
             if self.counters.guesses < COLUMNS_AFTER || !confine_columns(&mut b.w) {
                 return true;
             }
+            todo = changed(&b.w, &self.prev.w);
         }
     }
 }
@@ -1072,9 +1085,12 @@ impl Workspace {
         let mut sp = 0usize; // open frames
         let mut solutions = 0u32;
         let mut first = *puzzle;
+        // The digit-bands the next propagation starts from: at the root
+        // every one the givens changed, after a guess the ones it changed.
+        let mut todo = changed(&boards[0].w, &run.prev.w);
         'search: loop {
             // One propagation per node: the root, or the guess just placed.
-            if run.propagate(&mut boards[w]) {
+            if run.propagate(&mut boards[w], todo) {
                 if complete(&boards[w]) {
                     solutions += 1;
                     observe!(O, run.obs.solution(solutions));
@@ -1111,7 +1127,7 @@ impl Workspace {
                     run.counters.nodes += 1;
                     observe!(O, run.obs.guess(cell as u8, d as u8 + 1, cands, run.depth));
                     run.prev = boards[w];
-                    assign(&mut boards[w], d, band, p);
+                    todo = assign(&mut boards[w], d, band, p);
                     continue 'search;
                 }
             }
@@ -1150,7 +1166,7 @@ impl Workspace {
                 run.counters.nodes += 1;
                 observe!(O, run.obs.guess(cell as u8, d as u8 + 1, cands, run.depth));
                 run.prev = boards[w];
-                assign(&mut boards[w], d, (cell / 27) as usize, cell % 27);
+                todo = assign(&mut boards[w], d, (cell / 27) as usize, cell % 27);
                 continue 'search;
             }
         }
