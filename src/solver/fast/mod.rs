@@ -438,6 +438,66 @@ fn confine_columns(w: &mut [u32; 32]) -> bool {
     changed
 }
 
+/// The cells of each value per band: word `3 * v + band` holds the cells of
+/// band `band` with value `v` (0 for blanks, so words 0..3 are the blank
+/// cells); words 30..48 are zero.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn given_masks(cells: &[u8; CELLS]) -> [u32; 48] {
+    given_masks_scalar(cells)
+}
+
+/// Portable [`given_masks`] (also the reference for the SSE2 version's
+/// test).
+#[cfg(any(not(target_arch = "x86_64"), test))]
+#[inline(always)]
+fn given_masks_scalar(cells: &[u8; CELLS]) -> [u32; 48] {
+    let mut g = [0u32; 48];
+    for (band, cells) in cells.chunks_exact(27).enumerate() {
+        for (p, &v) in cells.iter().enumerate() {
+            // Values are 0..=9 (a `Grid` invariant); the mask keeps any
+            // index in bounds regardless.
+            g[3 * (v as usize & 15) + band] |= 1 << p;
+        }
+    }
+    g
+}
+
+/// [`given_masks`] with SSE2: each band's 27 bytes in two 16-byte loads,
+/// compared with each value 0..=9 at once.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn given_masks(cells: &[u8; CELLS]) -> [u32; 48] {
+    use core::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+    };
+    let mut g = [0u32; 48];
+    let p = cells.as_ptr();
+    // Per band: the offsets of its two loads, and how many leading bytes of
+    // the second to drop. The second load of bands 0 and 1 starts 16 bytes
+    // in (its bytes past the band are masked off); band 2's would run past
+    // the grid, so it ends at the last cell instead and drops the five bytes
+    // the first load has.
+    const LOADS: [(usize, usize, u32); 3] = [(0, 16, 0), (27, 43, 0), (54, 65, 5)];
+    for (band, &(lo, hi, skip)) in LOADS.iter().enumerate() {
+        // SAFETY: SSE2 is part of the x86_64 baseline, so every CPU running
+        // this binary has these instructions. Each load reads 16 bytes at
+        // offset 0, 16, 27, 43, 54 or 65 of the 81-byte array: in bounds
+        // (65 + 16 = 81).
+        unsafe {
+            let lo = _mm_loadu_si128(p.add(lo) as *const __m128i);
+            let hi = _mm_loadu_si128(p.add(hi) as *const __m128i);
+            for v in 0..10 {
+                let k = _mm_set1_epi8(v as i8);
+                let a = _mm_movemask_epi8(_mm_cmpeq_epi8(lo, k)) as u32;
+                let b = (_mm_movemask_epi8(_mm_cmpeq_epi8(hi, k)) as u32) >> skip;
+                g[3 * v + band] = (a | (b << 16)) & BAND;
+            }
+        }
+    }
+    g
+}
+
 /// Nonzero when some value word `g[3..30]` (see `solve_impl`) has two cells
 /// in one minirow.
 #[cfg(not(target_arch = "x86_64"))]
@@ -1024,14 +1084,7 @@ impl Workspace {
         // are the blank cells outside the rows, boxes and columns of its
         // givens. Two givens of a digit sharing a row, box or column make the
         // puzzle invalid.
-        let mut g = [0u32; 48];
-        for (band, cells) in puzzle.cells().chunks_exact(27).enumerate() {
-            for (p, &v) in cells.iter().enumerate() {
-                // Values are 0..=9 (a `Grid` invariant); the mask keeps any
-                // index in bounds regardless.
-                g[3 * (v as usize & 15) + band] |= 1 << p;
-            }
-        }
+        let g = given_masks(puzzle.cells());
         // Two givens of a digit in one minirow (same row and box).
         let mut bad = minirow_conflicts(&g);
         {
@@ -1263,6 +1316,25 @@ mod tests {
             let (mut a, mut b) = (w, w);
             assert_eq!(confine_columns(&mut a), confine_columns_scalar(&mut b));
             assert_eq!(a, b);
+        }
+    }
+
+    #[test]
+    fn given_masks_match_scalar() {
+        let mut x = 0x3C6E_F372_FE94_F82Bu64;
+        for round in 0..4000 {
+            let w = [words(&mut x), words(&mut x), words(&mut x)];
+            let mut cells = [0u8; CELLS];
+            for (c, v) in cells.iter_mut().enumerate() {
+                let r = w[c / 32][c % 32];
+                // Sparse rounds (mostly blanks) and dense ones.
+                *v = if round % 2 == 0 && r % 3 != 0 {
+                    0
+                } else {
+                    (r % 10) as u8
+                };
+            }
+            assert_eq!(given_masks(&cells), given_masks_scalar(&cells));
         }
     }
 
