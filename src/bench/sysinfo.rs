@@ -272,6 +272,11 @@ pub struct StrategyMeta {
     pub description: String,
     pub counters: crate::solver::CounterSet,
     pub clock: crate::solver::Clock,
+    /// The compiled build of the engine this run used, for engines with
+    /// several ([`crate::solver::Strategy::code_path`]). Absent for the
+    /// others and in results written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code_path: Option<String>,
 }
 
 impl StrategyMeta {
@@ -284,6 +289,7 @@ impl StrategyMeta {
             description: s.description(),
             counters: caps.counters,
             clock: caps.clock,
+            code_path: s.code_path().map(str::to_string),
         }
     }
 }

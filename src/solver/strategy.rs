@@ -465,6 +465,17 @@ impl Strategy {
         }
     }
 
+    /// Which compiled build of its engine this strategy runs on this CPU,
+    /// for engines that have several (`fast`: see [`super::fast::Path`]);
+    /// `None` for the others. Results and counters are the same on every
+    /// path; times are not.
+    pub fn code_path(&self) -> Option<&'static str> {
+        match &self.engine {
+            Engine::Builtin(Builtin::Fast) => Some(super::fast::Path::detect().name()),
+            _ => None,
+        }
+    }
+
     /// `builtin`, or the kind of external solver (`lib`, `cmd`, …).
     pub fn kind(&self) -> String {
         match &self.engine {

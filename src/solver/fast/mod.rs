@@ -113,6 +113,15 @@ pub enum Path {
 }
 
 impl Path {
+    /// The name `meta.json` records (`strategy_details[].code_path`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Path::Portable => "portable",
+            Path::Bmi => "x86-64 popcnt+lzcnt+bmi1+bmi2",
+            Path::BmiPext => "x86-64 popcnt+lzcnt+bmi1+bmi2, pext",
+        }
+    }
+
     /// The fastest path this CPU runs correctly and fast.
     pub fn detect() -> Path {
         if !Path::Bmi.supported() {
