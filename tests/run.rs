@@ -384,6 +384,7 @@ fn repeat_keeps_the_minimum_and_reports_passes() {
     // The solving loop's cost is only defined with one pass per puzzle.
     let h = &json(&out.join("meta.json"))["harness"];
     assert!(h.get("solve_loop_ns_per_puzzle").is_none(), "{h}");
+    assert!(h.get("harness_cpu_pct").is_none(), "{h}");
     assert!(h.get("stages").is_none(), "{h}");
 }
 

@@ -136,7 +136,8 @@ pub struct HarnessMeta {
     pub cpu_ns: Option<u64>,
     /// CPU time beyond the measured solve times, as a percentage of them:
     /// the harness's whole cost (timing, reading, verification, rows,
-    /// aggregation, writing, waiting threads that spin).
+    /// aggregation, writing, waiting threads that spin). Only with one pass
+    /// over each puzzle, like `solve_loop_ns_per_puzzle`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub harness_cpu_pct: Option<f64>,
     /// The solving loop beyond the measured solve times, ns per puzzle: the

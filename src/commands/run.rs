@@ -793,6 +793,7 @@ fn harness_meta(results: &bench::RunResults, threads: usize) -> HarnessMeta {
     };
     let s = &results.serial;
     let solve: u64 = results.units.iter().map(|u| u.solve_ns_total).sum();
+    let one_pass = results.units.iter().all(|u| u.passes == 1);
     HarnessMeta {
         layout: results.layout.to_string(),
         solver_threads: threads,
@@ -801,17 +802,14 @@ fn harness_meta(results: &bench::RunResults, threads: usize) -> HarnessMeta {
         write_ns_per_puzzle: per(s.write_ns),
         serial_ns_per_puzzle: per(s.read_ns + s.write_ns),
         cpu_ns: results.cpu_ns,
+        // Both defined with one pass over each puzzle: with warm-up or
+        // repeated passes only the fastest solve of each is kept, and the
+        // other passes' solves would count as harness.
         harness_cpu_pct: results
             .cpu_ns
-            .filter(|_| solve > 0)
+            .filter(|_| solve > 0 && one_pass)
             .map(|cpu| round2((cpu as f64 - solve as f64) * 100.0 / solve as f64)),
-        // Defined with one pass over each puzzle: with warm-up or repeated
-        // passes only the fastest solve of each is kept.
-        solve_loop_ns_per_puzzle: results
-            .units
-            .iter()
-            .all(|u| u.passes == 1)
-            .then(|| per(results.solving_ns.saturating_sub(solve))),
+        solve_loop_ns_per_puzzle: one_pass.then(|| per(results.solving_ns.saturating_sub(solve))),
         stages: results.stages.map(|t| StagesMeta {
             prepare_ns_per_puzzle: per(t.prepare_ns),
             finish_ns_per_puzzle: per(t.finish_ns),
