@@ -122,8 +122,20 @@ impl Path {
         }
     }
 
-    /// The fastest path this CPU runs correctly and fast.
+    /// The path named by `BENCH_SUDOKU_FAST_PATH` (`portable`, `bmi` or
+    /// `pext`) when this CPU supports it, else the fastest path this CPU
+    /// runs correctly and fast. The variable is for measuring one build
+    /// against another on one machine; `meta.json` records the path taken.
     pub fn detect() -> Path {
+        let forced = match std::env::var("BENCH_SUDOKU_FAST_PATH").as_deref() {
+            Ok("portable") => Some(Path::Portable),
+            Ok("bmi") => Some(Path::Bmi),
+            Ok("pext") => Some(Path::BmiPext),
+            _ => None,
+        };
+        if let Some(p) = forced.filter(|p| p.supported()) {
+            return p;
+        }
         if !Path::Bmi.supported() {
             Path::Portable
         } else if fast_pext() {
