@@ -616,3 +616,56 @@ fn a_closed_stdout_neither_panics_nor_hides_the_outcome() {
         assert!(matches!(code, Some(0 | 1)), "{args:?}: {code:?} {stderr}");
     }
 }
+
+/// `BENCH_SUDOKU_FAST_PATH` picks the fast engine's compiled build, and
+/// `meta.json` names the one taken; every build gives the same rows apart
+/// from the times (the answers and all counters).
+#[test]
+fn every_fast_build_gives_the_same_rows() {
+    let dir = scratch("fast-paths");
+    let mut rows = Vec::new();
+    for path in ["portable", "bmi", "pext", ""] {
+        let out = dir.join(format!("out-{path}"));
+        let o = common::command()
+            .env("BENCH_SUDOKU_FAST_PATH", path)
+            .args([
+                "run",
+                "datasets/hard.csv",
+                "-s",
+                "fast",
+                "--count",
+                "2",
+                "-q",
+            ])
+            .args(["--limit", "300", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let meta = json(&out.join("meta.json"));
+        let taken = meta["options"]["strategy_details"][0]["code_path"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        if path == "portable" {
+            assert_eq!(taken, "portable");
+        }
+        let csv = std::fs::read_to_string(out.join("puzzles.csv")).unwrap();
+        let mut lines = csv.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let time = header.iter().position(|h| *h == "time_ns").unwrap();
+        // Every row without its time (no row here has quoted fields).
+        let kept: Vec<String> = lines
+            .map(|l| {
+                let mut f: Vec<&str> = l.split(',').collect();
+                f.remove(time);
+                f.join(",")
+            })
+            .collect();
+        assert_eq!(kept.len(), 300);
+        rows.push((taken, kept));
+    }
+    for (taken, kept) in &rows[1..] {
+        assert_eq!(kept, &rows[0].1, "{taken} against portable");
+    }
+}
