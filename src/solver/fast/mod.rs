@@ -567,8 +567,9 @@ fn minirow_conflicts(g: &[u32; 48]) -> u32 {
 }
 
 /// 9-bit minirow mask of a band (bit `3 * row + box`): by PEXT when
-/// `PEXT` (only ever true inside [`Workspace::solve_x86_features`], which
-/// runs on CPUs with BMI2), else by table.
+/// `PEXT`, else by table. `PEXT` may be true only where BMI2 is known to
+/// be present: inside [`Workspace::solve_x86_features`] and in a test that
+/// checks `Path::BmiPext.supported()` first.
 #[inline(always)]
 fn minirows<const PEXT: bool>(a: u32) -> usize {
     #[cfg(target_arch = "x86_64")]
@@ -578,7 +579,8 @@ fn minirows<const PEXT: bool>(a: u32) -> usize {
         let t = a | (a >> 1) | (a >> 2);
         // SAFETY: `PEXT` is true only in code reached from
         // `solve_x86_features`, which `dispatch` calls only after BMI2 was
-        // detected on this CPU (`Path::supported`).
+        // detected on this CPU (`Path::supported`), and in the unit test
+        // `minirows_by_pext_match_table`, which returns early without it.
         return unsafe { core::arch::x86_64::_pext_u32(t, 0x124_9249) } as usize;
     }
     minirows_table(a)
