@@ -10,15 +10,10 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// This test process's scratch directory.
-fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bench-sudoku-int-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
+/// A dataset of `rows` puzzles in a fresh scratch directory of its own
+/// (the test's output goes beside it).
 fn big_dataset(name: &str, rows: usize) -> PathBuf {
-    let path = scratch().join(name);
+    let path = common::scratch(name).join(name);
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
     let puzzles = [
         common::FAMOUS_HARD,
@@ -126,7 +121,7 @@ fn sigterm_and_sighup_too() {
 /// fast the machine.
 #[test]
 fn a_second_signal_exits_at_once() {
-    let data = scratch().join("empty-grids.txt");
+    let data = common::scratch("empty-grids").join("empty-grids.txt");
     std::fs::write(&data, format!("{}\n", "0".repeat(81)).repeat(64)).unwrap();
     let out = data.with_file_name("out-second");
     let _ = std::fs::remove_dir_all(&out);
