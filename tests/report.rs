@@ -271,3 +271,60 @@ fn an_interrupted_run_gets_a_page_that_says_so() {
         svg_text(&out.join(format!("charts/cut-{kind}.svg")));
     }
 }
+
+/// A run of more puzzles than the scatter chart keeps: `run` samples them
+/// while it aggregates (on every finishing thread, in any order) and
+/// `report DIR` samples `puzzles.csv` again; both keep the same puzzles, so
+/// the charts are the same bytes, and each strategy has exactly the cap.
+#[test]
+fn a_sampled_scatter_is_the_same_from_the_run_and_from_puzzles_csv() {
+    let dir = scratch("sampled");
+    // The shipped easy puzzles, 13 times over, as plain lines: 13,000
+    // puzzles (each strategy's sample keeps 5,000).
+    let easy = std::fs::read_to_string(hard().replace("hard.csv", "easy.csv")).unwrap();
+    let lines: Vec<&str> = easy
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    let data = dir.join("many.txt");
+    let mut body = String::new();
+    for _ in 0..13 {
+        for l in &lines {
+            body.push_str(l);
+            body.push('\n');
+        }
+    }
+    std::fs::write(&data, body).unwrap();
+    let out = dir.join("out");
+    let o = bin(&[
+        "run",
+        data.to_str().unwrap(),
+        "-s",
+        "fast",
+        "-s",
+        "hidden",
+        "--shuffle",
+        "--batch-size",
+        "256",
+        "-j",
+        "2",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let chart = out.join("charts/many-scatter.svg");
+    let from_run = std::fs::read(&chart).unwrap();
+    let svg = String::from_utf8_lossy(&from_run);
+    // 5,000 points per strategy, and each strategy's legend marker.
+    assert_eq!(svg.matches("<circle").count(), 2 * 5000 + 2, "points drawn");
+
+    std::fs::remove_dir_all(out.join("charts")).unwrap();
+    let o = bin(&["report", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        std::fs::read(&chart).unwrap() == from_run,
+        "report DIR drew other points than run"
+    );
+}

@@ -2,6 +2,7 @@
 //! totals, and HdrHistograms of solve time, guesses and maximum depth.
 
 use super::paired::Paired;
+use super::points::PointSample;
 use crate::solver::{Clock, Counter, CounterSet, Counters, Status};
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -132,6 +133,10 @@ pub struct UnitStats {
     /// The paired comparison with the run's baseline (interleaved runs,
     /// strategies other than the baseline).
     pub paired: Option<Paired>,
+    /// The scatter chart's sample of (guesses, time) points: puzzles with
+    /// a time, of a strategy that reports guesses (the rows of
+    /// `puzzles.csv` that have both).
+    pub points: PointSample,
 }
 
 /// Adds `item` to a list that keeps the [`LIST_CAP`] items of lowest `key`
@@ -301,6 +306,7 @@ impl UnitStats {
             counters: CounterSet::ALL,
             clock: Clock::Harness,
             paired: None,
+            points: PointSample::default(),
         }
     }
 
@@ -380,6 +386,9 @@ impl UnitStats {
         self.hidden_total += c.hidden_singles;
         if c.guesses == 0 && matches!(o.status, Status::Solved | Status::Multiple) {
             self.no_guess += 1;
+        }
+        if self.counters.has(Counter::Guesses) {
+            self.points.offer(o.index, c.guesses, o.time_ns);
         }
         if o.wrong.is_some() || o.matches_solution == Some(false) || o.wrong_count.is_some() {
             self.record_mismatch(o);
@@ -510,6 +519,9 @@ impl UnitStats {
             counters: r.counters,
             clock: r.clock,
             paired: r.paired.clone(),
+            // Not kept in the summary: `puzzles.csv` has the points
+            // (`report::Report::with_scatter` reads them back).
+            points: PointSample::default(),
         }
     }
 
@@ -566,6 +578,7 @@ impl UnitStats {
         self.time_max = self.time_max.max(o.time_max);
         self.mismatch_list.extend(o.mismatch_list.iter().cloned());
         self.fault_list.extend(o.fault_list.iter().cloned());
+        self.points.merge(&o.points);
         self.settle();
         Ok(())
     }

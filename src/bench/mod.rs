@@ -23,6 +23,7 @@
 pub mod metrics;
 pub mod paired;
 mod pipeline;
+pub mod points;
 mod row;
 pub mod sysinfo;
 

@@ -35,12 +35,7 @@ pub fn tracker_exporters(values: &[String]) -> anyhow::Result<Vec<Box<dyn report
 pub fn run(args: &ExportArgs) -> CmdResult {
     let exporters = tracker_exporters(&args.export)?;
     let dir = ResultsDir::load(&args.dir)?;
-    let report = Report {
-        meta: &dir.meta,
-        results: dir.results.clone(),
-        units: &[],
-        scatter: None,
-    };
+    let report = Report::from_records(&dir.meta, dir.results.clone(), &[]);
     for e in exporters {
         for path in e
             .export(&report, &dir.path)

@@ -43,12 +43,7 @@ pub struct Loaded {
 impl Loaded {
     /// The report the exporters render, with the records exactly as written.
     pub fn report(&self) -> Report<'_> {
-        Report {
-            meta: &self.meta,
-            results: self.results.clone(),
-            units: &self.units,
-            scatter: None,
-        }
+        Report::from_records(&self.meta, self.results.clone(), &self.units)
     }
 }
 

@@ -452,7 +452,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
         })
         .collect();
     let units: Vec<UnitStats> = results.units;
-    let report = Report::new(&meta, &units).with_scatter(&out)?;
+    let report = Report::new(&meta, &units).with_unit_scatter(meta.options.puzzle_csv);
     for exporter in report::exporters() {
         exporter
             .export(&report, &out)

@@ -7,15 +7,17 @@
 //! - `<dataset>-guesses.svg`: the share of puzzles per guess count, in
 //!   power-of-two bins, one bar per strategy;
 //! - `<dataset>-scatter.svg`: solve time against guesses, one point per
-//!   puzzle from `puzzles.csv` (at most [`SCATTER_MAX`] per strategy,
-//!   deterministically sampled), log axes.
+//!   puzzle (at most [`SCATTER_MAX`] per strategy, the same puzzles for
+//!   every strategy, sampled as `bench::points` describes), log axes.
 //!
-//! Everything is drawn from the histograms of a [`Report`] and from the
-//! `puzzles.csv` in the results directory, so `bench-sudoku report DIR`
-//! redraws the same charts from disk.
+//! Everything is drawn from the histograms and the samples of a
+//! [`Report`]; `run` takes the samples from its aggregates and
+//! `bench-sudoku report DIR` reads them back from `puzzles.csv`, and both
+//! draw the same charts.
 
 use super::{file_safe, Exporter, Output, Report};
 use crate::bench::metrics::UnitStats;
+use crate::bench::points::PointSample;
 use crate::solver::{Counter, Status};
 use anyhow::anyhow;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
@@ -27,7 +29,7 @@ use std::ops::Range;
 use std::path::Path;
 
 /// Points per (dataset, strategy) on the scatter chart, at most.
-pub const SCATTER_MAX: usize = 5000;
+pub const SCATTER_MAX: usize = crate::bench::points::CAP;
 /// Size of every chart, in SVG pixels.
 pub const SIZE: (u32, u32) = (1200, 520);
 const FONT: &str = "sans-serif";
@@ -102,9 +104,10 @@ impl Exporter for Charts {
         "charts"
     }
     fn render(&self, report: &Report) -> anyhow::Result<Vec<Output>> {
-        Ok(render_all(report)?
-            .into_iter()
-            .map(|c| Output::new(c.rel_path(), c.svg))
+        Ok(report
+            .charts()?
+            .iter()
+            .map(|c| Output::new(c.rel_path(), c.svg.as_bytes()))
             .collect())
     }
 }
@@ -126,7 +129,7 @@ pub fn datasets(report: &Report) -> Vec<String> {
 pub fn render_all(report: &Report) -> anyhow::Result<Vec<Chart>> {
     let colors = strategy_colors(report);
     let none = Samples::new();
-    let samples = report.scatter.as_ref().unwrap_or(&none);
+    let samples = report.scatter().unwrap_or(&none);
     let mut charts = Vec::new();
     for ds in datasets(report) {
         let units: Vec<(&UnitStats, RGBColor)> = report
@@ -151,17 +154,21 @@ pub fn render_all(report: &Report) -> anyhow::Result<Vec<Chart>> {
             kind: ChartKind::Guesses,
             svg: guesses_svg(&ds, &units)?,
         });
-        let points: Vec<ScatterSeries> = units
+        let sampled: Vec<Vec<(u64, u64)>> = units
             .iter()
-            .map(|(u, c, label)| {
-                let pts = samples
+            .map(|(u, _, _)| {
+                samples
                     .get(&(ds.clone(), u.strategy.clone()))
-                    .map(|s| s.points.as_slice())
-                    .unwrap_or(&[]);
-                (*label, *c, pts)
+                    .map(PointSample::points)
+                    .unwrap_or_default()
             })
             .collect();
-        let csv_present = report.scatter.is_some();
+        let points: Vec<ScatterSeries> = units
+            .iter()
+            .zip(&sampled)
+            .map(|((_, c, label), pts)| (*label, *c, pts.as_slice()))
+            .collect();
+        let csv_present = report.scatter().is_some();
         charts.push(Chart {
             dataset: ds.clone(),
             kind: ChartKind::Scatter,
@@ -860,63 +867,60 @@ fn scatter_svg(
     Ok(svg)
 }
 
-/// A fixed-size sample of one (dataset, strategy)'s puzzles: reservoir
-/// sampling (Algorithm R: the n-th point replaces a random slot with
-/// probability SCATTER_MAX / n) driven by `rand`'s ChaCha8 with a fixed
-/// seed, so the same file always gives the same points.
-pub struct Sample {
-    seen: u64,
-    rng: rand_chacha::ChaCha8Rng,
-    points: Vec<(u64, u64)>,
-}
+/// Per (dataset, strategy), the scatter chart's sample of `(guesses,
+/// time_ns)` points (`bench::points`: the same points whether drawn while
+/// the run aggregates or read back from `puzzles.csv`).
+pub type Samples = HashMap<(String, String), PointSample>;
 
-impl Default for Sample {
-    fn default() -> Self {
-        Sample {
-            seen: 0,
-            rng: rand::SeedableRng::seed_from_u64(0x5ca7_7e12),
-            points: Vec::new(),
-        }
-    }
-}
-
-impl Sample {
-    fn offer(&mut self, p: (u64, u64)) {
-        use rand::Rng;
-        self.seen += 1;
-        if self.points.len() < SCATTER_MAX {
-            self.points.push(p);
-        } else {
-            let j = self.rng.random_range(0..self.seen);
-            if (j as usize) < SCATTER_MAX {
-                self.points[j as usize] = p;
-            }
-        }
-    }
-}
-
-/// Per (dataset, strategy), the sampled `(guesses, time_ns)` points of the
-/// scatter chart.
-pub type Samples = HashMap<(String, String), Sample>;
-
-/// `(guesses, time_ns)` samples per (dataset, strategy) from `puzzles.csv`;
-/// empty when the file does not exist. Rows without a time (faults of
-/// external solvers) or without guesses (a solver that does not report
-/// them) have no point.
-pub fn read_samples(path: &Path) -> anyhow::Result<Option<Samples>> {
+/// The samples of a run's units, as the run aggregated them.
+pub fn unit_samples(units: &[UnitStats]) -> Samples {
     let mut out = Samples::new();
+    for u in units {
+        out.entry((u.dataset.clone(), u.strategy.clone()))
+            .or_default()
+            .merge(&u.points);
+    }
+    out
+}
+
+/// The samples of `puzzles.csv`; `None` when the file does not exist.
+/// Rows without a time (faults of external solvers) or without guesses (a
+/// solver that does not report them) have no point.
+pub fn read_samples(path: &Path) -> anyhow::Result<Option<Samples>> {
     if !path.is_file() {
         return Ok(None);
     }
+    // Rows come in runs of one (dataset, strategy): the unit of the last
+    // row is looked up first, and no key is built per row.
+    let mut units: Vec<(String, String, PointSample)> = Vec::new();
+    let mut last = 0;
     let mut rows = crate::results::puzzles::PuzzleRows::open(path)?;
     while let Some(row) = rows.next_row()? {
         let (Some(t), Some(g)) = (row.time_ns, row.guesses) else {
             continue;
         };
-        let key = (row.dataset.to_string(), row.strategy.to_string());
-        out.entry(key).or_default().offer((g, t));
+        let is = |u: &(String, String, PointSample)| u.0 == row.dataset && u.1 == row.strategy;
+        if !units.get(last).is_some_and(is) {
+            last = match units.iter().position(is) {
+                Some(i) => i,
+                None => {
+                    units.push((
+                        row.dataset.to_string(),
+                        row.strategy.to_string(),
+                        PointSample::default(),
+                    ));
+                    units.len() - 1
+                }
+            };
+        }
+        units[last].2.offer(row.index, g, t);
     }
-    Ok(Some(out))
+    Ok(Some(
+        units
+            .into_iter()
+            .map(|(d, s, points)| ((d, s), points))
+            .collect(),
+    ))
 }
 
 /// One strategy's curve on a scan chart: `(value, y)` points.
@@ -1142,21 +1146,5 @@ mod tests {
             (guess_bin(0), guess_bin(1), guess_bin(3), guess_bin(4)),
             (0, 1, 2, 3)
         );
-    }
-
-    #[test]
-    fn sampling_is_bounded_and_deterministic() {
-        let run = || {
-            let mut s = Sample::default();
-            for i in 0..(3 * SCATTER_MAX as u64) {
-                s.offer((i, i));
-            }
-            s.points
-        };
-        let a = run();
-        assert_eq!(a.len(), SCATTER_MAX);
-        assert_eq!(a, run());
-        // Drawn from the whole file, not only its start.
-        assert!(a.iter().any(|p| p.0 >= 2 * SCATTER_MAX as u64));
     }
 }

@@ -24,8 +24,10 @@ impl Exporter for HtmlReport {
         "report.html"
     }
     fn render(&self, report: &Report) -> anyhow::Result<Vec<Output>> {
-        let charts = charts::render_all(report)?;
-        Ok(vec![Output::new("report.html", render(report, &charts))])
+        Ok(vec![Output::new(
+            "report.html",
+            render(report, report.charts()?),
+        )])
     }
 }
 

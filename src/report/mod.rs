@@ -23,27 +23,68 @@ pub struct Report<'a> {
     pub results: Vec<ResultRecord>,
     /// The aggregates behind `results` (histograms), same order.
     pub units: &'a [UnitStats],
-    /// The scatter chart's per-puzzle points, read from `puzzles.csv`
-    /// ([`Report::with_scatter`]); `None` when the run has no puzzles.csv.
-    pub scatter: Option<charts::Samples>,
+    /// The scatter chart's per-puzzle points ([`Report::with_scatter`],
+    /// [`Report::with_unit_scatter`]); `None` when the run has no
+    /// puzzles.csv. Set only by those two, which also forget the charts
+    /// drawn.
+    scatter: Option<charts::Samples>,
+    /// The charts, drawn once for every exporter that shows them
+    /// ([`Report::charts`]).
+    charts: std::cell::OnceCell<Vec<charts::Chart>>,
 }
 
 impl<'a> Report<'a> {
     pub fn new(meta: &'a Meta, units: &'a [UnitStats]) -> Self {
         let results = units.iter().map(|u| u.summary(meta.threads)).collect();
+        Report::from_records(meta, results, units)
+    }
+
+    /// A report of summary records as they were written (`units` holds
+    /// their histograms, or is empty for exporters that need none).
+    pub fn from_records(
+        meta: &'a Meta,
+        results: Vec<ResultRecord>,
+        units: &'a [UnitStats],
+    ) -> Self {
         Report {
             meta,
             results,
             units,
             scatter: None,
+            charts: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The scatter chart's points, `None` without a `puzzles.csv`.
+    pub fn scatter(&self) -> Option<&charts::Samples> {
+        self.scatter.as_ref()
+    }
+
+    /// Every chart of the report ([`charts::render_all`]), drawn on the
+    /// first call: `charts/*.svg` and the page embed the same drawings.
+    pub fn charts(&self) -> anyhow::Result<&[charts::Chart]> {
+        if let Some(c) = self.charts.get() {
+            return Ok(c);
+        }
+        let drawn = charts::render_all(self)?;
+        Ok(self.charts.get_or_init(|| drawn))
     }
 
     /// Adds the scatter chart's points from `dir/puzzles.csv`, when there is
     /// one.
     pub fn with_scatter(mut self, dir: &Path) -> anyhow::Result<Self> {
         self.scatter = charts::read_samples(&dir.join("puzzles.csv"))?;
+        self.charts = std::cell::OnceCell::new();
         Ok(self)
+    }
+
+    /// Adds the scatter chart's points the units sampled while they ran
+    /// (the points [`with_scatter`](Self::with_scatter) would read back
+    /// from the `puzzles.csv` they wrote), when there is a `puzzles.csv`.
+    pub fn with_unit_scatter(mut self, wrote_puzzles_csv: bool) -> Self {
+        self.scatter = wrote_puzzles_csv.then(|| charts::unit_samples(self.units));
+        self.charts = std::cell::OnceCell::new();
+        self
     }
 }
 
