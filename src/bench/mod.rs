@@ -186,8 +186,11 @@ pub struct DatasetInfo {
 }
 
 /// Opens every dataset once to fail fast on file-level problems (a stream
-/// is first copied to a temporary file: [`dataset::spool`]).
-pub fn inspect(opts: &RunOptions) -> Result<Vec<DatasetInfo>, DatasetError> {
+/// is first copied to a temporary file: [`dataset::spool`]). With
+/// `estimate`, also counts each dataset's puzzles for the progress display
+/// (a pass over the whole file, before the units start: skipped when no
+/// progress is shown).
+pub fn inspect(opts: &RunOptions, estimate: bool) -> Result<Vec<DatasetInfo>, DatasetError> {
     let mut names: Vec<String> = Vec::new();
     opts.datasets
         .iter()
@@ -211,7 +214,9 @@ pub fn inspect(opts: &RunOptions) -> Result<Vec<DatasetInfo>, DatasetError> {
                 k += 1;
             }
             names.push(name.clone());
-            let estimate = dataset::estimate_count(&source)
+            let estimate = estimate
+                .then(|| dataset::estimate_count(&source))
+                .flatten()
                 .map(|n| opts.limit.map_or(n, |l| l.min(n)))
                 .map(|n| opts.shard.map_or(n, |s| (n + s.n - s.k) / s.n));
             Ok(DatasetInfo {

@@ -302,8 +302,14 @@ pub fn run(args: &RunArgs) -> CmdResult {
         sequential: args.sequential,
         baseline,
     };
+    let mode = match (args.quiet, args.progress) {
+        (true, _) => ProgressMode::None,
+        (false, ProgressMode::Auto) if std::io::stderr().is_terminal() => ProgressMode::Bar,
+        (false, ProgressMode::Auto) => ProgressMode::Plain,
+        (false, m) => m,
+    };
     // File-level problems surface before anything is created.
-    let infos = bench::inspect(&opts)?;
+    let infos = bench::inspect(&opts, mode != ProgressMode::None)?;
     let out = output_dir(args, &infos)?;
     let stop =
         super::interrupt::flag("finishing the batches in flight and writing partial results");
@@ -384,12 +390,6 @@ pub fn run(args: &RunArgs) -> CmdResult {
             PuzzleCsv::create(&partial)
                 .with_context(|| format!("{}: cannot create", partial.display()))?,
         )
-    };
-    let mode = match (args.quiet, args.progress) {
-        (true, _) => ProgressMode::None,
-        (false, ProgressMode::Auto) if std::io::stderr().is_terminal() => ProgressMode::Bar,
-        (false, ProgressMode::Auto) => ProgressMode::Plain,
-        (false, m) => m,
     };
     let bar = Bar::new(mode == ProgressMode::Bar);
     let plain = PlainProgress::new(args.progress_interval);

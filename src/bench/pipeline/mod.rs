@@ -482,7 +482,7 @@ mod tests {
         fail_after: Option<usize>,
         stop: bool,
     ) -> (Vec<UnitStats>, Option<Stop>, Vec<String>) {
-        let infos = inspect(opts).unwrap();
+        let infos = inspect(opts, true).unwrap();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(opts.threads)
             .build()
