@@ -333,6 +333,7 @@ impl UnitStats {
     /// solve times below about 1 ms are only counted in `small`, which must
     /// be [flushed](SmallCounts::flush) into `self` before the histograms
     /// are read (array increments instead of three histogram updates).
+    #[inline]
     pub fn record_counting(&mut self, o: &PuzzleOutcome, small: &mut SmallCounts) {
         if o.status.is_fault() {
             return self.record_fault(o);
