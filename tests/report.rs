@@ -317,8 +317,13 @@ fn a_sampled_scatter_is_the_same_from_the_run_and_from_puzzles_csv() {
     let chart = out.join("charts/many-scatter.svg");
     let from_run = std::fs::read(&chart).unwrap();
     let svg = String::from_utf8_lossy(&from_run);
-    // 5,000 points per strategy, and each strategy's legend marker.
-    assert_eq!(svg.matches("<circle").count(), 2 * 5000 + 2, "points drawn");
+    // Each strategy's legend marker and its points (those on one pixel
+    // drawn as one circle): at most 5,000 each.
+    let circles = svg.matches("<circle").count();
+    assert!(
+        circles > 2 + 2 && circles <= 2 + 2 * 5000,
+        "{circles} circles"
+    );
 
     std::fs::remove_dir_all(out.join("charts")).unwrap();
     let o = bin(&["report", out.to_str().unwrap()]);

@@ -780,6 +780,19 @@ fn guesses_svg(dataset: &str, units: &[(&UnitStats, RGBColor, &str)]) -> anyhow:
     Ok(svg)
 }
 
+/// Opacity of one scatter point.
+const SCATTER_ALPHA: f64 = 0.45;
+
+/// The opacity of `k` stacked layers of opacity `a` (k ≥ 1; one layer
+/// keeps `a` exactly), to four decimals (finer than a screen shows).
+fn stacked_opacity(a: f64, k: u32) -> f64 {
+    if k <= 1 {
+        a
+    } else {
+        ((1.0 - (1.0 - a).powi(k as i32)) * 1e4).round() / 1e4
+    }
+}
+
 /// x position of a guess count on the scatter: log10, with 0 set apart.
 fn scatter_x(g: u64) -> f64 {
     if g == 0 {
@@ -846,12 +859,26 @@ fn scatter_svg(
             .draw()
             .map_err(plot_err)?;
         for (_, color, pts) in series {
-            let fill = color.mix(0.45).filled();
+            // Points that land on one pixel are drawn as one circle, as
+            // opaque as all of them stacked: k circles of one colour with
+            // opacity a cover what one with 1 − (1 − a)^k does, and circles
+            // of one colour composite in any order alike, so the picture
+            // is the same with far fewer elements (many puzzles share a
+            // guess count and a time to the pixel).
+            let mut at: HashMap<(i32, i32), usize> = HashMap::new();
+            let mut dots: Vec<((f64, f64), u32)> = Vec::new();
+            for &(g, t) in pts.iter() {
+                let p = (scatter_x(g), lg(t));
+                let i = *at.entry(chart.backend_coord(&p)).or_insert_with(|| {
+                    dots.push((p, 0));
+                    dots.len() - 1
+                });
+                dots[i].1 += 1;
+            }
             chart
-                .draw_series(
-                    pts.iter()
-                        .map(|&(g, t)| Circle::new((scatter_x(g), lg(t)), 2, fill)),
-                )
+                .draw_series(dots.iter().map(|&(p, k)| {
+                    Circle::new(p, 2, color.mix(stacked_opacity(SCATTER_ALPHA, k)).filled())
+                }))
                 .map_err(plot_err)?;
         }
         if shown == 0 {
@@ -1128,6 +1155,24 @@ pub fn trend_svg(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stacked_points_are_as_opaque_as_the_layers_they_replace() {
+        assert_eq!(stacked_opacity(0.45, 1), 0.45);
+        assert!((stacked_opacity(0.45, 2) - (0.45 + 0.55 * 0.45)).abs() < 1e-12);
+        // Two points at one pixel and one elsewhere: two circles, the
+        // first as opaque as two layers.
+        let pts = [(3u64, 10_000u64), (3, 10_000), (40, 900_000)];
+        let svg = scatter_svg("d", &[("s", PALETTE[0], &pts)], true).unwrap();
+        let dots: Vec<&str> = svg
+            .split("<circle")
+            .skip(1)
+            .filter(|c| c.contains(r#"r="2""#))
+            .collect();
+        assert_eq!(dots.len(), 2, "{svg}");
+        assert!(dots[0].contains(r#"opacity="0.6975""#), "{}", dots[0]);
+        assert!(dots[1].contains(r#"opacity="0.45""#), "{}", dots[1]);
+    }
 
     #[test]
     fn labels() {
