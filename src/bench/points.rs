@@ -25,13 +25,22 @@ struct Kept {
 
 /// The sample of one (dataset, strategy): at most [`CAP`] points once
 /// [settled](PointSample::points), up to twice that while points arrive.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PointSample {
     kept: Vec<Kept>,
     /// Once `kept` has been cut to [`CAP`] points, the highest rank kept:
-    /// a point ranked above it can never be in the sample. `None` before
-    /// that.
-    bound: Option<u64>,
+    /// a point ranked above it can never be in the sample. `u64::MAX`
+    /// before that (turning nothing away).
+    bound: u64,
+}
+
+impl Default for PointSample {
+    fn default() -> Self {
+        PointSample {
+            kept: Vec::new(),
+            bound: u64::MAX,
+        }
+    }
 }
 
 /// The rank of puzzle `index`: a bijective mix of its bits (the
@@ -50,7 +59,7 @@ impl PointSample {
     #[inline]
     pub fn offer(&mut self, index: u64, guesses: u64, time_ns: u64) {
         let rank = rank(index);
-        if self.bound.is_some_and(|b| rank >= b) {
+        if rank > self.bound {
             return;
         }
         self.push(Kept {
@@ -61,6 +70,8 @@ impl PointSample {
         });
     }
 
+    // Out of line: the caller's loop keeps only the rank and the comparison.
+    #[inline(never)]
     fn push(&mut self, k: Kept) {
         if self.kept.capacity() == 0 {
             // The most it ever holds: no copy as it grows.
@@ -80,13 +91,13 @@ impl PointSample {
         }
         self.kept.select_nth_unstable_by_key(CAP - 1, |k| k.rank);
         self.kept.truncate(CAP);
-        self.bound = Some(self.kept[CAP - 1].rank);
+        self.bound = self.kept[CAP - 1].rank;
     }
 
     /// Adds another sample's points (of other puzzles of the same unit).
     pub fn merge(&mut self, other: &PointSample) {
         for &k in &other.kept {
-            if self.bound.is_none_or(|b| k.rank < b) {
+            if k.rank <= self.bound {
                 self.push(k);
             }
         }
