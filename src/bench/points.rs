@@ -54,8 +54,9 @@ pub fn rank(index: u64) -> u64 {
 }
 
 impl PointSample {
-    /// Offers puzzle `index`'s point. Constant time but for the rare
-    /// point that is kept (about `CAP · ln(n / CAP)` of `n` offered).
+    /// Offers puzzle `index`'s point: the rank and one comparison, but for
+    /// the points stored (the first `2 · CAP`, then ever fewer: about
+    /// `CAP · ln(n / CAP)` more of `n` offered).
     #[inline]
     pub fn offer(&mut self, index: u64, guesses: u64, time_ns: u64) {
         let rank = rank(index);
@@ -109,11 +110,6 @@ impl PointSample {
         s.cut();
         s.kept.sort_unstable_by_key(|k| k.index);
         s.kept.iter().map(|k| (k.guesses, k.time_ns)).collect()
-    }
-
-    /// Whether no point was offered.
-    pub fn is_empty(&self) -> bool {
-        self.kept.is_empty()
     }
 }
 
