@@ -135,8 +135,10 @@ pub struct UnitStats {
     pub paired: Option<Paired>,
     /// The scatter chart's sample of (guesses, time) points: puzzles with
     /// a time, of a strategy that reports guesses (the rows of
-    /// `puzzles.csv` that have both).
-    pub points: PointSample,
+    /// `puzzles.csv` that have both). `None` when nothing is sampled: the
+    /// unit writes no `puzzles.csv` rows or reports no guesses (see
+    /// [`UnitStats::sampling`]).
+    pub points: Option<PointSample>,
 }
 
 /// Adds `item` to a list that keeps the [`LIST_CAP`] items of lowest `key`
@@ -306,8 +308,16 @@ impl UnitStats {
             counters: CounterSet::ALL,
             clock: Clock::Harness,
             paired: None,
-            points: PointSample::default(),
+            points: None,
         }
+    }
+
+    /// Samples the scatter chart's points when `rows` (the unit writes
+    /// `puzzles.csv` rows, the file the chart stands for) and the strategy
+    /// reports guesses; call after [`reporting`](Self::reporting).
+    pub fn sampling(mut self, rows: bool) -> Self {
+        self.points = (rows && self.counters.has(Counter::Guesses)).then(PointSample::default);
+        self
     }
 
     /// Says which counters the unit's strategy reports and which clock
@@ -388,8 +398,8 @@ impl UnitStats {
         if c.guesses == 0 && matches!(o.status, Status::Solved | Status::Multiple) {
             self.no_guess += 1;
         }
-        if self.counters.has(Counter::Guesses) {
-            self.points.offer(o.index, c.guesses, o.time_ns);
+        if let Some(points) = &mut self.points {
+            points.offer(o.index, c.guesses, o.time_ns);
         }
         if o.wrong.is_some() || o.matches_solution == Some(false) || o.wrong_count.is_some() {
             self.record_mismatch(o);
@@ -522,7 +532,7 @@ impl UnitStats {
             paired: r.paired.clone(),
             // Not kept in the summary: `puzzles.csv` has the points
             // (`report::Report::with_scatter` reads them back).
-            points: PointSample::default(),
+            points: None,
         }
     }
 
@@ -579,7 +589,9 @@ impl UnitStats {
         self.time_max = self.time_max.max(o.time_max);
         self.mismatch_list.extend(o.mismatch_list.iter().cloned());
         self.fault_list.extend(o.fault_list.iter().cloned());
-        self.points.merge(&o.points);
+        if let Some(p) = &o.points {
+            self.points.get_or_insert_default().merge(p);
+        }
         self.settle();
         Ok(())
     }

@@ -903,9 +903,11 @@ pub type Samples = HashMap<(String, String), PointSample>;
 pub fn unit_samples(units: &[UnitStats]) -> Samples {
     let mut out = Samples::new();
     for u in units {
-        out.entry((u.dataset.clone(), u.strategy.clone()))
-            .or_default()
-            .merge(&u.points);
+        if let Some(p) = &u.points {
+            out.entry((u.dataset.clone(), u.strategy.clone()))
+                .or_default()
+                .merge(p);
+        }
     }
     out
 }

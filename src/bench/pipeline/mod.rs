@@ -204,7 +204,7 @@ pub(super) fn run_group(
         .collect();
     let start = Instant::now();
     let repeat = opts.repeat.max(1);
-    let mut stats: Vec<UnitStats> = strategies
+    let stats: Vec<UnitStats> = strategies
         .iter()
         .map(|s| {
             let caps = s.capabilities();
@@ -222,6 +222,11 @@ pub(super) fn run_group(
         Ok(f) => f,
         Err(e) => return (stats, Some(Stop::Output(e)), GroupFacts::default()),
     };
+    let mut stats: Vec<UnitStats> = stats
+        .into_iter()
+        .zip(&formats)
+        .map(|(u, f)| u.sampling(f.is_some()))
+        .collect();
     let mut tally = Tally {
         baseline: baseline.filter(|&b| b < strategies.len() && strategies.len() > 1),
         pairs: Vec::new(),
