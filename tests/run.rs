@@ -430,6 +430,42 @@ fn stage_times_are_recorded_when_asked_for_in_both_layouts() {
     }
 }
 
+/// `BENCH_SUDOKU_PROBE_SKIP` leaves work out only in a diagnostic build
+/// (`--features harness-probe`, scripts/harness-probe.sh): the binary the
+/// tests build ignores it and writes every row, verified and counted.
+#[test]
+fn the_harness_probe_does_nothing_in_a_default_build() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/easy.csv");
+    let out = scratch("probe-off").join("out");
+    let mut hashes = Vec::new();
+    for threads in ["1", "0"] {
+        let o = command()
+            .env("BENCH_SUDOKU_PROBE_SKIP", "hash")
+            .args(["run", data.to_str().unwrap(), "-s", "fast", "-j", threads])
+            .args(["--limit", "300", "--force", "-q", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        let r = &json(&out.join("summary.json"))["results"][0];
+        assert_eq!(r["puzzles"], 300, "{r}");
+        assert_eq!(r["solved"], 300, "{r}");
+        let rows = std::fs::read_to_string(out.join("puzzles.csv")).unwrap();
+        assert_eq!(rows.lines().count(), 301);
+        // The content hash covers every record (the probe's last level
+        // leaves it out), the same with either layout.
+        let meta = json(&out.join("meta.json"));
+        let hash = meta["datasets"][0]["content_hash"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(hash.starts_with("xxh3-sum:"), "{hash}");
+        assert_ne!(hash, "xxh3-sum:0000000000000000");
+        hashes.push(hash);
+    }
+    assert_eq!(hashes[0], hashes[1]);
+}
+
 #[test]
 fn bad_rows_stop_the_run_with_file_and_line() {
     let dir = scratch("bad");

@@ -73,6 +73,7 @@ use std::time::Instant;
 mod aggregate;
 mod helpers;
 mod order;
+mod probe;
 mod read;
 mod solve;
 mod stages;
@@ -225,7 +226,7 @@ pub(super) fn run_group(
     let mut stats: Vec<UnitStats> = stats
         .into_iter()
         .zip(&formats)
-        .map(|(u, f)| u.sampling(f.is_some()))
+        .map(|(u, f)| u.sampling(f.is_some() && probe::skip() < probe::Skip::Sample))
         .collect();
     let mut tally = Tally {
         baseline: baseline.filter(|&b| b < strategies.len() && strategies.len() > 1),

@@ -99,12 +99,15 @@ fn finish_batch_unguarded(
             panic!("injected by BENCH_SUDOKU_FAULT=finish:{at}");
         }
     }
-    let content = records
-        .iter()
-        .fold(0u64, |sum, r| sum.wrapping_add(record_hash(r)));
-    partials
-        .content
-        .fetch_add(content, std::sync::atomic::Ordering::Relaxed);
+    let skip = probe::skip();
+    if skip < probe::Skip::Hash {
+        let content = records
+            .iter()
+            .fold(0u64, |sum, r| sum.wrapping_add(record_hash(r)));
+        partials
+            .content
+            .fetch_add(content, std::sync::atomic::Ordering::Relaxed);
+    }
     let n = job.strategies.len();
     let mut verified: Vec<(Vec<PuzzleOutcome>, Vec<u64>, u64)> = (0..n)
         .map(|k| {
@@ -113,12 +116,14 @@ fn finish_batch_unguarded(
             let mut busy_ns = 0;
             for (a, chunks) in parts {
                 let chunk = &chunks[k];
-                verify(
-                    &records[*a..*a + chunk.solved.len()],
-                    chunk,
-                    job.count_check(k),
-                    &mut outcomes,
-                );
+                if skip < probe::Skip::Verify {
+                    verify(
+                        &records[*a..*a + chunk.solved.len()],
+                        chunk,
+                        job.count_check(k),
+                        &mut outcomes,
+                    );
+                }
                 for (t, x) in pass_ns.iter_mut().zip(&chunk.pass_ns) {
                     *t += x;
                 }
@@ -129,7 +134,7 @@ fn finish_batch_unguarded(
         .collect();
     // Each chunk's pairs: (pairs, sum of log ratios), per strategy.
     let mut blocks: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n];
-    if let Some(b) = job.baseline {
+    if let Some(b) = job.baseline.filter(|_| skip < probe::Skip::Verify) {
         for (k, out) in blocks.iter_mut().enumerate().filter(|(k, _)| *k != b) {
             for (a, chunks) in parts {
                 let range = *a..*a + chunks[k].solved.len();
@@ -151,15 +156,19 @@ fn finish_batch_unguarded(
         .iter()
         .zip(job.formats)
         .map(|((outcomes, _, _), format)| match format {
-            Some(f) => rows_in_input_order(records, outcomes, shuffled, f),
-            None => Vec::new(),
+            Some(f) if skip < probe::Skip::Rows => {
+                rows_in_input_order(records, outcomes, shuffled, f)
+            }
+            _ => Vec::new(),
         })
         .collect();
     let outcomes: Vec<Vec<PuzzleOutcome>> = verified
         .iter_mut()
         .map(|v| std::mem::take(&mut v.0))
         .collect();
-    partials.add(slot, seq, job.baseline, outcomes);
+    if skip < probe::Skip::Stats {
+        partials.add(slot, seq, job.baseline, outcomes);
+    }
     verified
         .into_iter()
         .zip(blocks)
@@ -268,7 +277,11 @@ impl Ordered<'_> {
 /// failed.
 pub(super) fn write_placed(placed: &mut Placed, out: &Mutex<Ordered>) -> bool {
     let mut failed = None;
+    let write = probe::skip() < probe::Skip::Write;
     for (slot, rows) in placed.drain(..) {
+        if !write {
+            continue;
+        }
         if let Err(e) = slot.write(&rows) {
             failed = Some(e);
             break;
