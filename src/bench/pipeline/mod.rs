@@ -49,7 +49,9 @@
 //! checks each answer; `order` finishes a batch and writes batches in input
 //! order; `aggregate` holds each thread's statistics and merges them;
 //! `helpers` and `workers` are the two thread layouts; `stages` accounts
-//! for the CPU time of each stage when asked to.
+//! for the CPU time of each stage when asked to; `probe` leaves parts of
+//! finishing out in a diagnostic build (`--features harness-probe`), to
+//! measure what each costs.
 
 use super::metrics::{PuzzleOutcome, Skipped, SmallCounts, UnitStats};
 use super::paired::{self, PairAcc};
