@@ -81,6 +81,8 @@ for layout in ("helpers", "one-cpu"):
         pct = statistics.median((c - s) * 100 / s for c, s in v)
         mean = statistics.median(s / n for _, s in v)
         saved = "" if prev is None else f"{prev - ns:.1f}"
-        print(f"| {layout} | {'up to ' + level if level != 'nothing' else 'nothing'} | {ns:.1f} | {pct:.1f} | {saved} | {mean:.0f} |")
+        # Each level leaves out its part and every part above it.
+        what = "nothing" if level == "nothing" else f"+ {level}"
+        print(f"| {layout} | {what} | {ns:.1f} | {pct:.1f} | {saved} | {mean:.0f} |")
         prev = ns
 EOF
