@@ -11,157 +11,11 @@ mod common;
 
 use bench_sudoku::solver::{Limits, Strategy};
 use bench_sudoku::Grid;
+use common::solvers::*;
 use common::*;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::sync::OnceLock;
-
-const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
-
-/// The C fixtures as a shared library, compiled once per test process;
-/// `None` (with the reason printed) when there is no C compiler.
-fn fixtures() -> Option<PathBuf> {
-    static LIB: OnceLock<Option<PathBuf>> = OnceLock::new();
-    LIB.get_or_init(|| {
-        let out = scratch("c-fixtures").join(lib_name("fixtures"));
-        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-        let src = Path::new(MANIFEST).join("tests/fixtures/solvers/fixtures.c");
-        let include = Path::new(MANIFEST).join("include");
-        let status = Command::new(&cc)
-            .args(["-std=c11", "-O2", "-shared", "-fPIC", "-Wall", "-Werror"])
-            .arg("-I")
-            .arg(&include)
-            .arg("-o")
-            .arg(&out)
-            .arg(&src)
-            .status();
-        match status {
-            Ok(s) => {
-                assert!(s.success(), "{cc} failed to compile {}", src.display());
-                Some(out)
-            }
-            Err(e) => {
-                eprintln!("skipped: no C compiler ({cc}: {e})");
-                None
-            }
-        }
-    })
-    .clone()
-}
-
-/// A `run` into a fresh directory: its output, `summary.json` and the rows
-/// of `puzzles.csv`.
-struct Run {
-    dir: PathBuf,
-    out: std::process::Output,
-    summary: Value,
-    rows: Vec<csv::StringRecord>,
-    headers: csv::StringRecord,
-}
-
-impl Run {
-    fn code(&self) -> i32 {
-        self.out.status.code().unwrap_or(-1)
-    }
-
-    /// The summary record of `strategy`.
-    fn result(&self, strategy: &str) -> &Value {
-        self.summary["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["strategy"] == strategy)
-            .unwrap_or_else(|| panic!("no result for {strategy}: {}", self.stderr()))
-    }
-
-    /// Column `col` of the rows of `strategy`, in input order.
-    fn column(&self, strategy: &str, col: &str) -> Vec<String> {
-        let s = self.headers.iter().position(|h| h == "strategy").unwrap();
-        let c = self.headers.iter().position(|h| h == col).unwrap();
-        self.rows
-            .iter()
-            .filter(|r| &r[s] == strategy)
-            .map(|r| r[c].to_string())
-            .collect()
-    }
-
-    /// The listed rows of `list` (`mismatch_list`, `fault_list`) of
-    /// `strategy`.
-    fn listed(&self, list: &str, strategy: &str) -> Vec<Value> {
-        self.summary[list]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter(|u| u["strategy"] == strategy)
-                    .flat_map(|u| u["rows"].as_array().unwrap().clone())
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
-    fn stderr(&self) -> String {
-        err(&self.out)
-    }
-}
-
-/// Runs `bench-sudoku run` with `args` (and `envs`) into `scratch(name)`.
-fn run(name: &str, args: &[&str], envs: &[(&str, &str)]) -> Run {
-    let dir = scratch(name);
-    let out = command()
-        .arg("run")
-        .args(args)
-        .args(["--out", dir.to_str().unwrap(), "--quiet"])
-        .envs(envs.iter().copied())
-        .output()
-        .unwrap();
-    let summary = if dir.join("summary.json").is_file() {
-        json(&dir.join("summary.json"))
-    } else {
-        Value::Null
-    };
-    let (headers, rows) = match csv::Reader::from_path(dir.join("puzzles.csv")) {
-        Ok(mut r) => (
-            r.headers().unwrap().clone(),
-            r.records().map(Result::unwrap).collect(),
-        ),
-        Err(_) => (csv::StringRecord::new(), Vec::new()),
-    };
-    Run {
-        dir,
-        out,
-        summary,
-        rows,
-        headers,
-    }
-}
-
-fn dataset(name: &str) -> String {
-    Path::new(MANIFEST)
-        .join("datasets")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-/// The `n`-th puzzle (0-based) of a shipped dataset, '.' for blanks.
-fn puzzle_of(name: &str, n: usize) -> String {
-    let text = std::fs::read_to_string(dataset(name)).unwrap();
-    let line = text.lines().nth(n + 1).unwrap();
-    line.split(',').next().unwrap().replace('0', ".")
-}
-
-/// Every row of a run solved and equal to the dataset's solution.
-fn all_correct(r: &Run, strategy: &str) {
-    for (i, (st, m)) in r
-        .column(strategy, "status")
-        .iter()
-        .zip(r.column(strategy, "matches_solution"))
-        .enumerate()
-    {
-        assert_eq!((st.as_str(), m.as_str()), ("solved", "true"), "row {i}");
-    }
-}
 
 #[test]
 fn a_correct_library_with_tdokus_signature_is_a_strategy_beside_fast() {
@@ -240,7 +94,14 @@ fn a_wrong_grid_is_a_wrong_grid_mismatch_and_exit_1() {
     assert!(listed[0]["detail"].as_str().unwrap().contains("are both"));
     // The other strategy's results are whole and correct.
     all_correct(&r, "fast");
-    assert!(r.stderr().contains("40 answers disagree"), "{}", r.stderr());
+    assert!(r.stderr().contains("40 answers rejected"), "{}", r.stderr());
+    // A rejected answer is not a solve and has no time.
+    let res = r.result("wrong");
+    assert_eq!(
+        (res["rejected"].as_u64(), res["solved"].as_u64()),
+        (Some(40), Some(0))
+    );
+    assert_eq!(res["mean_ns"].as_f64(), Some(0.0));
 }
 
 #[test]
@@ -263,9 +124,14 @@ fn a_lying_count_is_a_wrong_count_mismatch() {
     );
     assert_eq!(r.code(), 1, "{}", r.stderr());
     let res = r.result("liar");
+    // Its answers are rejected: neither `multiple` nor `solved`.
     assert_eq!(
-        (res["wrong_counts"].as_u64(), res["multiple"].as_u64()),
-        (Some(30), Some(30))
+        (
+            res["wrong_counts"].as_u64(),
+            res["rejected"].as_u64(),
+            res["multiple"].as_u64()
+        ),
+        (Some(30), Some(30), Some(0))
     );
     assert_eq!(res["wrong_answers"], 0, "its grids are right");
     let listed = r.listed("mismatch_list", "liar");

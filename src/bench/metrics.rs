@@ -36,6 +36,66 @@ pub struct PuzzleOutcome {
     pub wrong_count: Option<u32>,
     /// What went wrong, when `status` is a fault (crashed, timeout, …).
     pub fault: Option<Box<str>>,
+    /// How the puzzle's later passes compared with its first.
+    pub repeats: Repeats,
+}
+
+/// A repeated pass at least this many times faster than a puzzle's first
+/// is "far" faster: more than an honest solver gains from warm caches and
+/// a trained branch predictor (up to about 1.3×, docs/MEASUREMENT.md), as
+/// much as a solver gains by remembering answers.
+pub const CACHE_FACTOR: u64 = 4;
+
+/// How a puzzle's passes after the first compared with the first (an
+/// answer is checked on every pass, not only the one kept).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Repeats {
+    /// The 1-based pass whose answer (status, solution count, grid) first
+    /// differed from the first pass's; 0 when none did. Such a puzzle's
+    /// answer is rejected.
+    pub answer_changed: u32,
+    /// The 1-based pass whose search counters first differed while the
+    /// answer did not; 0 when none did.
+    pub counters_changed: u32,
+    /// The puzzle was solved more than once.
+    pub repeated: bool,
+    /// Its fastest later pass took at most 1/[`CACHE_FACTOR`] of its
+    /// first pass's time.
+    pub far_faster: bool,
+}
+
+impl PuzzleOutcome {
+    /// The `answer` cell of its `puzzles.csv` row: `ok` for an accepted
+    /// answer, the first reason for a rejected one (`wrong_grid`,
+    /// `unstable`, `differs`, `wrong_count`), empty for a fault.
+    pub fn answer(&self) -> &'static str {
+        if self.status.is_fault() {
+            ""
+        } else if self.wrong.is_some() {
+            MismatchKind::WrongGrid.as_str()
+        } else if self.repeats.answer_changed > 0 {
+            MismatchKind::Unstable.as_str()
+        } else if self.matches_solution == Some(false) {
+            MismatchKind::Differs.as_str()
+        } else if self.wrong_count.is_some() {
+            MismatchKind::WrongCount.as_str()
+        } else {
+            "ok"
+        }
+    }
+
+    /// The harness rejects the answer: it breaks a rule or a given, is not
+    /// a grid, disagrees with the dataset's solution or with bench-sudoku's
+    /// count of solutions, or changed from one pass to another. A rejected
+    /// answer is not a solve: it is counted apart, without its time or
+    /// counters.
+    #[inline(always)]
+    pub fn rejected(&self) -> bool {
+        self.wrong.is_some()
+            || self.matches_solution == Some(false)
+            || self.wrong_count.is_some()
+            || self.repeats.answer_changed > 0
+    }
 }
 
 /// What kind of disagreement a listed mismatch is.
@@ -48,6 +108,9 @@ pub enum MismatchKind {
     WrongGrid,
     /// The number of solutions differs from bench-sudoku's own count.
     WrongCount,
+    /// A later pass answered otherwise than the first (status, solution
+    /// count or grid).
+    Unstable,
 }
 
 impl MismatchKind {
@@ -56,6 +119,7 @@ impl MismatchKind {
             MismatchKind::Differs => "differs",
             MismatchKind::WrongGrid => "wrong_grid",
             MismatchKind::WrongCount => "wrong_count",
+            MismatchKind::Unstable => "unstable",
         }
     }
 }
@@ -95,11 +159,25 @@ pub struct UnitStats {
     pub dataset: String,
     pub strategy: String,
     pub puzzles: u64,
+    /// Accepted answers and faults by status (a rejected answer is in
+    /// `rejected`, not here).
     pub status: [u64; Status::ALL.len()],
+    /// Puzzles whose answer was rejected ([`PuzzleOutcome::rejected`]),
+    /// each counted once, whatever the reasons.
+    pub rejected: u64,
     pub mismatches: u64,
     pub wrong_answers: u64,
     /// Solution counts that differ from bench-sudoku's own.
     pub wrong_counts: u64,
+    /// Answers that changed from one pass to another.
+    pub unstable_answers: u64,
+    /// Accepted answers whose search counters changed from one pass to
+    /// another (the first pass's are kept).
+    pub unstable_counters: u64,
+    /// Accepted answers solved more than once, and those whose later
+    /// passes were far faster than the first ([`Repeats::far_faster`]).
+    pub repeated: u64,
+    pub repeat_far_faster: u64,
     pub solve_ns_total: u64,
     pub time: Histogram<u64>,
     pub guesses: Histogram<u64>,
@@ -280,9 +358,14 @@ impl UnitStats {
             strategy: strategy.to_string(),
             puzzles: 0,
             status: [0; Status::ALL.len()],
+            rejected: 0,
             mismatches: 0,
             wrong_answers: 0,
             wrong_counts: 0,
+            unstable_answers: 0,
+            unstable_counters: 0,
+            repeated: 0,
+            repeat_far_faster: 0,
             solve_ns_total: 0,
             time: histogram(),
             guesses: histogram(),
@@ -333,6 +416,9 @@ impl UnitStats {
         if o.status.is_fault() {
             return self.record_fault(o);
         }
+        if o.rejected() {
+            return self.record_rejected(o);
+        }
         self.record_most(o);
         grow_record(&mut self.time, o.time_ns.clamp(1, HIST_MAX));
         grow_record(&mut self.guesses, o.counters.guesses.min(HIST_MAX));
@@ -347,6 +433,9 @@ impl UnitStats {
     pub fn record_counting(&mut self, o: &PuzzleOutcome, small: &mut SmallCounts) {
         if o.status.is_fault() {
             return self.record_fault(o);
+        }
+        if o.rejected() {
+            return self.record_rejected(o);
         }
         self.record_most(o);
         small.count_time(&mut self.time, o.time_ns.clamp(1, HIST_MAX));
@@ -379,7 +468,17 @@ impl UnitStats {
         );
     }
 
-    /// Everything of [`record`](Self::record) but the histograms.
+    /// A puzzle whose answer the harness rejected: counted and listed,
+    /// with no time and no counters (neither belongs to a solve).
+    #[cold]
+    fn record_rejected(&mut self, o: &PuzzleOutcome) {
+        self.puzzles += 1;
+        self.rejected += 1;
+        self.record_mismatch(o);
+    }
+
+    /// Everything of [`record`](Self::record) but the histograms, for an
+    /// accepted answer.
     #[inline(always)]
     fn record_most(&mut self, o: &PuzzleOutcome) {
         let c = &o.counters;
@@ -401,8 +500,13 @@ impl UnitStats {
         if let Some(points) = &mut self.points {
             points.offer(o.index, c.guesses, o.time_ns);
         }
-        if o.wrong.is_some() || o.matches_solution == Some(false) || o.wrong_count.is_some() {
-            self.record_mismatch(o);
+        let r = &o.repeats;
+        if r.repeated {
+            self.repeated += 1;
+            self.repeat_far_faster += u64::from(r.far_faster);
+            if r.counters_changed > 0 {
+                self.unstable_counters += 1;
+            }
         }
     }
 
@@ -448,6 +552,16 @@ impl UnitStats {
                 ),
             );
         }
+        if o.repeats.answer_changed > 0 {
+            self.unstable_answers += 1;
+            listed(
+                MismatchKind::Unstable,
+                format!(
+                    "pass {} answered otherwise than pass 1 (status, solution count or grid)",
+                    o.repeats.answer_changed
+                ),
+            );
+        }
     }
 
     /// Puzzles the solver failed on (every fault outcome).
@@ -455,15 +569,16 @@ impl UnitStats {
         Status::FAULTS.iter().map(|&s| self.count(s)).sum()
     }
 
-    /// Puzzles with a solve time (all but the faults).
+    /// Puzzles with a solve time: accepted answers (not the faults, not
+    /// the rejected answers).
     pub fn timed(&self) -> u64 {
-        self.puzzles - self.faults()
+        self.puzzles - self.faults() - self.rejected
     }
 
-    /// Answers that count against the run: mismatches of every kind and
+    /// Puzzles that count against the run, each once: rejected answers and
     /// faults (any of them makes a run exit 1).
     pub fn bad(&self) -> u64 {
-        self.mismatches + self.wrong_answers + self.wrong_counts + self.faults()
+        self.rejected + self.faults()
     }
 
     pub fn skip(&mut self, s: Skipped) {
@@ -496,15 +611,20 @@ impl UnitStats {
         for st in Status::ALL {
             status[st as usize] = r.count(st);
         }
-        let timed = r.puzzles - Status::FAULTS.iter().map(|&s| r.count(s)).sum::<u64>();
+        let timed = r.timed();
         UnitStats {
             dataset: r.dataset.clone(),
             strategy: r.strategy.clone(),
             puzzles: r.puzzles,
             status,
+            rejected: r.rejected,
             mismatches: r.mismatches,
             wrong_answers: r.wrong_answers,
             wrong_counts: r.wrong_counts,
+            unstable_answers: r.unstable_answers,
+            unstable_counters: r.unstable_counters,
+            repeated: r.repeated,
+            repeat_far_faster: r.repeat_far_faster,
             solve_ns_total: r.solve_ns_total,
             time,
             guesses,
@@ -573,9 +693,14 @@ impl UnitStats {
         for (a, b) in self.status.iter_mut().zip(o.status) {
             *a += b;
         }
+        self.rejected += o.rejected;
         self.mismatches += o.mismatches;
         self.wrong_answers += o.wrong_answers;
         self.wrong_counts += o.wrong_counts;
+        self.unstable_answers += o.unstable_answers;
+        self.unstable_counters += o.unstable_counters;
+        self.repeated += o.repeated;
+        self.repeat_far_faster += o.repeat_far_faster;
         self.solve_ns_total += o.solve_ns_total;
         self.guesses_total += o.guesses_total;
         self.guesses_max = self.guesses_max.max(o.guesses_max);
@@ -637,9 +762,14 @@ impl UnitStats {
             timeout: self.count(Status::Timeout),
             protocol_error: self.count(Status::ProtocolError),
             error: self.count(Status::Error),
+            rejected: self.rejected,
             mismatches: self.mismatches,
             wrong_answers: self.wrong_answers,
             wrong_counts: self.wrong_counts,
+            unstable_answers: self.unstable_answers,
+            unstable_counters: self.unstable_counters,
+            repeated: self.repeated,
+            repeat_far_faster: self.repeat_far_faster,
             skipped: self.skipped,
             threads,
             wall_ns: self.wall_ns,
@@ -688,6 +818,8 @@ pub struct ResultRecord {
     pub dataset: String,
     pub strategy: String,
     pub puzzles: u64,
+    /// Verified answers by status: a rejected answer is counted in
+    /// `rejected` and nowhere here.
     pub solved: u64,
     pub no_solution: u64,
     pub multiple: u64,
@@ -704,6 +836,10 @@ pub struct ResultRecord {
     pub protocol_error: u64,
     #[serde(default)]
     pub error: u64,
+    /// Puzzles whose answer the harness rejected, each counted once
+    /// (the kinds below may overlap): no time, no counters, no pair.
+    #[serde(default)]
+    pub rejected: u64,
     /// Answers that disagree with the dataset's solution column.
     pub mismatches: u64,
     /// Returned grids that break a rule or a given (engine bugs).
@@ -711,6 +847,20 @@ pub struct ResultRecord {
     /// Solution counts that differ from bench-sudoku's own.
     #[serde(default)]
     pub wrong_counts: u64,
+    /// Answers that changed from one pass to another.
+    #[serde(default)]
+    pub unstable_answers: u64,
+    /// Accepted answers whose search counters changed between passes (the
+    /// first pass's counters are reported).
+    #[serde(default)]
+    pub unstable_counters: u64,
+    /// Accepted answers solved in two or more passes, and how many of them
+    /// were at least `CACHE_FACTOR` times faster on a later pass than on
+    /// the first (a sign of a solver that remembers answers).
+    #[serde(default)]
+    pub repeated: u64,
+    #[serde(default)]
+    pub repeat_far_faster: u64,
     /// Rows skipped with --skip-invalid.
     pub skipped: u64,
     pub threads: usize,
@@ -789,13 +939,32 @@ impl ResultRecord {
         Status::FAULTS.iter().map(|&s| self.count(s)).sum()
     }
 
-    /// Wrong answers of every kind: mismatches with the dataset's solution,
-    /// answers that break the rules, counts that disagree.
+    /// Rejected answers: mismatches with the dataset's solution, answers
+    /// that break the rules, counts that disagree, answers that changed
+    /// between passes (each puzzle once).
     pub fn wrong(&self) -> u64 {
-        self.mismatches + self.wrong_answers + self.wrong_counts
+        if self.rejected > 0 {
+            self.rejected
+        } else {
+            // A summary written before rejected answers were counted apart
+            // has only the kinds (then at most one per puzzle).
+            self.mismatches + self.wrong_answers + self.wrong_counts + self.unstable_answers
+        }
     }
 
-    /// Answers that count against the run (wrong answers and faults).
+    /// Puzzles with a time: the accepted answers.
+    pub fn timed(&self) -> u64 {
+        self.puzzles.saturating_sub(self.faults() + self.rejected)
+    }
+
+    /// A strategy whose repeated passes were far faster than its first on
+    /// most puzzles: it may remember answers rather than solve.
+    pub fn cache_suspect(&self) -> bool {
+        self.repeated > 0 && 2 * self.repeat_far_faster > self.repeated
+    }
+
+    /// Answers that count against the run (rejected answers and faults),
+    /// each puzzle once.
     pub fn bad(&self) -> u64 {
         self.wrong() + self.faults()
     }
@@ -884,6 +1053,7 @@ mod tests {
             wrong: None,
             wrong_count: None,
             fault: None,
+            repeats: Default::default(),
         }
     }
 

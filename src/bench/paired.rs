@@ -77,7 +77,7 @@ pub struct PairAcc {
     wins: u64,
     ties: u64,
     losses: u64,
-    /// Puzzles without a pair: a fault on either side.
+    /// Puzzles without a pair: a fault or a rejected answer on either side.
     unpaired: u64,
     /// Counters reported by both sides, summed over the pairs.
     compared: CounterSet,
@@ -317,9 +317,10 @@ fn log_of(bin: usize) -> f64 {
 }
 
 /// A pair's log ratio (strategy / baseline), or `None` when either side
-/// has no time (a fault). Times of 0 count as 1 ns.
+/// has no accepted answer (a fault, or an answer the harness rejected:
+/// neither is a solve). Times of 0 count as 1 ns.
 pub fn log_ratio(base: &PuzzleOutcome, o: &PuzzleOutcome) -> Option<f64> {
-    if base.status.is_fault() || o.status.is_fault() {
+    if base.status.is_fault() || o.status.is_fault() || base.rejected() || o.rejected() {
         return None;
     }
     Some(finite(
@@ -398,7 +399,7 @@ pub struct Paired {
     pub method: String,
     /// Puzzles with a time on both sides.
     pub pairs: u64,
-    /// Puzzles left out: a fault on either side.
+    /// Puzzles left out: a fault or a rejected answer on either side.
     pub unpaired: u64,
     /// Geometric mean of the per-puzzle ratios time / baseline's time.
     pub geomean_ratio: f64,
@@ -503,6 +504,7 @@ mod tests {
             wrong: None,
             wrong_count: None,
             fault: None,
+            repeats: Default::default(),
         };
         let pairs: Vec<(PuzzleOutcome, PuzzleOutcome)> = (0..3000u64)
             .map(|i| {

@@ -73,7 +73,10 @@ impl RowFormat {
     pub fn push(&self, row: &mut Vec<u8>, rec: &Record, o: &PuzzleOutcome) {
         match &self.short {
             Some(pieces)
-                if rec.id().is_none() && rec.rating().is_none() && !o.status.is_fault() =>
+                if rec.id().is_none()
+                    && rec.rating().is_none()
+                    && !o.status.is_fault()
+                    && !o.rejected() =>
             {
                 self.push_in_place(row, pieces, o)
             }
@@ -99,13 +102,13 @@ impl RowFormat {
         ]
     }
 
-    /// The end of a row: `matches_solution` and the newline.
+    /// The end of an accepted answer's row: `matches_solution`, `answer`
+    /// (`ok`) and the newline.
     #[inline(always)]
-    fn ending(o: &PuzzleOutcome) -> ([u8; 8], usize) {
+    fn ending(o: &PuzzleOutcome) -> ([u8; 16], usize) {
         match o.matches_solution {
-            Some(true) => (*b",true\n\0\0", 6),
-            Some(false) => (*b",false\n\0", 7),
-            None => (*b",\n\0\0\0\0\0\0", 2),
+            Some(true) => (*b",true,ok\n\0\0\0\0\0\0\0", 9),
+            _ => (*b",,ok\n\0\0\0\0\0\0\0\0\0\0\0", 5),
         }
     }
 
@@ -166,8 +169,13 @@ impl RowFormat {
                 push_u64(row, &mut n, v);
             }
         }
-        let (end, end_len) = Self::ending(o);
-        row.extend_from_slice(&end[..end_len]);
+        row.extend_from_slice(match o.matches_solution {
+            Some(true) => b",true,",
+            Some(false) => b",false,",
+            None => b",,",
+        });
+        row.extend_from_slice(o.answer().as_bytes());
+        row.push(b'\n');
     }
 }
 
@@ -181,7 +189,7 @@ struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     /// Positions are taken modulo `WRAP` (a no-op for every row this
-    /// writes: at most 2 × 32 + 20 + 2 + 11 + 9 × 21 + 7 = 293 bytes), which
+    /// writes: at most 2 × 32 + 20 + 2 + 11 + 9 × 21 + 9 = 295 bytes), which
     /// keeps every store provably inside `ROOM` without a bounds check.
     const WRAP: usize = 512;
     /// Spare capacity needed: `WRAP` plus the widest store.
@@ -367,13 +375,14 @@ mod tests {
             wrong: None,
             wrong_count: None,
             fault: None,
+            repeats: Default::default(),
         };
         let mut row = Vec::new();
         format.push(&mut row, &rec, &o);
         w.write(0, &row).unwrap();
         w.finish().unwrap();
         let mut r = csv::Reader::from_path(&path).unwrap();
-        assert_eq!(r.headers().unwrap().len(), 16);
+        assert_eq!(r.headers().unwrap().len(), 17);
         let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
         assert_eq!(rows.len(), 1);
         let row: Vec<&str> = rows[0].iter().collect();
@@ -395,7 +404,8 @@ mod tests {
                 "5",
                 "6",
                 "0",
-                "false"
+                "false",
+                "differs"
             ]
         );
     }
@@ -417,6 +427,7 @@ mod tests {
                 wrong: None,
                 wrong_count: None,
                 fault: None,
+                repeats: Default::default(),
             };
             let mut row = Vec::new();
             f.push(&mut row, &rec, &o);
@@ -453,12 +464,13 @@ mod tests {
             wrong: None,
             wrong_count: None,
             fault: None,
+            repeats: Default::default(),
         };
         let mut row = Vec::new();
         f.push(&mut row, &record(4, None, None), &o);
         assert_eq!(
             String::from_utf8(row).unwrap(),
-            "d,4,,,tdoku,solved,1,3100,7,,,,,,17,true\n"
+            "d,4,,,tdoku,solved,1,3100,7,,,,,,17,true,ok\n"
         );
     }
 
@@ -517,6 +529,7 @@ mod tests {
                     wrong: None,
                     wrong_count: None,
                     fault: None,
+                    repeats: Default::default(),
                 };
                 // Appended after earlier bytes, as in a batch.
                 let mut row = b"prev\n".to_vec();
@@ -525,7 +538,7 @@ mod tests {
                 assert_eq!(
                     String::from_utf8(row).unwrap(),
                     format!(
-                        "prev\n{dataset},{v},{},,{strategy},solved,1,{v},{v},{},7,{},12,{},17,true\n",
+                        "prev\n{dataset},{v},{},,{strategy},solved,1,{v},{v},{},7,{},12,{},17,true,ok\n",
                         id.unwrap_or(""),
                         c.backtracks,
                         c.nodes,
@@ -566,10 +579,13 @@ mod tests {
                     hidden_singles: next(12),
                 },
                 givens: next(7) as u8,
-                matches_solution: [None, Some(true), Some(false)][i as usize % 3],
+                // An answer that differs from the dataset's is rejected and
+                // never takes the in-place path.
+                matches_solution: [None, Some(true)][i as usize % 2],
                 wrong: None,
                 wrong_count: None,
                 fault: None,
+                repeats: Default::default(),
             };
             f.push_in_place(&mut a, &pieces, &o);
             f.push_by_field(&mut b, &rec, &o);

@@ -522,7 +522,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
     }
     if bad > 0 {
         eprintln!(
-            "{bad} answers disagree with the dataset's solutions, the rules or bench-sudoku's count of solutions (see mismatch_list in {}/summary.json)",
+            "{bad} answers rejected: they break the rules, disagree with the dataset's solution or bench-sudoku's count of solutions, or changed between passes; they count as neither solved nor timed (see mismatch_list in {}/summary.json)",
             out.display()
         );
     }

@@ -50,7 +50,8 @@ pub struct SummaryRow {
     /// The range of the per-pass ratios to the fastest (runs with repeats).
     pub relative_min: Option<f64>,
     pub relative_max: Option<f64>,
-    /// The strategy left puzzles unfinished (stalled, gave up, failed): its
+    /// The strategy left puzzles unfinished (stalled, gave up, failed, or
+    /// answers rejected): its
     /// times are not comparable with the others'.
     pub unfinished: bool,
     pub p999_ns: u64,
@@ -88,6 +89,12 @@ pub struct SummaryRow {
     pub paired_answers_differ: Option<u64>,
     pub paired_counters_differ: Option<u64>,
     pub paired_method: Option<String>,
+    /// Puzzles whose answer was rejected, each once (not in `solved`).
+    pub rejected: u64,
+    pub unstable_answers: u64,
+    pub unstable_counters: u64,
+    pub repeated: u64,
+    pub repeat_far_faster: u64,
 }
 
 /// `x` rounded to `places` decimals (an exact decimal in the CSV text).
@@ -170,6 +177,11 @@ impl SummaryRow {
             paired_answers_differ: p.map(|p| p.answers_differ),
             paired_counters_differ: p.map(|p| p.counters_differ),
             paired_method: p.map(|p| p.method.clone()),
+            rejected: r.rejected,
+            unstable_answers: r.unstable_answers,
+            unstable_counters: r.unstable_counters,
+            repeated: r.repeated,
+            repeat_far_faster: r.repeat_far_faster,
         }
     }
 }
@@ -196,7 +208,7 @@ impl Exporter for SummaryCsv {
 
 /// The column names, in order (the header row): the fields of
 /// [`SummaryRow`] (a test keeps the two the same).
-pub const COLUMNS: [&str; 64] = [
+pub const COLUMNS: [&str; 69] = [
     "dataset",
     "strategy",
     "puzzles",
@@ -261,6 +273,11 @@ pub const COLUMNS: [&str; 64] = [
     "paired_answers_differ",
     "paired_counters_differ",
     "paired_method",
+    "rejected",
+    "unstable_answers",
+    "unstable_counters",
+    "repeated",
+    "repeat_far_faster",
 ];
 
 #[cfg(test)]

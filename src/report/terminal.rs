@@ -34,9 +34,11 @@ pub fn outcomes(r: &ResultRecord) -> String {
         (r.timeout, "TIMEOUT"),
         (r.protocol_error, "PROTOCOL_ERROR"),
         (r.error, "ERROR"),
+        (r.rejected, "REJECTED"),
         (r.mismatches, "MISMATCH"),
         (r.wrong_answers, "WRONG"),
         (r.wrong_counts, "WRONG_COUNT"),
+        (r.unstable_answers, "UNSTABLE"),
         (r.skipped, "skipped"),
     ] {
         if n > 0 {
@@ -81,9 +83,40 @@ pub fn relative_range(results: &[ResultRecord], r: &ResultRecord) -> Option<(f64
     Some((lo, hi))
 }
 
-/// True when `r` left puzzles unfinished (stalled, gave up, failed).
+/// True when `r` left puzzles unfinished (stalled, gave up, failed) or
+/// had answers rejected.
 pub fn unfinished(r: &ResultRecord) -> bool {
-    r.stalled + r.gave_up + r.faults() > 0
+    r.stalled + r.gave_up + r.bad() > 0
+}
+
+/// True when `r` may serve as the reference of "relative": the harness
+/// rejected none of its answers, it failed on no puzzle, and its repeated
+/// passes do not look like remembered answers. (A strategy
+/// that stalls or gives up by design may, when no strategy finished.)
+pub fn trusted(r: &ResultRecord) -> bool {
+    r.bad() == 0 && !r.cache_suspect()
+}
+
+/// Why a ranked strategy is not a fair competitor, for its "relative"
+/// cell: `3 rejected, 1 fault`, `unfinished`; `None` when it finished every
+/// puzzle with accepted answers.
+pub fn rank_mark(r: &ResultRecord) -> Option<String> {
+    let mut why = Vec::new();
+    if r.wrong() > 0 {
+        why.push(format!("{} rejected", r.wrong()));
+    }
+    match r.faults() {
+        0 => {}
+        1 => why.push("1 fault".to_string()),
+        n => why.push(format!("{n} faults")),
+    }
+    if r.cache_suspect() {
+        why.push("may cache answers".to_string());
+    }
+    if why.is_empty() && unfinished(r) {
+        why.push("unfinished".to_string());
+    }
+    (!why.is_empty()).then(|| why.join(", "))
 }
 
 /// The table cells, one row per result, in result order. "relative" is the
@@ -104,12 +137,22 @@ pub fn rows(results: &[ResultRecord]) -> Vec<[String; 14]> {
                 });
             let relative = if r.puzzles == 0 || !fastest.is_finite() || fastest == 0.0 {
                 "-".to_string()
-            } else if unfinished(r) {
-                format!("{:.2}×{range} (unfinished)", r.mean_ns / fastest)
+            } else if r.timed() == 0 {
+                format!("- ({})", rank_mark(r).unwrap_or_default())
+            } else if let Some(mark) = rank_mark(r) {
+                format!("{:.2}×{range} ({mark})", r.mean_ns / fastest)
             } else if r.mean_ns == fastest {
                 "1.00 (fastest)".to_string()
             } else {
                 format!("{:.2}×{range} slower", r.mean_ns / fastest)
+            };
+            // No accepted answer: no time or counter to show.
+            let timed = r.timed() > 0;
+            let time = |ns: f64| if timed { fmt_ns(ns) } else { "-".to_string() };
+            let absent = |v: Option<String>| match v {
+                Some(_) if !timed => "-".to_string(),
+                Some(v) => v,
+                None => ABSENT.to_string(),
             };
             [
                 r.dataset.clone(),
@@ -118,13 +161,13 @@ pub fn rows(results: &[ResultRecord]) -> Vec<[String; 14]> {
                 r.solved.to_string(),
                 outcomes(r),
                 format!("{:.0}", r.puzzles_per_sec),
-                fmt_ns(r.mean_ns),
-                fmt_ns(r.p50_ns as f64),
-                fmt_ns(r.p90_ns as f64),
-                fmt_ns(r.p99_ns as f64),
-                fmt_ns(r.max_ns as f64),
-                r.guesses_mean.map_or(ABSENT.into(), |g| format!("{g:.2}")),
-                r.no_guess_pct.map_or(ABSENT.into(), |p| format!("{p:.1}%")),
+                time(r.mean_ns),
+                time(r.p50_ns as f64),
+                time(r.p90_ns as f64),
+                time(r.p99_ns as f64),
+                time(r.max_ns as f64),
+                absent(r.guesses_mean.map(|g| format!("{g:.2}"))),
+                absent(r.no_guess_pct.map(|p| format!("{p:.1}%"))),
                 relative,
             ]
         })
@@ -137,21 +180,27 @@ pub fn fastest_record<'a>(results: &'a [ResultRecord], dataset: &str) -> Option<
     let best = fastest_mean(results, dataset);
     results
         .iter()
-        .find(|o| o.dataset == dataset && o.puzzles > 0 && o.mean_ns == best)
+        .find(|o| o.dataset == dataset && reference_candidate(o) && o.mean_ns == best)
+}
+
+/// A result that may be the reference of "relative" at all: it has
+/// accepted answers, and none rejected, and no fault.
+fn reference_candidate(o: &ResultRecord) -> bool {
+    o.timed() > 0 && trusted(o)
 }
 
 /// The smallest mean solve time on `dataset` among the strategies that
-/// finished every puzzle (none stalled, gave up or failed); among all of
-/// them when none did. A strategy that skips the hard part is not "fastest".
+/// finished every puzzle (none stalled, gave up, failed or rejected);
+/// when none did, among those that only stalled or gave up. A strategy
+/// that skips the hard part is not "fastest", and one whose answers were
+/// rejected or that failed is never the reference. Infinite when no
+/// strategy qualifies.
 pub fn fastest_mean(results: &[ResultRecord], dataset: &str) -> f64 {
     let on: Vec<&ResultRecord> = results
         .iter()
-        .filter(|o| o.dataset == dataset && o.puzzles > 0)
+        .filter(|o| o.dataset == dataset && reference_candidate(o))
         .collect();
-    let finished: Vec<&&ResultRecord> = on
-        .iter()
-        .filter(|o| o.stalled == 0 && o.gave_up == 0 && o.faults() == 0)
-        .collect();
+    let finished: Vec<&&ResultRecord> = on.iter().filter(|o| !unfinished(o)).collect();
     let pool: Vec<f64> = if finished.is_empty() {
         on.iter().map(|o| o.mean_ns).collect()
     } else {
@@ -233,6 +282,44 @@ pub fn warnings(meta: &Meta, results: &[ResultRecord]) -> Vec<String> {
              compare medians of several runs or use a paired run (docs/MEASUREMENT.md)",
             noisy.join(", ")
         ));
+    }
+    w.extend(answer_warnings(results));
+    w
+}
+
+/// Warnings about what a strategy's repeated passes showed: answers that
+/// changed, counters that changed, and passes far faster than the first
+/// (a solver that may remember answers).
+pub fn answer_warnings(results: &[ResultRecord]) -> Vec<String> {
+    let mut w = Vec::new();
+    for r in results {
+        let unit = format!("{}/{}", r.dataset, r.strategy);
+        if r.unstable_answers > 0 {
+            w.push(format!(
+                "{unit}: {} answers changed from one pass to another; each such answer is rejected \
+                 (unstable in summary.json's mismatch_list)",
+                r.unstable_answers
+            ));
+        }
+        if r.unstable_counters > 0 {
+            w.push(format!(
+                "{unit}: search counters changed between passes on {} puzzles; the first pass's \
+                 counters are reported",
+                r.unstable_counters
+            ));
+        }
+        if r.cache_suspect() {
+            w.push(format!(
+                "{unit}: on {} of {} puzzles a repeated pass was at least {}× faster than the first \
+                 (an honest solver gains up to about 1.3× from warm caches): it may be caching \
+                 answers, and its kept times (the fastest measured pass) would then not be solves. \
+                 Time first calls only with --repeat 1 --warmup 0, and use --transform SEED with a new \
+                 SEED so that no answer can be known from an earlier run",
+                r.repeat_far_faster,
+                r.repeated,
+                crate::bench::metrics::CACHE_FACTOR
+            ));
+        }
     }
     w
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// The columns of `puzzles.csv`, in order: what `run` writes (the rows are
 /// formatted by `bench::RowFormat`) and what merge expects.
-pub const HEADER: [&str; 16] = [
+pub const HEADER: [&str; 17] = [
     "dataset",
     "index",
     "id",
@@ -26,6 +26,7 @@ pub const HEADER: [&str; 16] = [
     "hidden_singles",
     "givens",
     "matches_solution",
+    "answer",
 ];
 
 /// The rows of a `puzzles.csv`, read one at a time.
@@ -44,6 +45,8 @@ struct Cols {
     strategy: usize,
     time_ns: usize,
     guesses: usize,
+    /// Absent in files written before answers were marked.
+    answer: Option<usize>,
 }
 
 /// One row: the fields the readers use, parsed, and the whole record.
@@ -53,7 +56,9 @@ pub struct Row<'a> {
     pub dataset: &'a str,
     pub strategy: &'a str,
     pub index: u64,
-    /// `None` for a puzzle without a time (an external solver's fault).
+    /// `None` for a puzzle without a kept time: an external solver's
+    /// fault, or an answer the harness rejected (its `answer` cell names
+    /// why; the row still shows the time the solver took).
     pub time_ns: Option<u64>,
     /// `None` where the strategy does not report guesses, or on a fault.
     pub guesses: Option<u64>,
@@ -78,6 +83,7 @@ impl PuzzleRows {
             strategy: col("strategy")?,
             time_ns: col("time_ns")?,
             guesses: col("guesses")?,
+            answer: header.iter().position(|h| h == "answer"),
         };
         Ok(PuzzleRows {
             file: path.to_path_buf(),
@@ -123,12 +129,13 @@ impl PuzzleRows {
         let c = &self.cols;
         let index =
             num(c.index, "index")?.ok_or_else(|| anyhow!("{}:{line}: no index", file.display()))?;
+        let rejected = c.answer.is_some_and(|i| !matches!(field(i), "ok" | ""));
         Ok(Some(Row {
             line,
             dataset: field(c.dataset),
             strategy: field(c.strategy),
             index,
-            time_ns: num(c.time_ns, "time_ns")?,
+            time_ns: num(c.time_ns, "time_ns")?.filter(|_| !rejected),
             guesses: num(c.guesses, "guesses")?,
             record: rec,
         }))

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod solvers;
+
 use bench_sudoku::grid::Grid;
 use bench_sudoku::solver::{Counter, Limits, Solver, Status, Strategy};
 use std::path::{Path, PathBuf};

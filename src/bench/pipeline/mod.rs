@@ -53,7 +53,7 @@
 //! finishing out in a diagnostic build (`--features harness-probe`), to
 //! measure what each costs.
 
-use super::metrics::{PuzzleOutcome, Skipped, SmallCounts, UnitStats};
+use super::metrics::{PuzzleOutcome, Repeats, Skipped, SmallCounts, UnitStats, CACHE_FACTOR};
 use super::paired::{self, PairAcc};
 use super::{sysinfo, DatasetInfo, Progress, RowFormat, RowSink, RunOptions, Slot, Stop};
 use crate::dataset::{self, DatasetError, Record};

@@ -46,10 +46,74 @@ impl Instances {
     }
 }
 
-/// A raw result on its way to verification.
+/// A raw result on its way to verification: the first pass's answer, and
+/// what the other passes of the same puzzle showed.
 pub(super) struct Solved {
     pub(super) result: SolveResult,
+    /// Minimum over the measured passes (`u64::MAX`: none, or a fault).
     pub(super) time_ns: u64,
+    /// The first pass's time, measured or not (`u64::MAX` on a fault).
+    pub(super) first_ns: u64,
+    /// Minimum over the passes after the first (`u64::MAX`: none).
+    pub(super) later_ns: u64,
+    /// The first later pass whose answer or counters differ from the
+    /// first pass's.
+    pub(super) changed: Changed,
+}
+
+impl Solved {
+    /// A first pass's result: kept as the puzzle's answer.
+    #[inline(always)]
+    pub(super) fn first(result: SolveResult, ns: u64, measured: bool) -> Self {
+        Solved {
+            result,
+            time_ns: if measured { ns } else { u64::MAX },
+            first_ns: ns,
+            later_ns: u64::MAX,
+            changed: Changed::NONE,
+        }
+    }
+
+    /// A later pass of the same puzzle: its time is kept when it is the
+    /// fastest measured one, and its answer is compared with the first
+    /// pass's (status, solution count, grid, counters), so that every
+    /// answer whose time may be kept is checked, not just the first.
+    #[inline(always)]
+    pub(super) fn again(&mut self, result: &SolveResult, ns: u64, measured: bool, pass: u32) {
+        if measured {
+            self.time_ns = self.time_ns.min(ns);
+        }
+        self.later_ns = self.later_ns.min(ns);
+        if self.changed.pass == 0 {
+            let r = &self.result;
+            let answer = r.status != result.status
+                || r.solutions != result.solutions
+                || r.grid != result.grid;
+            if answer || r.counters != result.counters {
+                self.changed = Changed {
+                    pass: pass + 1,
+                    answer,
+                };
+            }
+        }
+    }
+}
+
+/// Whether a later pass of a puzzle answered otherwise than its first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Changed {
+    /// The 1-based pass that first differed (0: none did).
+    pub(super) pass: u32,
+    /// Its status, solution count or grid differ (a wrong answer of the
+    /// puzzle); otherwise only its counters do.
+    pub(super) answer: bool,
+}
+
+impl Changed {
+    pub(super) const NONE: Changed = Changed {
+        pass: 0,
+        answer: false,
+    };
 }
 
 /// What an external solver's answer carries beyond a [`Solved`]. Kept apart
@@ -176,16 +240,10 @@ pub(super) fn solve_pass_builtin(
             );
             let ns = t.elapsed().as_nanos() as u64;
             total += ns;
-            let kept = if measured { ns } else { u64::MAX };
             if first {
-                solved.push(Solved {
-                    result,
-                    time_ns: kept,
-                });
+                solved.push(Solved::first(result, ns, measured));
             } else {
-                let s = &mut solved[i];
-                s.time_ns = s.time_ns.min(kept);
-                debug_assert_eq!(s.result.counters, result.counters);
+                solved[i].again(&result, ns, measured, pass);
             }
         }
     });
@@ -207,10 +265,7 @@ fn pencilmark_faults(records: &[Record], pass: u32, chunk: &mut Chunk) {
             Status::Error,
             crate::solver::PENCILMARK_EXTERNAL,
         );
-        chunk.solved.push(Solved {
-            result: a.result,
-            time_ns: u64::MAX,
-        });
+        chunk.solved.push(Solved::first(a.result, u64::MAX, false));
         chunk.extra.push(Extra {
             note: a.note,
             unwritten: false,
@@ -221,7 +276,9 @@ fn pencilmark_faults(records: &[Record], pass: u32, chunk: &mut Chunk) {
 /// One pass of [`solve_chunk`] for an external solver: the chunk goes to
 /// the thread's instance as one batch (a solver process gets its requests
 /// pipelined), and each answer carries its time. A puzzle that fails in any
-/// pass keeps its first fault.
+/// pass keeps its first fault; a later answer that differs from the first
+/// (in status, count, grid, counters, or in what is wrong with it) is
+/// recorded ([`Solved::again`]).
 pub(super) fn solve_pass_external(
     puzzles: &[Grid],
     job: &Job,
@@ -238,12 +295,13 @@ pub(super) fn solve_pass_external(
         let fault = a.result.status.is_fault();
         let ns = if fault { 0 } else { a.time_ns.unwrap_or(0) };
         total += ns;
-        let kept = if measured && !fault { ns } else { u64::MAX };
         if pass == 0 {
-            chunk.solved.push(Solved {
-                result: a.result,
-                time_ns: kept,
-            });
+            let s = if fault {
+                Solved::first(a.result, u64::MAX, false)
+            } else {
+                Solved::first(a.result, ns, measured)
+            };
+            chunk.solved.push(s);
             chunk.extra.push(Extra {
                 note: a.note,
                 unwritten: a.unwritten,
@@ -257,16 +315,23 @@ pub(super) fn solve_pass_external(
             continue;
         }
         if fault {
-            *s = Solved {
-                result: a.result,
-                time_ns: u64::MAX,
-            };
+            *s = Solved::first(a.result, u64::MAX, false);
             *e = Extra {
                 note: a.note,
                 unwritten: false,
             };
-        } else {
-            s.time_ns = s.time_ns.min(kept);
+            continue;
+        }
+        s.again(&a.result, ns, measured, pass);
+        // What is wrong with an answer is part of the answer: one that
+        // turns bad (or good) on a later pass differs from the first.
+        if s.changed.pass == 0
+            && (e.note.is_some() != a.note.is_some() || e.unwritten != a.unwritten)
+        {
+            s.changed = Changed {
+                pass: pass + 1,
+                answer: true,
+            };
         }
     }
     if measured {

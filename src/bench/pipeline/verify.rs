@@ -50,7 +50,7 @@ pub(super) fn outcome(
                     grid: t.invert(&s.result.grid),
                     ..s.result
                 },
-                time_ns: s.time_ns,
+                ..*s
             };
             outcome_of(&rec.original(), &back, x, count_check)
         }
@@ -73,6 +73,7 @@ fn outcome_of(rec: &Record, s: &Solved, x: &Extra, count_check: Option<&Limits>)
             wrong: None,
             wrong_count: None,
             fault: x.note.clone(),
+            repeats: Repeats::default(),
         };
     }
     let wrong = match (&x.note, r.solution()) {
@@ -131,6 +132,19 @@ fn outcome_of(rec: &Record, s: &Solved, x: &Extra, count_check: Option<&Limits>)
         wrong,
         wrong_count,
         fault: None,
+        repeats: repeats(s),
+    }
+}
+
+/// What a puzzle's later passes showed beside its first.
+#[inline(always)]
+fn repeats(s: &Solved) -> Repeats {
+    let repeated = s.later_ns != u64::MAX && s.first_ns != u64::MAX;
+    Repeats {
+        answer_changed: if s.changed.answer { s.changed.pass } else { 0 },
+        counters_changed: if s.changed.answer { 0 } else { s.changed.pass },
+        repeated,
+        far_faster: repeated && s.later_ns.saturating_mul(CACHE_FACTOR) <= s.first_ns,
     }
 }
 
@@ -158,8 +172,8 @@ mod tests {
             })
         };
         let rec = pencil(cands);
-        let solved = Solved {
-            result: SolveResult {
+        let solved = Solved::first(
+            SolveResult {
                 status: Status::Solved,
                 solutions: 1,
                 grid: solution,
@@ -167,8 +181,9 @@ mod tests {
                 filled: 2,
                 conflict: None,
             },
-            time_ns: 1,
-        };
+            1,
+            true,
+        );
         let plain = Extra::default();
         let o = outcome(&rec, &solved, &plain, None);
         assert_eq!(

@@ -1,0 +1,155 @@
+//! External solvers for the integration tests: the C fixtures of
+//! `tests/fixtures/solvers/fixtures.c` compiled at test time, and `run`
+//! into a fresh directory with its summary and rows read back.
+
+use super::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+pub const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The C fixtures as a shared library, compiled once per test process;
+/// `None` (with the reason printed) when there is no C compiler.
+pub fn fixtures() -> Option<PathBuf> {
+    static LIB: OnceLock<Option<PathBuf>> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let out = scratch("c-fixtures").join(lib_name("fixtures"));
+        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+        let src = Path::new(MANIFEST).join("tests/fixtures/solvers/fixtures.c");
+        let include = Path::new(MANIFEST).join("include");
+        let status = Command::new(&cc)
+            .args(["-std=c11", "-O2", "-shared", "-fPIC", "-Wall", "-Werror"])
+            .arg("-I")
+            .arg(&include)
+            .arg("-o")
+            .arg(&out)
+            .arg(&src)
+            .status();
+        match status {
+            Ok(s) => {
+                assert!(s.success(), "{cc} failed to compile {}", src.display());
+                Some(out)
+            }
+            Err(e) => {
+                eprintln!("skipped: no C compiler ({cc}: {e})");
+                None
+            }
+        }
+    })
+    .clone()
+}
+
+/// A `run` into a fresh directory: its output, `summary.json` and the rows
+/// of `puzzles.csv`.
+pub struct Run {
+    pub dir: PathBuf,
+    pub out: std::process::Output,
+    pub summary: Value,
+    pub rows: Vec<csv::StringRecord>,
+    pub headers: csv::StringRecord,
+}
+
+impl Run {
+    pub fn code(&self) -> i32 {
+        self.out.status.code().unwrap_or(-1)
+    }
+
+    /// The summary record of `strategy`.
+    pub fn result(&self, strategy: &str) -> &Value {
+        self.summary["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["strategy"] == strategy)
+            .unwrap_or_else(|| panic!("no result for {strategy}: {}", self.stderr()))
+    }
+
+    /// Column `col` of the rows of `strategy`, in input order.
+    pub fn column(&self, strategy: &str, col: &str) -> Vec<String> {
+        let s = self.headers.iter().position(|h| h == "strategy").unwrap();
+        let c = self.headers.iter().position(|h| h == col).unwrap();
+        self.rows
+            .iter()
+            .filter(|r| &r[s] == strategy)
+            .map(|r| r[c].to_string())
+            .collect()
+    }
+
+    /// The listed rows of `list` (`mismatch_list`, `fault_list`) of
+    /// `strategy`.
+    pub fn listed(&self, list: &str, strategy: &str) -> Vec<Value> {
+        self.summary[list]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter(|u| u["strategy"] == strategy)
+                    .flat_map(|u| u["rows"].as_array().unwrap().clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    pub fn stderr(&self) -> String {
+        err(&self.out)
+    }
+}
+
+/// Runs `bench-sudoku run` with `args` (and `envs`) into `scratch(name)`.
+pub fn run(name: &str, args: &[&str], envs: &[(&str, &str)]) -> Run {
+    let dir = scratch(name);
+    let out = command()
+        .arg("run")
+        .args(args)
+        .args(["--out", dir.to_str().unwrap(), "--quiet"])
+        .envs(envs.iter().copied())
+        .output()
+        .unwrap();
+    let summary = if dir.join("summary.json").is_file() {
+        json(&dir.join("summary.json"))
+    } else {
+        Value::Null
+    };
+    let (headers, rows) = match csv::Reader::from_path(dir.join("puzzles.csv")) {
+        Ok(mut r) => (
+            r.headers().unwrap().clone(),
+            r.records().map(Result::unwrap).collect(),
+        ),
+        Err(_) => (csv::StringRecord::new(), Vec::new()),
+    };
+    Run {
+        dir,
+        out,
+        summary,
+        rows,
+        headers,
+    }
+}
+
+pub fn dataset(name: &str) -> String {
+    Path::new(MANIFEST)
+        .join("datasets")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// The `n`-th puzzle (0-based) of a shipped dataset, '.' for blanks.
+pub fn puzzle_of(name: &str, n: usize) -> String {
+    let text = std::fs::read_to_string(dataset(name)).unwrap();
+    let line = text.lines().nth(n + 1).unwrap();
+    line.split(',').next().unwrap().replace('0', ".")
+}
+
+/// Every row of a run solved and equal to the dataset's solution.
+pub fn all_correct(r: &Run, strategy: &str) {
+    for (i, (st, m)) in r
+        .column(strategy, "status")
+        .iter()
+        .zip(r.column(strategy, "matches_solution"))
+        .enumerate()
+    {
+        assert_eq!((st.as_str(), m.as_str()), ("solved", "true"), "row {i}");
+    }
+}
