@@ -158,5 +158,11 @@ pub fn main_with(solvers: Vec<(String, std::sync::Arc<dyn crate::solver::Externa
         Command::Completions(a) => commands::completions::completions(a, Cli::command()),
         Command::Man(a) => commands::completions::man(a, Cli::command()),
     };
-    commands::exit_code(result)
+    let code = commands::exit_code(result);
+    // A supervised measuring child says it finished, and how.
+    #[cfg(unix)]
+    if let Some(board) = crate::board::this() {
+        board.finished(code);
+    }
+    code
 }

@@ -20,6 +20,8 @@
 //!   per file).
 
 pub mod bench;
+#[cfg(unix)]
+pub mod board;
 pub mod cli;
 pub mod commands;
 pub mod compare;

@@ -265,10 +265,39 @@ fn a_library_that_hangs_in_the_process_ends_the_run_with_advice() {
         ],
         &[("BS_FIXTURE_HANG", &hang)],
     );
+    // The supervisor names the puzzle (index 2, line 4 of easy.csv: the
+    // header is line 1), kills the measuring process and keeps what was
+    // measured, marked incomplete.
+    assert_eq!(r.code(), 124, "{}", r.stderr());
+    let err = r.stderr();
+    assert!(err.contains("did not return within 500ms"), "{err}");
+    assert!(
+        err.contains("hang solved puzzle 2 (") && err.contains("easy.csv:4)"),
+        "{err}"
+    );
+    assert!(err.contains("isolate=yes"), "{err}");
+    assert_eq!(json(&r.dir.join("meta.json"))["complete"], false);
+    assert_eq!(r.summary["meta"]["complete"], false);
+
+    // Unsupervised (switched off), the library's watchdog ends the run:
+    // nothing that looks like a finished result.
+    let r = run(
+        "tdoku-hang-inproc-unsupervised",
+        &[
+            &dataset("easy.csv"),
+            "--limit",
+            "5",
+            "-s",
+            &spec,
+            "--timeout",
+            "500ms",
+        ],
+        &[("BS_FIXTURE_HANG", &hang), ("BENCH_SUDOKU_SUPERVISE", "0")],
+    );
     assert_eq!(r.code(), 2, "{}", r.stderr());
     assert!(r.stderr().contains("isolate=yes"), "{}", r.stderr());
-    // Nothing that looks like a finished result.
     assert!(r.summary.is_null());
+    assert_eq!(json(&r.dir.join("meta.json"))["complete"], false);
 }
 
 #[test]
@@ -677,6 +706,12 @@ fn a_signal_ends_a_run_whose_library_solve_never_returns() {
     assert_eq!(o.status.code(), Some(130), "{err}");
     assert!(err.contains("did not stop within 10 s"), "{err}");
     assert!(started.elapsed() < std::time::Duration::from_secs(30));
-    // Nothing that looks like a finished result.
-    assert!(!out.join("meta.json").exists());
+    // The supervisor keeps what was measured (nothing here: the hang is in
+    // the first batch), marked incomplete.
+    let meta = json(&out.join("meta.json"));
+    assert_eq!(meta["complete"], false, "{err}");
+    assert!(
+        meta["stopped"].as_str().unwrap().contains("puzzle 2"),
+        "{meta}"
+    );
 }

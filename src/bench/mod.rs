@@ -319,7 +319,12 @@ pub fn run_all(
         vec![(&opts.strategies[..], Some(opts.baseline))]
     };
     'units: for (di, info) in infos.iter().enumerate() {
-        for &(group, baseline) in &groups {
+        for (gi, &(group, baseline)) in groups.iter().enumerate() {
+            // A supervisor names the dataset and strategy a library dies on.
+            #[cfg(unix)]
+            if let Some(board) = crate::board::this() {
+                board.group(di, if opts.sequential { gi } else { 0 });
+            }
             let label: Vec<&str> = group.iter().map(|s| s.name()).collect();
             progress.unit_start(
                 &info.name,
@@ -388,9 +393,11 @@ impl Slot {
 /// ([`RowSink::reserve`]; positioned writes, on Unix), so that no single
 /// thread copies every row. The rows of an interleaved group arrive unit by
 /// unit within each batch; the first unit's rows go to the file, the
-/// others' to anonymous temporary files beside it, appended in order when
-/// the group ends. The file is therefore the same, row for row, as a
-/// sequential run's.
+/// others' to temporary files beside it ([`spill_path`]), appended in order
+/// when the group ends and then removed. The file is therefore the same,
+/// row for row, as a sequential run's. The temporary files have names so
+/// that the rows of a run whose process died can still be read back
+/// (`results::recover`).
 pub struct PuzzleCsv {
     out: Arc<File>,
     /// Where the next rows of the file go.
@@ -398,6 +405,15 @@ pub struct PuzzleCsv {
     path: PathBuf,
     /// The current group's units after the first: a file each and its end.
     spills: Vec<(Arc<File>, u64)>,
+}
+
+/// Where unit `unit` (1-based past the first, which writes `partial`
+/// itself) of an interleaved group keeps its rows until the group ends:
+/// `puzzles.csv.partial.<unit>` beside `partial`.
+pub fn spill_path(partial: &Path, unit: usize) -> PathBuf {
+    let mut name = partial.as_os_str().to_os_string();
+    name.push(format!(".{unit}"));
+    PathBuf::from(name)
 }
 
 /// Columns of `puzzles.csv` (defined with the results directory's files).
@@ -453,13 +469,14 @@ impl RowSink for PuzzleCsv {
         units: &[(&str, CounterSet)],
     ) -> std::io::Result<Vec<Option<RowFormat>>> {
         self.end_group()?;
-        let dir = match self.path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        for _ in 1..units.len() {
-            self.spills
-                .push((Arc::new(tempfile::tempfile_in(&dir)?), 0));
+        for k in 1..units.len() {
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(spill_path(&self.path, k))?;
+            self.spills.push((Arc::new(file), 0));
         }
         Ok(units
             .iter()
@@ -491,8 +508,31 @@ impl RowSink for PuzzleCsv {
     }
 
     fn end_group(&mut self) -> std::io::Result<()> {
-        for (spill, len) in std::mem::take(&mut self.spills) {
-            let mut spill: &File = &spill;
+        let spills = std::mem::take(&mut self.spills);
+        let copied = self.append_spills(&spills);
+        for k in 1..=spills.len() {
+            let _ = std::fs::remove_file(spill_path(&self.path, k));
+        }
+        copied
+    }
+}
+
+impl Drop for PuzzleCsv {
+    /// Removes the temporary files of a group that never ended (the run
+    /// stopped): their rows are not in the file, which is then not renamed
+    /// into place either.
+    fn drop(&mut self) {
+        for k in 1..=self.spills.len() {
+            let _ = std::fs::remove_file(spill_path(&self.path, k));
+        }
+    }
+}
+
+impl PuzzleCsv {
+    /// Appends the spilled rows of a group's units to the file, in order.
+    fn append_spills(&mut self, spills: &[(Arc<File>, u64)]) -> std::io::Result<()> {
+        for &(ref spill, len) in spills {
+            let mut spill: &File = spill;
             spill.seek(std::io::SeekFrom::Start(0))?;
             let mut from = spill.take(len);
             let mut to: &File = &self.out;

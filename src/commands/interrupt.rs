@@ -25,6 +25,12 @@ pub fn flag(doing: &'static str) -> Arc<AtomicBool> {
         let installed = ctrlc::set_handler(move || {
             if SIGNALS.fetch_add(1, Ordering::SeqCst) > 0 {
                 eprintln!("\nbench-sudoku: second interrupt, exiting now");
+                // Asked to quit at once: a supervisor does not rebuild
+                // the results either.
+                #[cfg(unix)]
+                if let Some(board) = crate::board::this() {
+                    board.finished(EXIT_INTERRUPTED);
+                }
                 std::process::exit(EXIT_INTERRUPTED);
             }
             eprintln!("\nbench-sudoku: interrupt: {doing} (Ctrl-C again to quit now)");
@@ -33,9 +39,19 @@ pub fn flag(doing: &'static str) -> Arc<AtomicBool> {
             // the command from ending: after a grace period it exits anyway.
             std::thread::spawn(|| {
                 std::thread::sleep(STOP_GRACE);
+                // A supervisor rebuilds what was measured from the rows.
+                #[cfg(unix)]
+                let supervised = crate::board::this().inspect(|b| b.abandoned(EXIT_INTERRUPTED));
+                #[cfg(not(unix))]
+                let supervised: Option<()> = None;
                 eprintln!(
-                    "bench-sudoku: did not stop within {} s of the interrupt (a solve that does not return?); exiting without writing results",
-                    STOP_GRACE.as_secs()
+                    "bench-sudoku: did not stop within {} s of the interrupt (a solve that does not return?); exiting {}",
+                    STOP_GRACE.as_secs(),
+                    if supervised.is_some() {
+                        "(the supervisor keeps what was measured)"
+                    } else {
+                        "without writing results"
+                    }
                 );
                 std::process::exit(EXIT_INTERRUPTED);
             });

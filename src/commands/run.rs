@@ -221,6 +221,19 @@ use super::interrupt::EXIT_INTERRUPTED;
 pub const EXIT_PANIC: i32 = 70;
 
 pub fn run(args: &RunArgs) -> CmdResult {
+    // A run that loads a solver into its process measures in a supervised
+    // child, which a crash, an exit or a hang of that solver cannot take
+    // down with the results (see `supervise`).
+    #[cfg(unix)]
+    if super::supervise::needed(args)? {
+        return super::supervise::run(args);
+    }
+    #[cfg(unix)]
+    let board = crate::board::this();
+    #[cfg(unix)]
+    if let Some(b) = board {
+        b.started();
+    }
     if let Some(plan) = super::scan::plan(args)? {
         return super::scan::run(args, &plan);
     }
@@ -376,6 +389,34 @@ pub fn run(args: &RunArgs) -> CmdResult {
         load_average: sysinfo::load_average(),
     };
 
+    // A meta.json from the start: a run killed before it writes its
+    // results leaves a directory that says it is incomplete, and a
+    // supervisor rebuilds the results from it and the rows.
+    meta.datasets = infos
+        .iter()
+        .map(|i| DatasetMeta {
+            name: i.name.clone(),
+            path: i.path.display().to_string(),
+            format: i.format.as_str().to_string(),
+            gzip: i.gzip,
+            has_solutions: i.has_solutions,
+            puzzles: 0,
+            skipped: 0,
+            content_hash: None,
+        })
+        .collect();
+    meta.stopped = Some(
+        "the run did not finish writing its results (it was running, or its process was killed)"
+            .into(),
+    );
+    report::json::write_meta(&meta, &out)?;
+    meta.stopped = None;
+    #[cfg(unix)]
+    if let Some(b) = board {
+        b.results_dir(&out);
+        b.phase(crate::board::Phase::Measuring);
+    }
+
     // Said now, before the work, and again in every report.
     let start_warnings = meta.warnings().len();
     for w in meta.warnings() {
@@ -383,7 +424,13 @@ pub fn run(args: &RunArgs) -> CmdResult {
     }
 
     let partial = out.join("puzzles.csv.partial");
-    let mut csv_sink = if args.no_puzzle_csv {
+    // A supervised run writes the rows also without --no-puzzle-csv
+    // (removed at the end): they are what is kept if the process dies.
+    #[cfg(unix)]
+    let rows_anyway = board.is_some();
+    #[cfg(not(unix))]
+    let rows_anyway = false;
+    let mut csv_sink = if args.no_puzzle_csv && !rows_anyway {
         None
     } else {
         Some(
@@ -406,12 +453,17 @@ pub fn run(args: &RunArgs) -> CmdResult {
         };
         bench::run_all(&opts, &infos, &pool, rows, progress, &stop)
     };
+    #[cfg(unix)]
+    if let Some(b) = board {
+        b.phase(crate::board::Phase::Writing);
+    }
     if let Some(c) = csv_sink {
         // puzzles.csv is renamed into place only when every row reached it;
         // rows cut short by a failed write are removed, and the run is then
         // incomplete and says why.
         let written = match results.stopped {
             Some(Stop::Output(_)) => Err(None),
+            _ if args.no_puzzle_csv => Err(None),
             _ => c
                 .finish()
                 .and_then(|()| std::fs::rename(&partial, out.join("puzzles.csv")))
@@ -550,7 +602,20 @@ pub fn strategies(specs: &[String], ctx: &external::Context) -> anyhow::Result<V
     } else {
         specs.to_vec()
     };
-    for spec in &specs {
+    #[cfg(unix)]
+    let board = crate::board::this();
+    #[cfg(unix)]
+    if let Some(b) = board {
+        b.phase(crate::board::Phase::Loading);
+    }
+    for (i, spec) in specs.iter().enumerate() {
+        // A library's initialisers run as it is loaded: a supervisor can
+        // then say which spec took the process down.
+        #[cfg(unix)]
+        if let Some(b) = board {
+            b.loading(Some(i));
+        }
+        let _ = i;
         let found = if spec == "all" {
             Strategy::all()
         } else {
@@ -570,6 +635,10 @@ pub fn strategies(specs: &[String], ctx: &external::Context) -> anyhow::Result<V
             }
             out.push(s);
         }
+    }
+    #[cfg(unix)]
+    if let Some(b) = board {
+        b.loading(None);
     }
     Ok(out)
 }

@@ -7,6 +7,7 @@
 //! `puzzles.csv` and its one reader.
 
 pub mod puzzles;
+pub mod recover;
 pub mod summary;
 
 use anyhow::Context;

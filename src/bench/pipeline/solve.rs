@@ -181,11 +181,20 @@ fn solve_chunk_unguarded(records: &[Record], job: &Job, rotation: usize) -> Vec<
         })
         .collect();
     // An external solver's puzzles, made once.
-    let puzzles: Vec<Grid> = if job.runners.iter().any(|r| matches!(r, Runner::External(_))) {
+    let external = job.runners.iter().any(|r| matches!(r, Runner::External(_)));
+    let puzzles: Vec<Grid> = if external {
         records.iter().map(|r| r.puzzle).collect()
     } else {
         Vec::new()
     };
+    // A supervised run names the chunk's puzzles on the board, so that the
+    // supervisor can say which one a library died or hung on.
+    #[cfg(unix)]
+    let board = external.then(crate::board::this_thread_slot).flatten();
+    #[cfg(unix)]
+    if let Some(slot) = &board {
+        slot.chunk(records.iter().map(|r| (r.index, r.line)));
+    }
     for pass in 0..job.passes {
         for j in 0..n {
             let k = (rotation + pass as usize + j) % n;
@@ -194,6 +203,10 @@ fn solve_chunk_unguarded(records: &[Record], job: &Job, rotation: usize) -> Vec<
                 Runner::Builtin(b) => solve_pass_builtin(records, job, b, k, pass, &mut out[k]),
                 Runner::External(instances) => {
                     SOLVING.set((usize::MAX, k));
+                    #[cfg(unix)]
+                    if let Some(slot) = &board {
+                        slot.strategy(k);
+                    }
                     if records.iter().any(|r| r.candidates().is_some()) {
                         pencilmark_faults(records, pass, &mut out[k]);
                     } else {

@@ -12,9 +12,12 @@
 //! Every call is timed alone on the harness's clock: the puzzle is written
 //! into the call's buffer before the clock starts, the solution read after
 //! it stops. A call that does not return within `--timeout` cannot be
-//! stopped inside this process: a watchdog then ends the run with an error
-//! that says to use `isolate=yes` (child processes, where a hang or a crash
-//! is counted and the run goes on).
+//! stopped inside this process. When `run` supervises its measuring
+//! process (it does whenever it loads a library: `commands::supervise`),
+//! each call is announced on the supervisor's board ([`crate::board`]) and
+//! the supervisor ends a hang and names its puzzle; otherwise a watchdog
+//! thread ends the run with an error that says to use `isolate=yes` (child
+//! processes, where a hang or a crash is counted and the run goes on).
 
 use super::Options;
 use crate::grid::{cell_name, Grid, CELLS};
@@ -433,6 +436,16 @@ impl ExternalSolver for LibSolver {
     }
 
     fn instance(&self) -> anyhow::Result<Box<dyn SolverInstance>> {
+        // On a supervised run's solver thread, calls are announced on the
+        // supervisor's board, which watches for hangs; elsewhere the
+        // library's own watchdog does.
+        #[cfg(unix)]
+        let slot = match crate::board::this_thread_slot() {
+            Some(s) => CallSlot::Board(s),
+            None => CallSlot::Watched(self.watchdog.slot()),
+        };
+        #[cfg(not(unix))]
+        let slot = CallSlot::Watched(self.watchdog.slot());
         let state = match self.function {
             Function::Tdoku(_) => std::ptr::null_mut(),
             Function::Native { create, .. } => {
@@ -454,7 +467,7 @@ impl ExternalSolver for LibSolver {
             config: self.spec.config,
             state,
             lock: self.lock.clone(),
-            slot: self.watchdog.slot(),
+            slot,
         }))
     }
 }
@@ -470,7 +483,31 @@ struct LibInstance {
     /// The thread's state (null for tdoku's signature).
     state: *mut c_void,
     lock: Option<Arc<Mutex<()>>>,
-    slot: Arc<AtomicU64>,
+    slot: CallSlot,
+}
+
+/// Where an instance announces its calls: its watchdog's slot, or its
+/// thread's slot on the supervisor's board.
+enum CallSlot {
+    Watched(Arc<AtomicU64>),
+    #[cfg(unix)]
+    Board(crate::board::SlotRef<'static>),
+}
+
+impl CallSlot {
+    /// The call counter; on the board, also the call's position in its
+    /// chunk (which names the puzzle).
+    #[inline(always)]
+    fn counter(&self, position: usize) -> &AtomicU64 {
+        match self {
+            CallSlot::Watched(a) => a,
+            #[cfg(unix)]
+            CallSlot::Board(s) => {
+                s.position(position);
+                s.calls()
+            }
+        }
+    }
 }
 
 // SAFETY: the one field that is not `Send` by itself is the state pointer.
@@ -491,9 +528,10 @@ impl Drop for LibInstance {
 }
 
 impl LibInstance {
-    /// One call, timed alone; returns the answer with its time.
+    /// One call, timed alone, for the puzzle at `position` in its chunk;
+    /// returns the answer with its time.
     #[inline]
-    fn call(&mut self, puzzle: &Grid, limits: &Limits) -> Answer {
+    fn call(&mut self, position: usize, puzzle: &Grid, limits: &Limits) -> Answer {
         let mut input = [0u8; CELLS + 1];
         for (b, &v) in input.iter_mut().zip(puzzle.cells()) {
             *b = if v == 0 { b'.' } else { b'0' + v };
@@ -507,13 +545,14 @@ impl LibInstance {
         let input = input.as_ptr().cast();
         let out = solution.as_mut_ptr().cast();
         let (config, state) = (self.config, self.state);
+        let slot = self.slot.counter(position);
         let (count, counters, stopped, ns) = match self.function {
             Function::Tdoku(f) => {
                 let mut guesses = 0usize;
                 // SAFETY: the arguments follow the header's contract: 81
                 // cell characters and a NUL, a limit of at least 1, 81
                 // writable bytes for the solution and a writable count.
-                let (count, ns) = timed(&self.slot, || unsafe {
+                let (count, ns) = timed(slot, || unsafe {
                     f(input, limit, config, out, &mut guesses)
                 });
                 let counters = Counters {
@@ -527,7 +566,7 @@ impl LibInstance {
                 let budget = limits.max_guesses;
                 // SAFETY: as above, plus this thread's own state from
                 // `create` and a zeroed, writable stats struct.
-                let (count, ns) = timed(&self.slot, || unsafe {
+                let (count, ns) = timed(slot, || unsafe {
                     solve(state, input, limit, budget, out, &mut stats)
                 });
                 let counters = Counters {
@@ -606,11 +645,16 @@ impl LibInstance {
 
 impl SolverInstance for LibInstance {
     fn solve(&mut self, puzzle: &Grid, limits: &Limits) -> Answer {
-        self.call(puzzle, limits)
+        self.call(0, puzzle, limits)
     }
 
     fn solve_batch(&mut self, puzzles: &[Grid], limits: &Limits, out: &mut Vec<Answer>) {
-        out.extend(puzzles.iter().map(|p| self.call(p, limits)));
+        out.extend(
+            puzzles
+                .iter()
+                .enumerate()
+                .map(|(i, p)| self.call(i, p, limits)),
+        );
     }
 }
 

@@ -150,6 +150,29 @@ pub fn is_external(spec: &str) -> bool {
     split_spec(spec).is_ok_and(|keys| keys.iter().any(|(k, _)| k == "lib" || k == "cmd"))
 }
 
+/// True when a strategy spec (or a label of a `--solvers` file, or of a
+/// solver the program registered) names a solver that runs inside this
+/// process: a `lib=` without `isolate=yes`, or a registered Rust solver.
+/// Decided from the spec alone: nothing is loaded.
+pub fn in_process(spec: &str, ctx: &Context) -> bool {
+    if registered().iter().any(|(l, _)| l == spec) {
+        return true;
+    }
+    let keys = match ctx.solvers.get(spec) {
+        Some(entry) => entry.keys.clone(),
+        None => match split_spec(spec) {
+            Ok(keys) => keys,
+            Err(_) => return false,
+        },
+    };
+    let get = |k: &str| {
+        keys.iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.as_str())
+    };
+    get("lib").is_some() && !matches!(get("isolate"), Some("yes" | "true" | "1"))
+}
+
 /// Builds the external solver of a spec; returns its label and the solver.
 pub fn parse(spec: &str, ctx: &Context) -> Result<(String, Arc<dyn ExternalSolver>), String> {
     let keys = split_spec(spec)?;

@@ -255,6 +255,8 @@ mod imp {
                 .map_err(|e| format!("cannot share its stderr file: {e}"))?;
             let mut cmd = Command::new(&argv[0]);
             cmd.args(&argv[1..])
+                // A supervised run's board is its measuring process's alone.
+                .env_remove("BENCH_SUDOKU_BOARD")
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::from(err_handle))
