@@ -45,7 +45,10 @@ pub fn this() -> Option<&'static Board> {
             die_with_parent(parent);
             let path = Path::new(std::ffi::OsStr::from_bytes(&bytes[colon + 1..]));
             match Board::open(path) {
-                Ok(b) => Some(b),
+                Ok(b) => {
+                    watch_for_culprits(&b);
+                    Some(b)
+                }
                 Err(e) => {
                     // Measuring goes on; the supervisor then cannot name a
                     // puzzle it dies on, and says so.
@@ -82,7 +85,91 @@ fn super_gone() -> i32 {
 
 /// The calling solver thread's slot on this process's board, if any.
 pub fn this_thread_slot() -> Option<SlotRef<'static>> {
-    this()?.slot(rayon::current_thread_index()?)
+    let i = rayon::current_thread_index()?;
+    let slot = this()?.slot(i)?;
+    MY_SLOT.with(|s| s.set(i as u64 + 1));
+    Some(slot)
+}
+
+thread_local! {
+    /// The calling thread's slot on the board, plus one (0: none): read by
+    /// the handlers of [`watch_for_culprits`]. Constant-initialised and
+    /// without a destructor, so reading it needs no allocation or lock
+    /// (safe in a signal handler).
+    static MY_SLOT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// The board's culprit word, once a board is attached (it lives as long as
+/// the process: `this()` never drops it).
+static CULPRIT: std::sync::atomic::AtomicPtr<AtomicU64> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+
+/// The signals that end a process and that a crashing library raises.
+const FATAL: [libc::c_int; 7] = [
+    libc::SIGSEGV,
+    libc::SIGBUS,
+    libc::SIGILL,
+    libc::SIGFPE,
+    libc::SIGABRT,
+    libc::SIGTRAP,
+    libc::SIGSYS,
+];
+
+/// Records on the board which thread raises a fatal signal or calls
+/// `exit()`, so that a supervisor names the one call that took the process
+/// down even when several threads were inside a library (`_exit()` runs
+/// nothing, and is then only narrowed to the calls that were running).
+fn watch_for_culprits(board: &Board) {
+    let word = &board.words()[h::CULPRIT] as *const AtomicU64 as *mut AtomicU64;
+    CULPRIT.store(word, Ordering::Release);
+    for sig in FATAL {
+        // SAFETY: `on_fatal` is an `extern "C" fn(c_int)`, the handler
+        // type of sigaction without SA_SIGINFO; it is async-signal-safe
+        // (see there). The struct is zeroed (an empty mask) before its
+        // fields are set, as sigaction(2) expects.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_fatal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            action.sa_flags = libc::SA_ONSTACK;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(sig, &action, std::ptr::null_mut());
+        }
+    }
+    // SAFETY: `on_exit` is an `extern "C" fn()` that only stores to an
+    // atomic (see `note_culprit`).
+    unsafe {
+        libc::atexit(on_exit);
+    }
+}
+
+/// Stores the calling thread's slot as the culprit, unless one already is.
+/// Async-signal-safe: a thread-local `Cell` read, a pointer load and one
+/// compare-and-swap on memory that is never unmapped.
+fn note_culprit() {
+    let slot = MY_SLOT.with(|s| s.get());
+    let word = CULPRIT.load(Ordering::Acquire);
+    if slot != 0 && !word.is_null() {
+        // SAFETY: `word` points into the board of `this()`, which is kept
+        // in a static and never dropped, so the memory stays mapped.
+        let culprit = unsafe { &*word };
+        let _ = culprit.compare_exchange(0, slot, Ordering::AcqRel, Ordering::Relaxed);
+    }
+}
+
+extern "C" fn on_fatal(sig: libc::c_int) {
+    note_culprit();
+    // SAFETY: signal(2) and raise(2) are async-signal-safe. With the
+    // default action restored, the signal raised again ends the process
+    // as it would have (it is blocked while this handler runs, so it is
+    // delivered on return; a fault re-executed faults again).
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
+    }
+}
+
+extern "C" fn on_exit() {
+    note_culprit();
 }
 
 /// The first word of every board.
@@ -117,6 +204,9 @@ mod h {
     /// The run's index of the group's first strategy (slots hold indexes
     /// within the group).
     pub const GROUP: usize = 8;
+    /// The slot, plus one, of the thread that raised a fatal signal or
+    /// called `exit()` first (0: none).
+    pub const CULPRIT: usize = 9;
 }
 
 /// Slot words.
@@ -350,6 +440,8 @@ pub struct Reading {
     /// Per solver thread with a call running: the thread, its call number,
     /// and what it is solving.
     pub calls: Vec<Call>,
+    /// The thread that raised a fatal signal or called `exit()`.
+    pub culprit: Option<usize>,
 }
 
 /// A call into an in-process library that was running when the board was
@@ -423,6 +515,10 @@ pub fn read(file: &File) -> std::io::Result<Reading> {
         dataset: word(h::DATASET) as usize,
         dir,
         calls,
+        culprit: match word(h::CULPRIT) {
+            0 => None,
+            n => Some(n as usize - 1),
+        },
     })
 }
 

@@ -151,3 +151,188 @@ fn a_strategy_with_rejected_answers_is_never_the_fastest() {
     let table = text(&r.out.stdout);
     assert!(table.contains("(50 rejected)"), "{table}");
 }
+
+/// The puzzle of `hard.csv` at 0-based `index`, as the C fixtures read
+/// it, and its dataset line (the header is line 1).
+fn hard_puzzle(index: usize) -> (String, usize) {
+    (puzzle_of("hard.csv", index), index + 2)
+}
+
+/// `run` of `fast` and the fixture `solve_die` (labelled `die`) on
+/// hard.csv in batches of 16, dying as `how` says on puzzle 200.
+fn run_dying(name: &str, how: &str, extra: &[&str]) -> Run {
+    let lib = fixtures().expect("checked by the caller");
+    let spec = format!("lib={},symbol=solve_die,name=die", lib.display());
+    let (puzzle, _) = hard_puzzle(200);
+    let data = dataset("hard.csv");
+    let mut args = vec![
+        data.as_str(),
+        "--limit",
+        "300",
+        "--batch-size",
+        "16",
+        "-s",
+        "fast",
+        "-s",
+        &spec,
+    ];
+    args.extend_from_slice(extra);
+    run(
+        name,
+        &args,
+        &[("BS_FIXTURE_DIE", &puzzle), ("BS_FIXTURE_DIE_HOW", how)],
+    )
+}
+
+/// What a run that died keeps: a results directory marked incomplete whose
+/// rows and summaries agree, that `report` renders and `compare` refuses.
+fn kept_incomplete(r: &Run) {
+    let meta = json(&r.dir.join("meta.json"));
+    assert_eq!(meta["complete"], false, "{}", r.stderr());
+    assert!(
+        meta["stopped"].as_str().unwrap().contains("puzzle 200"),
+        "{meta}"
+    );
+    assert_eq!(r.summary["meta"]["complete"], false);
+    let (fast, die) = (r.result("fast"), r.result("die"));
+    let n = fast["puzzles"].as_u64().unwrap();
+    // The batches written before puzzle 200's, every strategy alike.
+    assert!((100..=200).contains(&n), "{n} puzzles kept");
+    assert_eq!(die["puzzles"].as_u64(), Some(n));
+    assert_eq!(
+        die["solved"].as_u64(),
+        Some(n),
+        "its answers before it died were right"
+    );
+    assert_eq!(r.column("fast", "index").len() as u64, n);
+    assert_eq!(r.column("die", "index").len() as u64, n);
+    assert!(!r.dir.join("puzzles.csv.partial").exists());
+    assert!(r
+        .stderr()
+        .contains("what was measured before it stopped is in"));
+    let report = command().arg("report").arg(&r.dir).output().unwrap();
+    assert_eq!(report.status.code(), Some(0), "{}", err(&report));
+    let compare = command()
+        .arg("compare")
+        .args([&r.dir, &r.dir])
+        .output()
+        .unwrap();
+    assert_eq!(compare.status.code(), Some(2), "{}", err(&compare));
+}
+
+/// A fatal signal in an in-process library: the strategy and the puzzle
+/// are named (even with two solver threads inside the library), what was
+/// measured is kept, and the status is 128 + the signal.
+#[test]
+fn an_in_process_crash_names_the_puzzle_and_keeps_what_was_measured() {
+    if fixtures().is_none() {
+        return;
+    }
+    for (how, code, name) in [("segv", 139, "SIGSEGV"), ("abort", 134, "SIGABRT")] {
+        let r = run_dying(&format!("crash-{how}"), how, &["-j", "2"]);
+        assert_eq!(r.code(), code, "{how}: {}", r.stderr());
+        let err = r.stderr();
+        assert!(
+            err.contains(&format!("died of signal {} ({name})", code - 128)),
+            "{err}"
+        );
+        assert!(
+            err.contains("while die solved puzzle 200 (") && err.contains("hard.csv:202)"),
+            "{err}"
+        );
+        assert!(
+            !err.contains("one of them"),
+            "the culprit thread is known: {err}"
+        );
+        kept_incomplete(&r);
+    }
+}
+
+/// A library that ends the process (exit, _exit, with any status, also
+/// from its initialisers) never ends the run with 0.
+#[test]
+fn a_library_that_exits_never_ends_the_run_with_0() {
+    let Some(lib) = fixtures() else { return };
+    for how in ["exit0", "_exit0", "exit3"] {
+        let r = run_dying(&format!("exit-{how}"), how, &["-j", "1"]);
+        assert_eq!(r.code(), 125, "{how}: {}", r.stderr());
+        let err = r.stderr();
+        assert!(err.contains("the solver ended the process itself"), "{err}");
+        assert!(err.contains("while die solved puzzle 200 ("), "{err}");
+        kept_incomplete(&r);
+    }
+    // In its initialisers: nothing measured, no results directory.
+    let spec = format!("lib={},symbol=solve", lib.display());
+    for (how, code) in [("exit0", 125), ("segv", 139)] {
+        let dir = scratch(&format!("ctor-{how}"));
+        let out = command()
+            .args([
+                "run",
+                &dataset("hard.csv"),
+                "--limit",
+                "20",
+                "-q",
+                "-s",
+                "fast",
+                "-s",
+            ])
+            .arg(&spec)
+            .arg("--out")
+            .arg(dir.join("out"))
+            .env("BS_FIXTURE_CTOR", how)
+            .output()
+            .unwrap();
+        let e = err(&out);
+        assert_eq!(out.status.code(), Some(code), "{how}: {e}");
+        assert!(
+            e.contains("while loading strategy") && e.contains("symbol=solve"),
+            "{e}"
+        );
+        assert!(e.contains("nothing was measured"), "{e}");
+        assert!(!dir.join("out").join("summary.json").exists());
+    }
+}
+
+/// A call into an in-process library that never returns is ended at
+/// `--timeout`, named, and what was measured is kept.
+#[test]
+fn an_in_process_hang_is_ended_at_the_timeout_and_named() {
+    if fixtures().is_none() {
+        return;
+    }
+    let started = std::time::Instant::now();
+    let r = run_dying("hang-spin", "spin", &["--timeout", "1s"]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    assert_eq!(r.code(), 124, "{}", r.stderr());
+    let err = r.stderr();
+    assert!(
+        err.contains("a call did not return within 1s (--timeout)"),
+        "{err}"
+    );
+    assert!(err.contains("while die solved puzzle 200 ("), "{err}");
+    kept_incomplete(&r);
+}
+
+/// A gate whose candidate takes the process down is not passed, and the
+/// job summary says it was not judged.
+#[test]
+fn a_crashing_solver_never_passes_a_gate() {
+    if fixtures().is_none() {
+        return;
+    }
+    let summary = scratch("gate-crash-summary").join("summary.md");
+    let r = run_dying(
+        "gate-crash",
+        "segv",
+        &[
+            "--gate",
+            "fast:die",
+            "--gate-summary",
+            summary.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code(), 139, "{}", r.stderr());
+    assert!(!text(&r.out.stdout).contains("PASS"));
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(md.contains("not judged") && md.contains("SIGSEGV"), "{md}");
+}

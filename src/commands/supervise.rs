@@ -218,7 +218,17 @@ fn fault(args: &RunArgs, reading: &Reading, ending: Ending) -> i32 {
     };
     let calls = match &ending {
         Ending::Hung(call) => vec![call.clone()],
-        Ending::Exited(_) => reading.calls.clone(),
+        // The thread that raised the signal or called exit(), when it is
+        // known and was in a call; otherwise every call that was running.
+        Ending::Exited(_) => match reading.culprit {
+            Some(t) if reading.calls.iter().any(|c| c.thread == t) => reading
+                .calls
+                .iter()
+                .filter(|c| c.thread == t)
+                .cloned()
+                .collect(),
+            _ => reading.calls.clone(),
+        },
     };
     let place = where_it_was(args, reading, &calls, &labels);
     eprintln!("bench-sudoku: error: {what} {place}");
