@@ -159,6 +159,9 @@ pub fn main_with(solvers: Vec<(String, std::sync::Arc<dyn crate::solver::Externa
         Command::Man(a) => commands::completions::man(a, Cli::command()),
     };
     let code = commands::exit_code(result);
+    // No process a solver started outlives the command.
+    #[cfg(unix)]
+    external::reaper::sweep();
     // A supervised measuring child says it finished, and how.
     #[cfg(unix)]
     if let Some(board) = crate::board::this() {

@@ -26,10 +26,14 @@ pub fn flag(doing: &'static str) -> Arc<AtomicBool> {
             if SIGNALS.fetch_add(1, Ordering::SeqCst) > 0 {
                 eprintln!("\nbench-sudoku: second interrupt, exiting now");
                 // Asked to quit at once: a supervisor does not rebuild
-                // the results either.
+                // the results either. Solver processes go with it.
                 #[cfg(unix)]
-                if let Some(board) = crate::board::this() {
-                    board.finished(EXIT_INTERRUPTED);
+                {
+                    crate::solver::external::reaper::kill_all();
+                    crate::solver::external::reaper::sweep();
+                    if let Some(board) = crate::board::this() {
+                        board.finished(EXIT_INTERRUPTED);
+                    }
                 }
                 std::process::exit(EXIT_INTERRUPTED);
             }
@@ -41,7 +45,11 @@ pub fn flag(doing: &'static str) -> Arc<AtomicBool> {
                 std::thread::sleep(STOP_GRACE);
                 // A supervisor rebuilds what was measured from the rows.
                 #[cfg(unix)]
-                let supervised = crate::board::this().inspect(|b| b.abandoned(EXIT_INTERRUPTED));
+                let supervised = {
+                    crate::solver::external::reaper::kill_all();
+                    crate::solver::external::reaper::sweep();
+                    crate::board::this().inspect(|b| b.abandoned(EXIT_INTERRUPTED))
+                };
                 #[cfg(not(unix))]
                 let supervised: Option<()> = None;
                 eprintln!(

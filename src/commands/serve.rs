@@ -43,6 +43,10 @@ Exit status: 0 at 'quit' or the end of input; 2 when the strategy cannot be load
 harness does not greet it.";
 
 pub fn run(args: &ServeArgs) -> CmdResult {
+    // The protocol gets a descriptor of its own before anything is loaded:
+    // what a library prints to standard output goes to standard error and
+    // can never be read as a reply.
+    let mut output = protocol_channel()?;
     let strategy = args
         .engine
         .solvers
@@ -64,8 +68,6 @@ pub fn run(args: &ServeArgs) -> CmdResult {
     };
     let mut instance = strategy.instance()?;
     let mut input = BufReader::with_capacity(1 << 16, std::io::stdin().lock());
-    let stdout = std::io::stdout();
-    let mut output = stdout.lock();
     let mut line = Vec::with_capacity(128);
     if !read_line(&mut input, &mut line)? {
         return Ok(0);
@@ -135,6 +137,33 @@ fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> anyhow::Result<boo
 }
 
 /// Writes and flushes; false when the harness has gone (a closed pipe).
+/// The protocol's output: a duplicate of standard output, after which
+/// descriptor 1 itself is made a duplicate of standard error.
+#[cfg(unix)]
+fn protocol_channel() -> anyhow::Result<std::fs::File> {
+    use std::os::fd::AsFd;
+    let fd = std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .map_err(|e| anyhow::anyhow!("cannot duplicate standard output for the protocol: {e}"))?;
+    std::io::stdout().flush()?;
+    // SAFETY: dup2(2) on the process's own descriptors 2 and 1, both open
+    // (1 was just duplicated, 2 is inherited); it touches no memory. Rust's
+    // `stdout()` keeps writing to descriptor 1, now standard error.
+    if unsafe { libc::dup2(2, 1) } < 0 {
+        anyhow::bail!(
+            "cannot point standard output at standard error: {}",
+            std::io::Error::last_os_error()
+        );
+    }
+    Ok(std::fs::File::from(fd))
+}
+
+#[cfg(not(unix))]
+fn protocol_channel() -> anyhow::Result<std::io::Stdout> {
+    Ok(std::io::stdout())
+}
+
 fn send(out: &mut impl Write, bytes: &[u8]) -> anyhow::Result<bool> {
     match out.write_all(bytes).and_then(|()| out.flush()) {
         Ok(()) => Ok(true),

@@ -85,8 +85,12 @@ pub fn run(args: &RunArgs) -> CmdResult {
         .prefix("bench-sudoku-board-")
         .tempfile()?;
     board::create(board_file.as_file(), slots)?;
+    // What the measuring child's solver processes leave behind when it
+    // dies comes here, and is ended once it has.
+    external::reaper::adopt_orphans();
     let child = spawn(board_file.path())?;
     let ending = watch(child, board_file.as_file(), args.engine.solvers.timeout)?;
+    external::reaper::sweep();
     let reading = board::read(board_file.as_file()).unwrap_or_default();
     match ending {
         Ending::Exited(status) if reading.phase == Some(Phase::Finished) => {

@@ -17,6 +17,8 @@
 pub mod ffi;
 pub mod process;
 pub mod protocol;
+#[cfg(unix)]
+pub mod reaper;
 pub mod solvers_file;
 
 use super::seam::ExternalSolver;

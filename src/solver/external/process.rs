@@ -23,8 +23,6 @@ use std::time::Duration;
 const MAX_FAILED_STARTS: u32 = 3;
 /// How long a process may take to exit after `quit`.
 const QUIT_GRACE: Duration = Duration::from_secs(1);
-/// The tail of a solver's stderr kept for fault messages.
-const STDERR_TAIL: u64 = 4096;
 /// About how long a pipelined batch of requests should take the solver.
 const PIPELINE_BATCH: Duration = Duration::from_millis(1);
 
@@ -201,12 +199,11 @@ fn answer_of(puzzle: &Grid, reply: Reply) -> Answer {
 
 #[cfg(unix)]
 mod imp {
+    use super::super::reaper;
     use super::*;
-    use std::fs::File;
     use std::io::{Read, Write};
     use std::os::fd::AsRawFd;
-    use std::os::unix::fs::FileExt;
-    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    use std::os::unix::process::ExitStatusExt;
     use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
     use std::time::Instant;
 
@@ -235,8 +232,8 @@ mod imp {
         /// Unread output: `buf[start..]`.
         buf: Vec<u8>,
         start: usize,
-        /// Its stderr (an unlinked temporary file).
-        stderr: File,
+        /// The tail of its stderr.
+        stderr: super::super::reaper::Tail,
         hello: Hello,
     }
 
@@ -248,29 +245,26 @@ mod imp {
             timeout: Duration,
             expect: Option<&Hello>,
         ) -> Result<Running, String> {
-            let stderr = tempfile::tempfile()
-                .map_err(|e| format!("cannot make a file for its stderr: {e}"))?;
-            let err_handle = stderr
-                .try_clone()
-                .map_err(|e| format!("cannot share its stderr file: {e}"))?;
             let mut cmd = Command::new(&argv[0]);
             cmd.args(&argv[1..])
                 // A supervised run's board is its measuring process's alone.
                 .env_remove("BENCH_SUDOKU_BOARD")
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
-                .stderr(Stdio::from(err_handle))
-                // Its own process group: a Ctrl-C in the terminal reaches
-                // the harness only, which then stops its solvers itself;
-                // and killing the group also ends what the solver started.
-                .process_group(0);
-            let mut child = cmd
-                .spawn()
-                .map_err(|e| format!("cannot start {:?}: {e}", argv[0]))?;
-            let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+                .stderr(Stdio::piped());
+            // Its own process group (a Ctrl-C in the terminal reaches the
+            // harness only, which then stops its solvers itself; killing
+            // the group also ends what the solver started), and more: see
+            // `reaper`.
+            let mut child =
+                reaper::spawn(&mut cmd).map_err(|e| format!("cannot start {:?}: {e}", argv[0]))?;
+            let (Some(stdin), Some(stdout), Some(err)) =
+                (child.stdin.take(), child.stdout.take(), child.stderr.take())
+            else {
                 kill_group(&mut child);
                 return Err("no pipes to the process".into());
             };
+            let stderr = reaper::Tail::drain(err);
             let mut p = Running {
                 child,
                 stdin: Some(stdin),
@@ -379,6 +373,8 @@ mod imp {
         /// last line of its stderr: `why (exit status 1; stderr: …)`.
         fn failure(mut self, why: &str) -> String {
             let status = reap(&mut self.child);
+            // What it started and moved out of its group goes too.
+            reaper::sweep();
             let tail = stderr_tail(&self.stderr);
             let mut s = why.to_string();
             let mut facts = Vec::new();
@@ -401,7 +397,10 @@ mod imp {
             let until = Instant::now() + QUIT_GRACE;
             loop {
                 match self.child.try_wait() {
-                    Ok(Some(_)) => return,
+                    Ok(Some(_)) => {
+                        // Whatever it left in its group goes too.
+                        return kill_group(&mut self.child);
+                    }
                     Ok(None) if Instant::now() < until => {
                         std::thread::sleep(Duration::from_millis(2))
                     }
@@ -447,6 +446,7 @@ mod imp {
         }
         let _ = child.kill();
         let _ = child.wait();
+        reaper::reaped(child);
     }
 
     /// How a process that is failing ended: waits a moment for it to exit
@@ -488,13 +488,9 @@ mod imp {
         }
     }
 
-    /// The last non-empty line of a stderr file.
-    fn stderr_tail(f: &File) -> Option<String> {
-        let len = f.metadata().ok()?.len();
-        let from = len.saturating_sub(STDERR_TAIL);
-        let mut buf = vec![0u8; (len - from) as usize];
-        let n = f.read_at(&mut buf, from).ok()?;
-        buf.truncate(n);
+    /// The last non-empty line of a solver's stderr.
+    fn stderr_tail(tail: &reaper::Tail) -> Option<String> {
+        let buf = tail.bytes(Duration::from_millis(200));
         let text = String::from_utf8_lossy(&buf);
         text.lines()
             .rev()
