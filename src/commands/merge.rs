@@ -9,6 +9,7 @@ use crate::bench::sysinfo::Meta;
 use crate::bench::{Shard, PUZZLE_CSV_HEADER};
 use crate::compare::load::ResultsDir;
 use crate::report::{self, terminal, Report};
+use crate::results::claim::Claim;
 use crate::results::puzzles::PuzzleRows;
 use crate::solver::Counter;
 use anyhow::{bail, Context};
@@ -125,7 +126,9 @@ fn check_consistent(inputs: &[ResultsDir]) -> anyhow::Result<(u64, Vec<u64>)> {
     Ok((n_all.unwrap_or(1), ks))
 }
 
-fn prepare_out(args: &MergeArgs, inputs: &[ResultsDir]) -> anyhow::Result<()> {
+/// Claims `--out` (created when missing) after checking it against the
+/// inputs, and empties it of earlier results with `--force`.
+fn prepare_out(args: &MergeArgs, inputs: &[ResultsDir]) -> anyhow::Result<Claim> {
     let out = &args.out;
     for d in inputs {
         if let (Ok(a), Ok(b)) = (out.canonicalize(), d.path.canonicalize()) {
@@ -134,9 +137,7 @@ fn prepare_out(args: &MergeArgs, inputs: &[ResultsDir]) -> anyhow::Result<()> {
             }
         }
     }
-    if out.exists() && !out.is_dir() {
-        bail!("--out {}: exists and is not a directory", out.display());
-    }
+    let claim = Claim::create("--out", out)?;
     if crate::results::holds_results(out) {
         if !args.force {
             bail!(
@@ -146,8 +147,7 @@ fn prepare_out(args: &MergeArgs, inputs: &[ResultsDir]) -> anyhow::Result<()> {
         }
         crate::results::remove(out)?;
     }
-    std::fs::create_dir_all(out)
-        .with_context(|| format!("{}: cannot create the results directory", out.display()))
+    Ok(claim)
 }
 
 /// The aggregates of one input's unit, rebuilt from its files.
@@ -410,7 +410,7 @@ pub fn run(args: &MergeArgs) -> CmdResult {
             extra.join(", ")
         );
     }
-    prepare_out(args, &inputs)?;
+    let _claim = prepare_out(args, &inputs)?;
     let meta = merged_meta(&inputs, n, &ks);
     let with_csv = inputs.iter().filter(|d| d.has_puzzles_csv()).count();
     if with_csv == inputs.len() {

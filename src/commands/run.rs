@@ -11,7 +11,7 @@ use crate::commands::compare::FailOn;
 use crate::compare::gate::{Gate, Verdict};
 use crate::dataset::Format;
 use crate::report::{self, terminal, Report};
-use crate::results;
+use crate::results::{self, claim::Claim};
 use crate::solver::strategy::spec_help;
 use crate::solver::{external, Engine, Limits, Strategy};
 use anyhow::Context;
@@ -310,7 +310,8 @@ pub fn run(args: &RunArgs) -> CmdResult {
     };
     // File-level problems surface before anything is created.
     let infos = bench::inspect(&opts, mode != ProgressMode::None)?;
-    let out = output_dir(args, &infos)?;
+    // The claim is held until the run returns.
+    let (out, _claim) = output_dir(args, &infos)?;
     let stop =
         super::interrupt::flag("finishing the batches in flight and writing partial results");
     let pool = bench::pool(opts.threads)?;
@@ -574,63 +575,45 @@ pub fn strategies(specs: &[String], ctx: &external::Context) -> anyhow::Result<V
     Ok(out)
 }
 
-/// Creates the results directory: `--out`, or
-/// `results/<dataset-stem>-<UTC timestamp>/`.
-fn output_dir(args: &RunArgs, infos: &[bench::DatasetInfo]) -> anyhow::Result<PathBuf> {
-    let dir = match &args.out {
-        Some(d) => {
-            if d.exists() {
-                if !d.is_dir() {
-                    anyhow::bail!("--out {}: exists and is not a directory", d.display());
-                }
-                if let Some((input, file)) = results::overwritten_input(d, &args.datasets) {
-                    anyhow::bail!(
-                        "--out {}: the results would overwrite the dataset {} ({file}); choose another --out",
-                        d.display(),
-                        input.display()
-                    );
-                }
-                let has_results = results::holds_results(d);
-                if has_results && !args.force {
-                    anyhow::bail!(
-                        "--out {}: already holds results; choose another directory or pass --force to replace them",
-                        d.display()
-                    );
-                }
-                if has_results {
-                    results::remove(d)?;
-                }
-            }
-            d.clone()
-        }
-        None => {
-            let stem = match infos {
-                [one] => one.name.clone(),
-                [first, rest @ ..] => format!("{}+{}", first.name, rest.len()),
-                [] => "run".into(),
-            };
-            let base = Path::new("results").join(format!(
-                "{}-{}",
-                report::file_safe(&stem),
-                sysinfo::now_stamp()
-            ));
-            let mut dir = base.clone();
-            let mut k = 2;
-            while dir.exists() {
-                dir = PathBuf::from(format!("{}-{k}", base.display()));
-                k += 1;
-            }
-            dir
-        }
+/// Creates and claims the results directory (`--out`, or a new
+/// `results/<dataset-stem>-<UTC timestamp>[-N]/`), held until the claim is
+/// dropped at the end of the run.
+fn output_dir(args: &RunArgs, infos: &[bench::DatasetInfo]) -> anyhow::Result<(PathBuf, Claim)> {
+    let Some(d) = &args.out else {
+        let stem = match infos {
+            [one] => one.name.clone(),
+            [first, rest @ ..] => format!("{}+{}", first.name, rest.len()),
+            [] => "run".into(),
+        };
+        let claim = Claim::fresh(&Path::new("results").join(format!(
+            "{}-{}",
+            report::file_safe(&stem),
+            sysinfo::now_stamp()
+        )))?;
+        return Ok((claim.dir().to_path_buf(), claim));
     };
-    std::fs::create_dir_all(&dir)
-        .with_context(|| format!("{}: cannot create the results directory", dir.display()))?;
-    // Probe writability now rather than after the benchmark.
-    let probe = dir.join(".write-test");
-    std::fs::write(&probe, b"")
-        .with_context(|| format!("{}: results directory is not writable", dir.display()))?;
-    let _ = std::fs::remove_file(probe);
-    Ok(dir)
+    if d.exists() {
+        if let Some((input, file)) = results::overwritten_input(d, &args.datasets) {
+            anyhow::bail!(
+                "--out {}: the results would overwrite the dataset {} ({file}); choose another --out",
+                d.display(),
+                input.display()
+            );
+        }
+    }
+    let claim = Claim::create("--out", d)?;
+    // Under the claim: no other run removes or writes results here between
+    // this check and the end of the run.
+    if results::holds_results(d) {
+        if !args.force {
+            anyhow::bail!(
+                "--out {}: already holds results; choose another directory or pass --force to replace them",
+                d.display()
+            );
+        }
+        results::remove(d)?;
+    }
+    Ok((d.clone(), claim))
 }
 
 /// The indicatif progress bar on stderr (hidden when not a terminal).

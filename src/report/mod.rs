@@ -170,15 +170,12 @@ pub fn tracker_exporter(format: &str, path: &Path) -> anyhow::Result<Box<dyn Exp
     })
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename.
+/// Writes `bytes` to `path` through a temporary file beside it (a name
+/// unique to this process and call) and a rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let written = std::fs::File::create(&tmp).and_then(|mut f| {
-        f.write_all(bytes)?;
-        f.sync_all()
-    });
+    let (mut file, tmp) = crate::results::dest::temp_file(path)?;
+    let written = file.write_all(bytes).and_then(|()| file.sync_all());
+    drop(file);
     match written.and_then(|()| std::fs::rename(&tmp, path)) {
         Ok(()) => Ok(()),
         Err(e) => {

@@ -4,8 +4,11 @@
 //! holds: a new output file is added to [`FILES`], and `--force` then
 //! replaces it like every other. [`summary`] is the one type of
 //! `summary.json` (written and read back), [`puzzles`] the columns of
-//! `puzzles.csv` and its one reader.
+//! `puzzles.csv` and its one reader. [`claim`] gives a directory one writer
+//! at a time.
 
+pub mod claim;
+pub mod dest;
 pub mod puzzles;
 pub mod summary;
 
@@ -15,7 +18,10 @@ use std::path::{Path, PathBuf};
 pub use summary::Summary;
 
 /// Every file and directory a run or a merge writes in a results directory,
-/// including the temporary name `puzzles.csv` has while a run goes.
+/// including the temporary name `puzzles.csv` has while a run goes (a fixed
+/// name: the directory's [`claim`] gives it one writer). The lock file
+/// ([`claim::LOCK`]) is not among them: a directory that holds only a lock
+/// file left by a killed process holds no results.
 pub const FILES: &[&str] = &[
     "puzzles.csv",
     "puzzles.csv.partial",
