@@ -85,6 +85,9 @@ external solver's answer was wrong (or it failed on a puzzle), 2 on a malformed 
   bench-sudoku export results/hard --export bmf bmf.json
   bench-sudoku export results/hard --export github-benchmark gab.json   (tool: customSmallerIsBetter)
 
+FILE may not be a file of DIR (e.g. DIR/summary.json); a FIFO or a device (/dev/stdout) is
+written through, a symbolic link is followed (the link stays).
+
 Exit status: 0 when the files were written, 2 when DIR is not a results directory or a file cannot be written.")]
     Export(commands::export::ExportArgs),
     /// Speak the solver protocol (docs/SOLVER-PROTOCOL.md) on stdin/stdout

@@ -196,8 +196,8 @@ fn three_shards_merged_equal_the_unsharded_run() {
             "already holds results",
         ),
         (
-            vec![d("s1"), d("s2"), "--out".into(), d("s1")],
-            "is one of the inputs",
+            vec![d("s1"), d("s2"), d("s3"), "--out".into(), d("s1")],
+            "is the results directory",
         ),
     ];
     for (args, msg) in refusals {

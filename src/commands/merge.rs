@@ -10,6 +10,7 @@ use crate::bench::{Shard, PUZZLE_CSV_HEADER};
 use crate::compare::load::ResultsDir;
 use crate::report::{self, terminal, Report};
 use crate::results::claim::Claim;
+use crate::results::dest::Guard;
 use crate::results::puzzles::PuzzleRows;
 use crate::solver::Counter;
 use anyhow::{bail, Context};
@@ -44,7 +45,7 @@ Examples:
   bench-sudoku merge r1 r2 r3 --out results/hard
 
 Exit status: 0 merged; 2 bad input (unreadable or inconsistent inputs, overlapping shards,
-unusable --out).";
+an --out that is an input or in use by another command).";
 
 /// Checks that the inputs are distinct shards of one run; returns N and the
 /// shard numbers present.
@@ -128,15 +129,15 @@ fn check_consistent(inputs: &[ResultsDir]) -> anyhow::Result<(u64, Vec<u64>)> {
 
 /// Claims `--out` (created when missing) after checking it against the
 /// inputs, and empties it of earlier results with `--force`.
-fn prepare_out(args: &MergeArgs, inputs: &[ResultsDir]) -> anyhow::Result<Claim> {
+fn prepare_out(args: &MergeArgs) -> anyhow::Result<Claim> {
     let out = &args.out;
-    for d in inputs {
-        if let (Ok(a), Ok(b)) = (out.canonicalize(), d.path.canonicalize()) {
-            if a == b {
-                bail!("--out {}: is one of the inputs", out.display());
-            }
-        }
+    let mut guard = Guard::new();
+    for d in &args.dirs {
+        guard.reads_results(d);
     }
+    let mut writes: Vec<&str> = crate::results::FILES.to_vec();
+    writes.push(crate::results::claim::LOCK);
+    guard.dir("--out", out, &writes)?;
     let claim = Claim::create("--out", out)?;
     if crate::results::holds_results(out) {
         if !args.force {
@@ -410,7 +411,7 @@ pub fn run(args: &MergeArgs) -> CmdResult {
             extra.join(", ")
         );
     }
-    let _claim = prepare_out(args, &inputs)?;
+    let _claim = prepare_out(args)?;
     let meta = merged_meta(&inputs, n, &ks);
     let with_csv = inputs.iter().filter(|d| d.has_puzzles_csv()).count();
     if with_csv == inputs.len() {

@@ -7,7 +7,7 @@ use super::run::RunArgs;
 use super::CmdResult;
 use crate::compare::load::ResultsDir;
 use crate::report;
-use crate::results::claim::Claim;
+use crate::results::{claim::Claim, dest::Guard};
 use anyhow::Context;
 use serde::Serialize;
 use std::path::Path;
@@ -245,11 +245,21 @@ pub fn run(args: &RunArgs, plan: &Plan) -> CmdResult {
     Ok(status)
 }
 
+/// The files of a scan's directory (besides one subdirectory per value).
+const SCAN_FILES: &[&str] = &["scan.csv", "scan.json", "scan.md", "charts"];
+
 /// Creates and claims the scan's directory: `--out`, or a new
 /// `results/<stem>-scan-<key>-<stamp>[-N]`.
 fn scan_dir(args: &RunArgs, plan: &Plan) -> anyhow::Result<Claim> {
     let claim = match &args.out {
         Some(d) => {
+            let mut guard = Guard::new();
+            for f in &args.datasets {
+                guard.reads_file("the dataset", f);
+            }
+            let mut writes = SCAN_FILES.to_vec();
+            writes.push(crate::results::claim::LOCK);
+            guard.dir("--out", d, &writes)?;
             let claim = Claim::create("--out", d)?;
             if d.join("scan.json").exists() && !args.force {
                 anyhow::bail!(

@@ -8,6 +8,7 @@
 use super::CmdResult;
 use crate::compare::load::ResultsDir;
 use crate::report::{self, terminal::fmt_ns};
+use crate::results::dest::Guard;
 use anyhow::Context;
 use clap::Args;
 use serde::Serialize;
@@ -194,6 +195,13 @@ pub fn run(args: &TrendArgs) -> CmdResult {
         .iter()
         .map(|d| ResultsDir::load(d).with_context(|| format!("{}: cannot load", d.display())))
         .collect::<anyhow::Result<_>>()?;
+    if let Some(out) = &args.out {
+        let mut guard = Guard::new();
+        for d in &args.dirs {
+            guard.reads_results(d);
+        }
+        guard.dir("--out", out, &["trend.csv", "trend.html", "charts"])?;
+    }
     let rows = rows(&dirs);
     let series = series(&rows);
     super::print_out(&table(&series))?;
