@@ -101,6 +101,10 @@ Exit status: 0 when the files were written, 2 when DIR is not a results director
   bench-sudoku report results/hard-20261121T192750Z
   scripts/render-report.sh results/hard-20261121T192750Z shot.png   (PNG via headless Chromium)
 
+A run that stopped early gets a page that says so (INCOMPLETE RUN); a directory without
+meta.json (its run did not finish writing its results) is refused, and so is one another
+command is writing.
+
 Exit status: 0 when the page was written, 2 when DIR is not a results directory or cannot be written.")]
     Report(commands::report::ReportArgs),
     /// Results directories of several commits side by side: per strategy
@@ -145,6 +149,7 @@ pub fn main_with(solvers: Vec<(String, std::sync::Arc<dyn crate::solver::Externa
             return 2;
         }
     }
+    commands::interrupt::ignore_file_size_signal();
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Solve(a) => commands::solve::run(a),

@@ -422,12 +422,7 @@ pub fn run(args: &MergeArgs) -> CmdResult {
         );
     }
     let report = Report::new(&meta, &units).with_scatter(&args.out)?;
-    for exporter in report::exporters() {
-        exporter
-            .export(&report, &args.out)
-            .with_context(|| format!("writing {} in {}", exporter.name(), args.out.display()))?;
-    }
-    report::json::write_meta(&meta, &args.out)?;
+    report::finish::write(&report, &args.out)?;
     super::print_out(&terminal::table(&report.results))?;
     let paired = inputs
         .iter()

@@ -44,9 +44,10 @@ Outputs in --out DIR (default results/<dataset>-<UTC time>/): puzzles.csv (one r
 puzzle x strategy, input order), summary.csv, summary.json, summary.md, meta.json and
 histograms/<dataset>-<strategy>{,.guesses,.depth}.{hgrm,hdr},
 charts/<dataset>-{latency,guesses,scatter,paired}.svg and report.html (the page to open;
-'bench-sudoku report DIR' regenerates it); gate.md with --gate. A directory is written by
-one run at a time (lock file .bench-sudoku.lock): another run on it is refused, naming the
-first. --export and --gate-summary files may not be inputs or files of the results directory.
+'bench-sudoku report DIR' regenerates it); gate.md with --gate. meta.json is written last
+and says whether the run is complete. A directory is written by one run at a time (lock
+file .bench-sudoku.lock): another run on it is refused, naming the first. --export and
+--gate-summary files may not be inputs or files of the results directory.
 
 Two or more strategies run interleaved: each chunk of puzzles is solved by every strategy
 in turn on one thread, pass by pass, and each strategy's per-puzzle times are paired with the
@@ -455,15 +456,11 @@ pub fn run(args: &RunArgs) -> CmdResult {
         .collect();
     let units: Vec<UnitStats> = results.units;
     let report = Report::new(&meta, &units).with_unit_scatter(meta.options.puzzle_csv);
-    for exporter in report::exporters() {
-        exporter
-            .export(&report, &out)
-            .with_context(|| format!("writing {} in {}", exporter.name(), out.display()))?;
-    }
+    // meta.json last; a failure leaves the directory marked incomplete.
+    report::finish::write(&report, &out)?;
     for (exporter, dest) in trackers.iter().zip(&outputs.exports) {
         super::export::write_tracker(exporter.as_ref(), &report, dest)?;
     }
-    report::json::write_meta(&meta, &out)?;
 
     super::print_out(&terminal::table(&report.results))?;
     let passes = opts.repeat + opts.warmup;

@@ -5,6 +5,7 @@
 pub mod bmf;
 pub mod charts;
 pub mod csv;
+pub mod finish;
 pub mod github;
 pub mod hgrm;
 pub mod html;
@@ -51,6 +52,18 @@ impl<'a> Report<'a> {
             results,
             units,
             scatter: None,
+            charts: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The same report under another meta (e.g. one marked incomplete):
+    /// the same records, units and scatter points; charts drawn anew.
+    pub fn with_meta<'b>(&'b self, meta: &'b Meta) -> Report<'b> {
+        Report {
+            meta,
+            results: self.results.clone(),
+            units: self.units,
+            scatter: self.scatter.clone(),
             charts: std::cell::OnceCell::new(),
         }
     }
