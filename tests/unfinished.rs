@@ -57,7 +57,7 @@ fn os(parts: &[&dyn AsRef<std::ffi::OsStr>]) -> Vec<OsString> {
     parts.iter().map(|p| p.as_ref().to_os_string()).collect()
 }
 
-/// `compare` refuses `dir` (exit 2, saying why) and `report` renders it
+/// Every reader refuses `dir` (exit 2, saying why) and `report` renders it
 /// marked incomplete, or refuses it when it has no summary.json.
 #[track_caller]
 fn readers_refuse(dir: &Path, good: &Path, scratch: &Path) {
@@ -65,10 +65,20 @@ fn readers_refuse(dir: &Path, good: &Path, scratch: &Path) {
         err.contains("the run did not finish writing its results")
             || err.contains("an incomplete run")
     };
-    let _ = scratch;
-    let (code, err) = status(&os(&[&"compare", &good, &dir]));
-    assert_eq!(code, Some(2), "compare {}: {err}", dir.display());
-    assert!(why(&err), "compare {}: {err}", dir.display());
+    let (bmf, merged) = (scratch.join("bmf.json"), scratch.join("merged"));
+    let checks = [
+        ("compare", os(&[&"compare", &good, &dir])),
+        ("export", os(&[&"export", &dir, &"--export", &"bmf", &bmf])),
+        ("merge", os(&[&"merge", &dir, &"--out", &merged])),
+        ("trend", os(&[&"trend", &good, &dir])),
+    ];
+    for (name, args) in checks {
+        let (code, err) = status(&args);
+        assert_eq!(code, Some(2), "{name} {}: {err}", dir.display());
+        assert!(why(&err), "{name} {}: {err}", dir.display());
+    }
+    assert!(!bmf.exists());
+    assert!(!merged.join("meta.json").exists());
     let (code, err) = status(&os(&[&"report", &dir]));
     if dir.join("summary.json").is_file() && dir.join("meta.json").is_file() {
         assert_eq!(code, Some(0), "report {}: {err}", dir.display());

@@ -19,6 +19,10 @@ pub struct ExportArgs {
     /// Repeat for several.
     #[arg(long = "export", num_args = 2, value_names = ["FORMAT", "FILE"], required = true)]
     pub export: Vec<String>,
+    /// Export a run that stopped early (refused otherwise: exit 2); its
+    /// units are named `[incomplete]` in the files.
+    #[arg(long)]
+    pub allow_incomplete: bool,
 }
 
 /// Pairs (FORMAT, FILE) of a repeated `--export FORMAT FILE`, each format
@@ -57,6 +61,11 @@ pub fn write_tracker(
 pub fn run(args: &ExportArgs) -> CmdResult {
     let exporters = tracker_exporters(&args.export)?;
     let dir = ResultsDir::load(&args.dir)?;
+    if !args.allow_incomplete {
+        dir.require_complete(
+            "--allow-incomplete to export it anyway (its units named [incomplete])",
+        )?;
+    }
     let mut guard = Guard::new();
     guard.reads_results(&args.dir);
     let dests: Vec<Dest> = args

@@ -29,6 +29,10 @@ pub struct MergeArgs {
     /// Replace the results already in --out DIR.
     #[arg(long)]
     pub force: bool,
+    /// Merge although shards are missing or incomplete (refused otherwise:
+    /// exit 2); the merged results are then marked incomplete.
+    #[arg(long)]
+    pub allow_partial: bool,
 }
 
 pub const MERGE_HELP: &str =
@@ -36,16 +40,18 @@ pub const MERGE_HELP: &str =
 options, each with a different --shard K/N of the same N. Histograms (V2 .hdr) are added,
 counts and totals summed, maxima maxed; percentiles come from the merged histograms and the
 mean from the summed totals; puzzles.csv rows are merged in index order per (dataset,
-strategy). The merged meta.json is complete only when every input is and all N shards are
-present; it lists the inputs in \"merged_from\". Wall time and throughput are the sums over
-the shards (as if they had run one after another).
+strategy). Every shard 1..N must be given, each complete: a missing or incomplete shard is
+refused unless --allow-partial, and the merged meta.json is then marked incomplete. It lists
+the inputs in \"merged_from\". Wall time and throughput are the sums over the shards (as if
+they had run one after another).
 
 Examples:
   bench-sudoku run datasets/hard.csv --shard 1/3 --out r1   (and 2/3, 3/3, e.g. in a CI matrix)
   bench-sudoku merge r1 r2 r3 --out results/hard
 
 Exit status: 0 merged; 2 bad input (unreadable or inconsistent inputs, overlapping shards,
-an --out that is an input or in use by another command).";
+missing or incomplete shards without --allow-partial, an --out that is an input or in use by
+another command).";
 
 /// Checks that the inputs are distinct shards of one run; returns N and the
 /// shard numbers present.
@@ -149,6 +155,30 @@ fn prepare_out(args: &MergeArgs) -> anyhow::Result<Claim> {
         crate::results::remove(out)?;
     }
     Ok(claim)
+}
+
+/// Refuses, unless `--allow-partial`, a set of shards that does not make
+/// the whole run: a shard missing, or one that is incomplete.
+fn check_whole(args: &MergeArgs, inputs: &[ResultsDir], n: u64, ks: &[u64]) -> anyhow::Result<()> {
+    if args.allow_partial {
+        return Ok(());
+    }
+    let missing: Vec<String> = (1..=n)
+        .filter(|k| !ks.contains(k))
+        .map(|k| format!("{k}/{n}"))
+        .collect();
+    if !missing.is_empty() {
+        bail!(
+            "shard{} {} missing: the merge would not be the whole run (--allow-partial to merge the {} given, marked incomplete)",
+            if missing.len() > 1 { "s" } else { "" },
+            missing.join(", "),
+            ks.len()
+        );
+    }
+    for d in inputs {
+        d.require_complete("--allow-partial to merge it anyway, marked incomplete")?;
+    }
+    Ok(())
 }
 
 /// The aggregates of one input's unit, rebuilt from its files.
@@ -365,6 +395,7 @@ pub fn run(args: &MergeArgs) -> CmdResult {
         .map(|d| ResultsDir::load(d))
         .collect::<anyhow::Result<_>>()?;
     let (n, ks) = check_consistent(&inputs)?;
+    check_whole(args, &inputs, n, &ks)?;
     // Units in run order: every (dataset, strategy) any input has.
     let meta0 = &inputs[0].meta;
     let mut units: Vec<UnitStats> = Vec::new();
