@@ -571,7 +571,7 @@ pub fn strategies(specs: &[String], ctx: &external::Context) -> anyhow::Result<V
 /// files it writes, each checked against the run's inputs and results.
 struct Outputs {
     /// Released (its lock file removed) when the run ends.
-    _claim: results::claim::Claim,
+    _claim: Claim,
     /// One per `--export FORMAT FILE`, in order.
     exports: Vec<Dest>,
     gate_summary: Option<Dest>,

@@ -186,23 +186,33 @@ impl Guard {
                     let Some(dir) = &input.canonical else {
                         continue;
                     };
-                    if let Some(f) = results_file(dir, &landing.canonical) {
+                    let doing = if input.kind == InputKind::ReadsResults {
+                        "reads"
+                    } else {
+                        "writes"
+                    };
+                    if *dir == landing.canonical {
                         bail!(
-                            "{option} {}: is {f} of {} {} that this command {}; choose another file",
+                            "{option} {}: is {} {} that this command {doing}; choose another file",
                             path.display(),
                             input.what,
-                            input.given.display(),
-                            if input.kind == InputKind::ReadsResults {
-                                "reads"
-                            } else {
-                                "writes"
-                            }
+                            input.given.display()
+                        );
+                    }
+                    if let Some(f) = results_file(dir, &landing.canonical) {
+                        bail!(
+                            "{option} {}: is {f} of {} {} that this command {doing}; choose another file",
+                            path.display(),
+                            input.what,
+                            input.given.display()
                         );
                     }
                 }
             }
         }
-        self.claim_output(option, path, landing)?;
+        // A device or a process's descriptor (`/dev/stdout`) may take several
+        // outputs one after another: nothing is replaced.
+        self.claim_output(option, path, landing, dest.is_device || dest.descriptor)?;
         Ok(dest)
     }
 
@@ -261,16 +271,22 @@ impl Guard {
                 );
             }
         }
-        self.claim_output(option, dir, landing)
+        self.claim_output(option, dir, landing, false)
     }
 
-    /// Records an accepted output; two outputs may not land on one file.
-    fn claim_output(&mut self, option: &str, path: &Path, landing: Landing) -> anyhow::Result<()> {
+    /// Records an accepted output; two outputs may not land on one file
+    /// unless it is `shared` (written through, replacing nothing).
+    fn claim_output(
+        &mut self,
+        option: &str,
+        path: &Path,
+        landing: Landing,
+        shared: bool,
+    ) -> anyhow::Result<()> {
         if let Some((o, p, _)) = self.outputs.iter().find(|(_, _, l)| {
             l.canonical == landing.canonical || (l.id.is_some() && l.id == landing.id)
         }) {
-            // Writing to a character device twice is harmless.
-            if !matches!(file_kind(&landing.canonical), Some(Kind::Device)) {
+            if !shared {
                 bail!(
                     "{o} {} and {option} {}: the same file; give each output its own",
                     p.display(),
@@ -338,6 +354,8 @@ pub struct Dest {
     through: bool,
     /// A character device.
     is_device: bool,
+    /// Reached through a process's file descriptors (`/dev/stdout`).
+    descriptor: bool,
 }
 
 impl Dest {
@@ -365,6 +383,7 @@ impl Dest {
             at: if through { path.to_path_buf() } else { at },
             through,
             is_device,
+            descriptor: magic,
         })
     }
 
@@ -611,6 +630,11 @@ mod tests {
             assert!(e.contains("of the results directory"), "{f}: {e}");
         }
         g.file("--export", &out.join("bmf.json")).unwrap();
+        // The directory itself, also before it exists.
+        let later = dir.join("later");
+        g.writes_results(&later);
+        let e = g.file("--export", &later).unwrap_err().to_string();
+        assert!(e.contains("is the results directory"), "{e}");
     }
 
     #[test]
