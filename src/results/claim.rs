@@ -75,13 +75,13 @@ impl Claim {
                 .map_err(Refused::Io)?;
             match try_lock(&file) {
                 Ok(true) => {}
-                Ok(false) => {
-                    let owner = std::fs::read(&path)
-                        .ok()
-                        .and_then(|b| serde_json::from_slice::<Owner>(&b).ok())
-                        .map(|o| o.to_string());
-                    return Err(Refused::InUse(owner));
-                }
+                Ok(false) => match read_owner(&path) {
+                    // The holder ended and removed its lock file while we
+                    // looked: the claim starts again.
+                    Holder::Gone => continue,
+                    Holder::Is(o) => return Err(Refused::InUse(Some(o))),
+                    Holder::Unknown => return Err(Refused::InUse(None)),
+                },
                 Err(e) => return Err(Refused::Io(e)),
             }
             if !same_file(&file, &path) {
@@ -189,6 +189,34 @@ impl Drop for Claim {
         // names the file it locked, and starts again.
         let _ = std::fs::remove_file(self.dir.join(LOCK));
     }
+}
+
+/// Who holds a lock, as its lock file says.
+enum Holder {
+    Is(String),
+    /// The lock file is no longer there.
+    Gone,
+    /// Nothing readable in it.
+    Unknown,
+}
+
+/// What the lock file at `path` says of its holder. The holder writes it
+/// right after taking the lock: a claim made at the same moment may find it
+/// empty or half-written, and reads it again for up to half a second.
+fn read_owner(path: &Path) -> Holder {
+    for _ in 0..50 {
+        match std::fs::read(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Holder::Gone,
+            Ok(b) => {
+                if let Ok(o) = serde_json::from_slice::<Owner>(&b) {
+                    return Holder::Is(o.to_string());
+                }
+            }
+            Err(_) => {}
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    Holder::Unknown
 }
 
 /// Takes an exclusive `flock` on `file` without waiting: `Ok(false)` when
