@@ -85,7 +85,12 @@ external solver's answer was wrong (or it failed on a puzzle), 2 on a malformed 
   bench-sudoku export results/hard --export bmf bmf.json
   bench-sudoku export results/hard --export github-benchmark gab.json   (tool: customSmallerIsBetter)
 
-Exit status: 0 when the files were written, 2 when DIR is not a results directory or a file cannot be written.")]
+A run that stopped early (meta.json \"complete\": false) is refused unless --allow-incomplete;
+a directory without meta.json (its run did not finish writing its results) always is. FILE may
+not be a file of DIR (e.g. DIR/summary.json); a FIFO or a device (/dev/stdout) is written
+through, a symbolic link is followed (the link stays).
+
+Exit status: 0 when the files were written, 2 when DIR is not a finished results directory or a file cannot be written.")]
     Export(commands::export::ExportArgs),
     /// Speak the solver protocol (docs/SOLVER-PROTOCOL.md) on stdin/stdout
     /// for any strategy: the reference implementation of the protocol, and
@@ -98,6 +103,10 @@ Exit status: 0 when the files were written, 2 when DIR is not a results director
   bench-sudoku report results/hard-20261121T192750Z
   scripts/render-report.sh results/hard-20261121T192750Z shot.png   (PNG via headless Chromium)
 
+A run that stopped early gets a page that says so (INCOMPLETE RUN); a directory without
+meta.json (its run did not finish writing its results) is refused, and so is one another
+command is writing.
+
 Exit status: 0 when the page was written, 2 when DIR is not a results directory or cannot be written.")]
     Report(commands::report::ReportArgs),
     /// Results directories of several commits side by side: per strategy
@@ -108,9 +117,11 @@ Exit status: 0 when the page was written, 2 when DIR is not a results directory 
   bench-sudoku trend results/* --out trend     (also trend.csv, trend.html, charts/trend-*.svg)
 
 Runs are ordered by start time and grouped by the commit their binary was built from (meta.json
-git_commit); several runs of one commit give the range of their means.
+git_commit); several runs of one commit give the range of their means. A directory may be given
+once (whatever its spelling). A run that stopped early is refused unless --allow-incomplete,
+which includes it marked [incomplete]; a directory without meta.json always is.
 
-Exit status: 0 when the table was printed, 2 when a directory cannot be loaded.")]
+Exit status: 0 when the table was printed, 2 when a directory cannot be loaded, is given twice or is incomplete.")]
     Trend(commands::trend::TrendArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish,
     /// powershell).
@@ -142,6 +153,7 @@ pub fn main_with(solvers: Vec<(String, std::sync::Arc<dyn crate::solver::Externa
             return 2;
         }
     }
+    commands::interrupt::ignore_file_size_signal();
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Solve(a) => commands::solve::run(a),

@@ -179,7 +179,7 @@ fn bad_input_exits_2_naming_the_file() {
     }
     // A malformed puzzles.csv is named with its line.
     let dir = scratch("bad-csv");
-    for f in ["summary.json", "puzzles.csv"] {
+    for f in ["summary.json", "meta.json", "puzzles.csv"] {
         std::fs::copy(Path::new(&fixture("same")).join(f), dir.join(f)).unwrap();
     }
     let mut text = std::fs::read_to_string(dir.join("puzzles.csv")).unwrap();

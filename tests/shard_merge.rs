@@ -148,8 +148,20 @@ fn three_shards_merged_equal_the_unsharded_run() {
     assert_eq!(meta["command_line"][1], "merge");
     assert!(dir.join("merged/summary.md").exists() && dir.join("merged/summary.csv").exists());
 
-    // Two of three shards: merged, but incomplete and saying so.
+    // Two of three shards: refused, naming the missing one; merged with
+    // --allow-partial, but incomplete and saying so.
     let o = bin(&["merge", &d("s1"), &d("s2"), "--out", &d("partial")]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(err(&o).contains("shard 3/3 missing"), "{}", err(&o));
+    assert!(!dir.join("partial/meta.json").exists());
+    let o = bin(&[
+        "merge",
+        &d("s1"),
+        &d("s2"),
+        "--out",
+        &d("partial"),
+        "--allow-partial",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     let meta = json(&dir.join("partial/meta.json"));
     assert_eq!(meta["complete"], false);
@@ -194,12 +206,12 @@ fn three_shards_merged_equal_the_unsharded_run() {
         (vec![d("full"), d("s1")], "not a shard"),
         (vec![d("s1"), d("nope")], "no such directory"),
         (
-            vec![d("s1"), d("s2"), "--out".into(), d("merged")],
+            vec![d("s1"), d("s2"), d("s3"), "--out".into(), d("merged")],
             "already holds results",
         ),
         (
-            vec![d("s1"), d("s2"), "--out".into(), d("s1")],
-            "is one of the inputs",
+            vec![d("s1"), d("s2"), d("s3"), "--out".into(), d("s1")],
+            "is the results directory",
         ),
     ];
     for (args, msg) in refusals {

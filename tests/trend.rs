@@ -117,3 +117,84 @@ fn trend_orders_runs_by_time_and_groups_them_by_commit() {
     assert_eq!(o.status.code(), Some(2));
     assert!(err(&o).contains("nope"), "{}", err(&o));
 }
+
+/// A run counted twice would weigh twice: the same directory under two
+/// spellings is refused. An incomplete run is refused unless
+/// `--allow-incomplete`, and then marked in the table, trend.csv, the
+/// charts and the page.
+#[test]
+fn trend_refuses_a_directory_twice_and_marks_incomplete_runs() {
+    let dir = scratch("trend-checks");
+    let hard = format!("{}/datasets/hard.csv", env!("CARGO_MANIFEST_DIR"));
+    let run = |name: &str, fault: Option<&str>| {
+        let mut cmd = common::command();
+        if let Some(f) = fault {
+            cmd.env("BENCH_SUDOKU_FAULT", f);
+        }
+        cmd.args(["run", &hard, "-s", "fast", "--limit", "300", "-q"])
+            .args(["--batch-size", "50", "--out"])
+            .arg(dir.join(name))
+            .output()
+            .unwrap()
+    };
+    let o = run("full", None);
+    assert!(o.status.success(), "{}", err(&o));
+    let full = dir.join("full");
+    let twice = [
+        dir.join("full/.").display().to_string(),
+        dir.join("full/../full").display().to_string(),
+    ];
+    for other in &twice {
+        let o = bin(&["trend", full.to_str().unwrap(), other]);
+        assert_eq!(o.status.code(), Some(2), "{other}");
+        assert!(
+            err(&o).contains("the same results directory given twice"),
+            "{}",
+            err(&o)
+        );
+    }
+    let o = run("cut", Some("finish:150"));
+    assert_eq!(o.status.code(), Some(70), "{}", err(&o));
+    let cut = dir.join("cut");
+    let o = bin(&["trend", full.to_str().unwrap(), cut.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("an incomplete run"), "{}", err(&o));
+    assert!(err(&o).contains("--allow-incomplete"), "{}", err(&o));
+    let out = dir.join("t");
+    let o = bin(&[
+        "trend",
+        full.to_str().unwrap(),
+        cut.to_str().unwrap(),
+        "--allow-incomplete",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    let table = text(&o.stdout);
+    assert!(
+        table.contains("[incomplete]") && table.contains("2 (1 incomplete)"),
+        "{table}"
+    );
+    let csv = std::fs::read_to_string(out.join("trend.csv")).unwrap();
+    assert!(csv.lines().next().unwrap().ends_with(",complete"), "{csv}");
+    assert!(csv.lines().any(|l| l.ends_with(",false")), "{csv}");
+    assert!(csv.lines().any(|l| l.ends_with(",true")), "{csv}");
+    let svg = std::fs::read_to_string(out.join("charts/trend-hard.svg")).unwrap();
+    assert!(svg.contains("[incomplete]"), "chart");
+    let html = std::fs::read_to_string(out.join("trend.html")).unwrap();
+    assert!(html.contains("INCOMPLETE RUNS"), "html");
+    // --out may not be (or lie within the results files of) an input.
+    for bad in [full.clone(), full.join("charts")] {
+        let o = bin(&[
+            "trend",
+            full.to_str().unwrap(),
+            cut.to_str().unwrap(),
+            "--allow-incomplete",
+            "--out",
+            bad.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", bad.display());
+        assert!(err(&o).contains("that this command reads"), "{}", err(&o));
+    }
+    assert!(!full.join("trend.csv").exists() && !full.join("charts/trend-hard.svg").exists());
+}

@@ -69,7 +69,9 @@ Examples:
 
 Exit status: 0 nothing regressed beyond the threshold; 1 something did (or a counter changed
 with --fail-on counters); 2 bad input (missing or unreadable directory, not a results
-directory, malformed summary.json or puzzles.csv).";
+directory, no meta.json (the run did not finish writing its results), malformed summary.json
+or puzzles.csv) or a comparison that cannot be judged (an incomplete run without
+--allow-incomplete, …).";
 
 pub fn run(args: &CompareArgs) -> CmdResult {
     let base = ResultsDir::load(&args.baseline)?;

@@ -3,6 +3,7 @@
 //! they always match the options the binary takes.
 
 use super::CmdResult;
+use crate::results::dest::Guard;
 use anyhow::Context;
 use clap::Args;
 use std::path::PathBuf;
@@ -37,10 +38,23 @@ pub fn completions(args: &CompletionsArgs, mut cmd: clap::Command) -> CmdResult 
 pub fn man(args: &ManArgs, cmd: clap::Command) -> CmdResult {
     match &args.out {
         Some(dir) => {
+            let mut guard = Guard::new();
+            guard.dir("--out", dir, &[])?;
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
-            clap_mangen::generate_to(cmd, dir)
-                .with_context(|| format!("cannot write the pages into {}", dir.display()))?;
+            let mut pages = Vec::new();
+            let mut cmd = cmd.disable_help_subcommand(true);
+            cmd.build();
+            pages_of(cmd, &mut pages)?;
+            // Every page through the output rule: a page that is a link
+            // stays one, a FIFO is written through.
+            for (name, bytes) in pages {
+                let path = dir.join(&name);
+                guard
+                    .file("--out", &path)?
+                    .write(&bytes)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
             eprintln!("manual pages written to {}", dir.display());
         }
         None => {
@@ -52,4 +66,17 @@ pub fn man(args: &ManArgs, cmd: clap::Command) -> CmdResult {
         }
     }
     Ok(0)
+}
+
+/// The manual page of `cmd` and of each of its visible subcommands, as
+/// clap_mangen names them (`bench-sudoku.1`, `bench-sudoku-run.1`, …).
+fn pages_of(cmd: clap::Command, pages: &mut Vec<(String, Vec<u8>)>) -> anyhow::Result<()> {
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned() {
+        pages_of(sub, pages)?;
+    }
+    let man = clap_mangen::Man::new(cmd);
+    let mut bytes = Vec::new();
+    man.render(&mut bytes).context("cannot render the page")?;
+    pages.push((man.get_filename(), bytes));
+    Ok(())
 }

@@ -4,9 +4,10 @@
 use super::CmdResult;
 use crate::compare::load::ResultsDir;
 use crate::report::{self, Report};
+use crate::results::dest::{Dest, Guard};
 use anyhow::Context;
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
@@ -18,6 +19,10 @@ pub struct ExportArgs {
     /// Repeat for several.
     #[arg(long = "export", num_args = 2, value_names = ["FORMAT", "FILE"], required = true)]
     pub export: Vec<String>,
+    /// Export a run that stopped early (refused otherwise: exit 2); its
+    /// units are named `[incomplete]` in the files.
+    #[arg(long)]
+    pub allow_incomplete: bool,
 }
 
 /// Pairs (FORMAT, FILE) of a repeated `--export FORMAT FILE`, each format
@@ -32,17 +37,47 @@ pub fn tracker_exporters(values: &[String]) -> anyhow::Result<Vec<Box<dyn report
         .collect()
 }
 
+/// Renders a tracker export and writes it to its checked destination.
+pub fn write_tracker(
+    exporter: &dyn report::Exporter,
+    report: &Report,
+    dest: &Dest,
+) -> anyhow::Result<()> {
+    for o in exporter
+        .render(report)
+        .with_context(|| format!("rendering the {} export", exporter.name()))?
+    {
+        dest.write(&o.bytes).with_context(|| {
+            format!(
+                "--export {} {}: cannot write",
+                exporter.name(),
+                dest.path().display()
+            )
+        })?;
+    }
+    Ok(())
+}
+
 pub fn run(args: &ExportArgs) -> CmdResult {
     let exporters = tracker_exporters(&args.export)?;
     let dir = ResultsDir::load(&args.dir)?;
+    if !args.allow_incomplete {
+        dir.require_complete(
+            "--allow-incomplete to export it anyway (its units named [incomplete])",
+        )?;
+    }
+    let mut guard = Guard::new();
+    guard.reads_results(&args.dir);
+    let dests: Vec<Dest> = args
+        .export
+        .chunks(2)
+        .filter_map(|c| c.get(1))
+        .map(|file| guard.file("--export", Path::new(file)))
+        .collect::<anyhow::Result<_>>()?;
     let report = Report::from_records(&dir.meta, dir.results.clone(), &[]);
-    for e in exporters {
-        for path in e
-            .export(&report, &dir.path)
-            .with_context(|| format!("writing the {} export", e.name()))?
-        {
-            super::print_out(&format!("wrote {}\n", path.display()))?;
-        }
+    for (e, dest) in exporters.iter().zip(&dests) {
+        write_tracker(e.as_ref(), &report, dest)?;
+        super::print_out(&format!("wrote {}\n", dest.path().display()))?;
     }
     Ok(0)
 }

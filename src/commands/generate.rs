@@ -8,6 +8,7 @@ use crate::dataset::{self, Format};
 use crate::generate::climb::{self, ClimbConfig, ClimbError, HardPuzzle, Objective};
 use crate::generate::{generate, generate_grids, CsvWriter, GenConfig, Removal};
 use crate::grid::Grid;
+use crate::results::dest::{Guard, Pending};
 use crate::solver::{strategy::spec_help, Counter, Limits, Solver, Status, Strategy};
 use anyhow::Context;
 use clap::Args;
@@ -206,43 +207,43 @@ impl GenerateArgs {
     }
 }
 
-/// The output file or standard output. `--out FILE` is written under a
-/// temporary name beside it and renamed only by [`Output::commit`], when
-/// everything asked for was written: a failure (a full disk, too few
-/// puzzles found, an interrupt) leaves no half file under the final name.
+/// The output file or standard output. `--out FILE` goes through the
+/// output rule (`results::dest`): it may not be the `--from` or a
+/// `--solvers` file; a regular file is written under a temporary name beside
+/// it and renamed only by [`Output::commit`], when everything asked for was
+/// written, so that a failure (a full disk, too few puzzles found, an
+/// interrupt) leaves no half file under the final name; a FIFO or a device
+/// is written through.
 struct Output {
-    temp: Option<(tempfile::NamedTempFile, PathBuf)>,
+    pending: Option<(Pending, PathBuf)>,
 }
 
 impl Output {
-    fn open(path: Option<&Path>) -> anyhow::Result<(Output, Box<dyn Write + Send>)> {
-        let Some(path) = path else {
+    fn open(args: &GenerateArgs) -> anyhow::Result<(Output, Box<dyn Write + Send>)> {
+        let Some(path) = args.out.as_deref() else {
             return Ok((
-                Output { temp: None },
+                Output { pending: None },
                 Box::new(BufWriter::new(std::io::stdout())),
             ));
         };
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let name = path.file_name().unwrap_or_default().to_string_lossy();
-        let prefix = format!(".{name}.");
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(&prefix).suffix(".partial");
-        // The file the user gets has the usual permissions (a temporary
-        // file would be private).
-        #[cfg(unix)]
-        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-        let file = builder
-            .tempfile_in(dir)
+        let mut guard = Guard::new();
+        if let Some(f) = &args.from {
+            guard.reads_file("the --from file", f);
+        }
+        for f in &args.solvers.files {
+            guard.reads_file("the --solvers file", f);
+        }
+        let pending = guard
+            .file("--out", path)?
+            .create()
             .with_context(|| format!("cannot create {}", path.display()))?;
-        let handle = file
-            .reopen()
+        let handle = pending
+            .file()
+            .try_clone()
             .with_context(|| format!("cannot create {}", path.display()))?;
         Ok((
             Output {
-                temp: Some((file, path.to_path_buf())),
+                pending: Some((pending, path.to_path_buf())),
             },
             Box::new(BufWriter::new(handle)),
         ))
@@ -251,11 +252,9 @@ impl Output {
     /// Gives the finished file its final name (after the writer was
     /// flushed).
     fn commit(self) -> anyhow::Result<()> {
-        if let Some((temp, path)) = self.temp {
-            temp.as_file()
-                .sync_all()
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            temp.persist(&path)
+        if let Some((pending, path)) = self.pending {
+            pending
+                .commit()
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
         Ok(())
@@ -277,7 +276,7 @@ pub fn run(args: &GenerateArgs) -> CmdResult {
 /// one-line summary to standard error.
 fn run_select(args: &GenerateArgs) -> anyhow::Result<()> {
     let cfg = args.config()?;
-    let (output, out) = Output::open(args.out.as_deref())?;
+    let (output, out) = Output::open(args)?;
     let mut writer = CsvWriter::new(out)?;
     let start = Instant::now();
     let (mut guesses, mut max_guesses, mut min_clues, mut max_clues) = (0u64, 0u64, 81, 0);
@@ -320,7 +319,7 @@ fn run_select(args: &GenerateArgs) -> anyhow::Result<()> {
 /// `--grids N`: complete grids, one 81-digit line each.
 fn run_grids(args: &GenerateArgs, n: u64) -> CmdResult {
     let stop = super::interrupt::flag("stopping; no output is kept");
-    let (output, mut out) = Output::open(args.out.as_deref())?;
+    let (output, mut out) = Output::open(args)?;
     let start = Instant::now();
     let mut line = [b'\n'; crate::grid::CELLS + 1];
     let mut err = None;
@@ -502,7 +501,7 @@ pub const HARD_HEADER: &str =
 fn run_hard_for(args: &GenerateArgs) -> CmdResult {
     let cfg = args.climb_config()?;
     let stop = super::interrupt::flag("stopping the searches; no output is kept");
-    let (output, mut out) = Output::open(args.out.as_deref())?;
+    let (output, mut out) = Output::open(args)?;
     writeln!(out, "{}", args.climb_header(&cfg))
         .and_then(|()| writeln!(out, "{HARD_HEADER}"))
         .context("cannot write the CSV")?;

@@ -71,3 +71,20 @@ pub fn flag(doing: &'static str) -> Arc<AtomicBool> {
     })
     .clone()
 }
+
+/// Ignores SIGXFSZ, the signal a write past the file size limit (`ulimit
+/// -f`) raises, whose default action kills the process without a word: a
+/// write past the limit then fails with EFBIG like a write to a full disk,
+/// and the command reports it and marks its results incomplete. (Programs
+/// the command starts inherit the ignored signal: their writes past the
+/// limit fail the same way.)
+pub fn ignore_file_size_signal() {
+    #[cfg(unix)]
+    // SAFETY: `signal` with SIG_IGN installs no handler code: it only sets
+    // the disposition of SIGXFSZ, a valid signal number, for the whole
+    // process; nothing in this process relies on another disposition of
+    // SIGXFSZ, and the call touches no memory of ours.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}

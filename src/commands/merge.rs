@@ -9,6 +9,8 @@ use crate::bench::sysinfo::Meta;
 use crate::bench::{Shard, PUZZLE_CSV_HEADER};
 use crate::compare::load::ResultsDir;
 use crate::report::{self, terminal, Report};
+use crate::results::claim::Claim;
+use crate::results::dest::Guard;
 use crate::results::puzzles::PuzzleRows;
 use crate::solver::Counter;
 use anyhow::{bail, Context};
@@ -27,6 +29,10 @@ pub struct MergeArgs {
     /// Replace the results already in --out DIR.
     #[arg(long)]
     pub force: bool,
+    /// Merge although shards are missing or incomplete (refused otherwise:
+    /// exit 2); the merged results are then marked incomplete.
+    #[arg(long)]
+    pub allow_partial: bool,
 }
 
 pub const MERGE_HELP: &str =
@@ -34,16 +40,18 @@ pub const MERGE_HELP: &str =
 options, each with a different --shard K/N of the same N. Histograms (V2 .hdr) are added,
 counts and totals summed, maxima maxed; percentiles come from the merged histograms and the
 mean from the summed totals; puzzles.csv rows are merged in index order per (dataset,
-strategy). The merged meta.json is complete only when every input is and all N shards are
-present; it lists the inputs in \"merged_from\". Wall time and throughput are the sums over
-the shards (as if they had run one after another).
+strategy). Every shard 1..N must be given, each complete: a missing or incomplete shard is
+refused unless --allow-partial, and the merged meta.json is then marked incomplete. It lists
+the inputs in \"merged_from\". Wall time and throughput are the sums over the shards (as if
+they had run one after another).
 
 Examples:
   bench-sudoku run datasets/hard.csv --shard 1/3 --out r1   (and 2/3, 3/3, e.g. in a CI matrix)
   bench-sudoku merge r1 r2 r3 --out results/hard
 
 Exit status: 0 merged; 2 bad input (unreadable or inconsistent inputs, overlapping shards,
-unusable --out).";
+missing or incomplete shards without --allow-partial, an --out that is an input or in use by
+another command).";
 
 /// Checks that the inputs are distinct shards of one run; returns N and the
 /// shard numbers present.
@@ -125,18 +133,18 @@ fn check_consistent(inputs: &[ResultsDir]) -> anyhow::Result<(u64, Vec<u64>)> {
     Ok((n_all.unwrap_or(1), ks))
 }
 
-fn prepare_out(args: &MergeArgs, inputs: &[ResultsDir]) -> anyhow::Result<()> {
+/// Claims `--out` (created when missing) after checking it against the
+/// inputs, and empties it of earlier results with `--force`.
+fn prepare_out(args: &MergeArgs) -> anyhow::Result<Claim> {
     let out = &args.out;
-    for d in inputs {
-        if let (Ok(a), Ok(b)) = (out.canonicalize(), d.path.canonicalize()) {
-            if a == b {
-                bail!("--out {}: is one of the inputs", out.display());
-            }
-        }
+    let mut guard = Guard::new();
+    for d in &args.dirs {
+        guard.reads_results(d);
     }
-    if out.exists() && !out.is_dir() {
-        bail!("--out {}: exists and is not a directory", out.display());
-    }
+    let mut writes: Vec<&str> = crate::results::FILES.to_vec();
+    writes.push(crate::results::claim::LOCK);
+    guard.dir("--out", out, &writes)?;
+    let claim = Claim::create("--out", out)?;
     if crate::results::holds_results(out) {
         if !args.force {
             bail!(
@@ -146,8 +154,31 @@ fn prepare_out(args: &MergeArgs, inputs: &[ResultsDir]) -> anyhow::Result<()> {
         }
         crate::results::remove(out)?;
     }
-    std::fs::create_dir_all(out)
-        .with_context(|| format!("{}: cannot create the results directory", out.display()))
+    Ok(claim)
+}
+
+/// Refuses, unless `--allow-partial`, a set of shards that does not make
+/// the whole run: a shard missing, or one that is incomplete.
+fn check_whole(args: &MergeArgs, inputs: &[ResultsDir], n: u64, ks: &[u64]) -> anyhow::Result<()> {
+    if args.allow_partial {
+        return Ok(());
+    }
+    let missing: Vec<String> = (1..=n)
+        .filter(|k| !ks.contains(k))
+        .map(|k| format!("{k}/{n}"))
+        .collect();
+    if !missing.is_empty() {
+        bail!(
+            "shard{} {} missing: the merge would not be the whole run (--allow-partial to merge the {} given, marked incomplete)",
+            if missing.len() > 1 { "s" } else { "" },
+            missing.join(", "),
+            ks.len()
+        );
+    }
+    for d in inputs {
+        d.require_complete("--allow-partial to merge it anyway, marked incomplete")?;
+    }
+    Ok(())
 }
 
 /// The aggregates of one input's unit, rebuilt from its files.
@@ -364,6 +395,7 @@ pub fn run(args: &MergeArgs) -> CmdResult {
         .map(|d| ResultsDir::load(d))
         .collect::<anyhow::Result<_>>()?;
     let (n, ks) = check_consistent(&inputs)?;
+    check_whole(args, &inputs, n, &ks)?;
     // Units in run order: every (dataset, strategy) any input has.
     let meta0 = &inputs[0].meta;
     let mut units: Vec<UnitStats> = Vec::new();
@@ -410,7 +442,7 @@ pub fn run(args: &MergeArgs) -> CmdResult {
             extra.join(", ")
         );
     }
-    prepare_out(args, &inputs)?;
+    let _claim = prepare_out(args)?;
     let meta = merged_meta(&inputs, n, &ks);
     let with_csv = inputs.iter().filter(|d| d.has_puzzles_csv()).count();
     if with_csv == inputs.len() {
@@ -421,12 +453,7 @@ pub fn run(args: &MergeArgs) -> CmdResult {
         );
     }
     let report = Report::new(&meta, &units).with_scatter(&args.out)?;
-    for exporter in report::exporters() {
-        exporter
-            .export(&report, &args.out)
-            .with_context(|| format!("writing {} in {}", exporter.name(), args.out.display()))?;
-    }
-    report::json::write_meta(&meta, &args.out)?;
+    report::finish::write(&report, &args.out)?;
     super::print_out(&terminal::table(&report.results))?;
     let paired = inputs
         .iter()

@@ -5,6 +5,7 @@ use super::CmdResult;
 use crate::bench::metrics::{ResultRecord, UnitStats};
 use crate::bench::sysinfo::Meta;
 use crate::report::{charts::Charts, file_safe, html::HtmlReport, Exporter, Report};
+use crate::results::claim::Claim;
 use anyhow::{anyhow, Context};
 use clap::Args;
 use hdrhistogram::Histogram;
@@ -21,6 +22,8 @@ pub struct ReportArgs {
 pub fn run(args: &ReportArgs) -> CmdResult {
     let dir = &args.dir;
     let loaded = load(dir)?;
+    // No run or merge writes the directory while its page is rebuilt.
+    let _claim = Claim::take(dir).map_err(|r| r.into_error("report", dir))?;
     let report = loaded.report().with_scatter(dir)?;
     for exporter in [&Charts as &dyn Exporter, &HtmlReport] {
         exporter

@@ -11,7 +11,7 @@ use crate::commands::compare::FailOn;
 use crate::compare::gate::{Gate, Verdict};
 use crate::dataset::Format;
 use crate::report::{self, terminal, Report};
-use crate::results;
+use crate::results::{self, claim::Claim, dest::Dest, dest::Guard};
 use crate::solver::strategy::spec_help;
 use crate::solver::{external, Engine, Limits, Strategy};
 use anyhow::Context;
@@ -44,7 +44,10 @@ Outputs in --out DIR (default results/<dataset>-<UTC time>/): puzzles.csv (one r
 puzzle x strategy, input order), summary.csv, summary.json, summary.md, meta.json and
 histograms/<dataset>-<strategy>{,.guesses,.depth}.{hgrm,hdr},
 charts/<dataset>-{latency,guesses,scatter,paired}.svg and report.html (the page to open;
-'bench-sudoku report DIR' regenerates it); gate.md with --gate.
+'bench-sudoku report DIR' regenerates it); gate.md with --gate. meta.json is written last
+and says whether the run is complete. A directory is written by one run at a time (lock
+file .bench-sudoku.lock): another run on it is refused, naming the first. --export and
+--gate-summary files may not be inputs or files of the results directory.
 
 Two or more strategies run interleaved: each chunk of puzzles is solved by every strategy
 in turn on one thread, pass by pass, and each strategy's per-puzzle times are paired with the
@@ -323,7 +326,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
     };
     // File-level problems surface before anything is created.
     let infos = bench::inspect(&opts, mode != ProgressMode::None)?;
-    let out = output_dir(args, &infos)?;
+    let (out, outputs) = output_dir(args, &infos)?;
     let stop =
         super::interrupt::flag("finishing the batches in flight and writing partial results");
     let pool = bench::pool(opts.threads)?;
@@ -505,17 +508,11 @@ pub fn run(args: &RunArgs) -> CmdResult {
         .collect();
     let units: Vec<UnitStats> = results.units;
     let report = Report::new(&meta, &units).with_unit_scatter(meta.options.puzzle_csv);
-    for exporter in report::exporters() {
-        exporter
-            .export(&report, &out)
-            .with_context(|| format!("writing {} in {}", exporter.name(), out.display()))?;
+    // meta.json last; a failure leaves the directory marked incomplete.
+    report::finish::write(&report, &out)?;
+    for (exporter, dest) in trackers.iter().zip(&outputs.exports) {
+        super::export::write_tracker(exporter.as_ref(), &report, dest)?;
     }
-    for exporter in trackers {
-        exporter
-            .export(&report, &out)
-            .with_context(|| format!("writing the {} export", exporter.name()))?;
-    }
-    report::json::write_meta(&meta, &out)?;
 
     super::print_out(&terminal::table(&report.results))?;
     let passes = opts.repeat + opts.warmup;
@@ -542,14 +539,10 @@ pub fn run(args: &RunArgs) -> CmdResult {
         let md = v.markdown();
         report::write_atomic(&out.join("gate.md"), md.as_bytes())
             .with_context(|| format!("{}: cannot write gate.md", out.display()))?;
-        if let Some(path) = &args.gate_summary {
-            use std::io::Write as _;
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .and_then(|mut f| f.write_all(md.as_bytes()))
-                .with_context(|| format!("--gate-summary {}: cannot append", path.display()))?;
+        if let Some(dest) = &outputs.gate_summary {
+            dest.append(md.as_bytes()).with_context(|| {
+                format!("--gate-summary {}: cannot append", dest.path().display())
+            })?;
         }
         super::print_out(&v.terminal())?;
     }
@@ -643,63 +636,98 @@ pub fn strategies(specs: &[String], ctx: &external::Context) -> anyhow::Result<V
     Ok(out)
 }
 
-/// Creates the results directory: `--out`, or
-/// `results/<dataset-stem>-<UTC timestamp>/`.
-fn output_dir(args: &RunArgs, infos: &[bench::DatasetInfo]) -> anyhow::Result<PathBuf> {
-    let dir = match &args.out {
-        Some(d) => {
-            if d.exists() {
-                if !d.is_dir() {
-                    anyhow::bail!("--out {}: exists and is not a directory", d.display());
-                }
-                if let Some((input, file)) = results::overwritten_input(d, &args.datasets) {
-                    anyhow::bail!(
-                        "--out {}: the results would overwrite the dataset {} ({file}); choose another --out",
-                        d.display(),
-                        input.display()
-                    );
-                }
-                let has_results = results::holds_results(d);
-                if has_results && !args.force {
-                    anyhow::bail!(
-                        "--out {}: already holds results; choose another directory or pass --force to replace them",
-                        d.display()
-                    );
-                }
-                if has_results {
-                    results::remove(d)?;
-                }
+/// The results directory of a run, held for the whole run, and the other
+/// files it writes, each checked against the run's inputs and results.
+struct Outputs {
+    /// Released (its lock file removed) when the run ends.
+    _claim: Claim,
+    /// One per `--export FORMAT FILE`, in order.
+    exports: Vec<Dest>,
+    gate_summary: Option<Dest>,
+}
+
+/// Creates and claims the results directory (`--out`, or a new
+/// `results/<dataset-stem>-<UTC timestamp>[-N]/`) and checks every other
+/// output the run was asked to write, before any work.
+fn output_dir(args: &RunArgs, infos: &[bench::DatasetInfo]) -> anyhow::Result<(PathBuf, Outputs)> {
+    let mut guard = Guard::new();
+    for d in &args.datasets {
+        guard.reads_file("the dataset", d);
+    }
+    for f in &args.engine.solvers.files {
+        guard.reads_file("the --solvers file", f);
+    }
+    let Some(d) = &args.out else {
+        let stem = match infos {
+            [one] => one.name.clone(),
+            [first, rest @ ..] => format!("{}+{}", first.name, rest.len()),
+            [] => "run".into(),
+        };
+        let claim = Claim::fresh(&Path::new("results").join(format!(
+            "{}-{}",
+            report::file_safe(&stem),
+            sysinfo::now_stamp()
+        )))?;
+        let dir = claim.dir().to_path_buf();
+        guard.writes_results(&dir);
+        return match other_outputs(args, &mut guard) {
+            Ok((exports, gate_summary)) => Ok((
+                dir,
+                Outputs {
+                    _claim: claim,
+                    exports,
+                    gate_summary,
+                },
+            )),
+            Err(e) => {
+                // The directory was made for this run: not left behind.
+                drop(claim);
+                let _ = std::fs::remove_dir(&dir);
+                Err(e)
             }
-            d.clone()
-        }
-        None => {
-            let stem = match infos {
-                [one] => one.name.clone(),
-                [first, rest @ ..] => format!("{}+{}", first.name, rest.len()),
-                [] => "run".into(),
-            };
-            let base = Path::new("results").join(format!(
-                "{}-{}",
-                report::file_safe(&stem),
-                sysinfo::now_stamp()
-            ));
-            let mut dir = base.clone();
-            let mut k = 2;
-            while dir.exists() {
-                dir = PathBuf::from(format!("{}-{k}", base.display()));
-                k += 1;
-            }
-            dir
-        }
+        };
     };
-    std::fs::create_dir_all(&dir)
-        .with_context(|| format!("{}: cannot create the results directory", dir.display()))?;
-    // Probe writability now rather than after the benchmark.
-    let probe = dir.join(".write-test");
-    std::fs::write(&probe, b"")
-        .with_context(|| format!("{}: results directory is not writable", dir.display()))?;
-    let _ = std::fs::remove_file(probe);
-    Ok(dir)
+    let mut writes: Vec<&str> = results::FILES.to_vec();
+    writes.push(results::claim::LOCK);
+    guard.dir("--out", d, &writes)?;
+    guard.writes_results(d);
+    let (exports, gate_summary) = other_outputs(args, &mut guard)?;
+    let claim = Claim::create("--out", d)?;
+    // Under the claim: no other run removes or writes results here between
+    // this check and the end of the run.
+    if results::holds_results(d) {
+        if !args.force {
+            anyhow::bail!(
+                "--out {}: already holds results; choose another directory or pass --force to replace them",
+                d.display()
+            );
+        }
+        results::remove(d)?;
+    }
+    Ok((
+        d.clone(),
+        Outputs {
+            _claim: claim,
+            exports,
+            gate_summary,
+        },
+    ))
+}
+
+/// `--export` files and `--gate-summary`, checked.
+fn other_outputs(args: &RunArgs, guard: &mut Guard) -> anyhow::Result<(Vec<Dest>, Option<Dest>)> {
+    let exports = args
+        .export
+        .chunks(2)
+        .filter_map(|c| c.get(1))
+        .map(|file| guard.file("--export", Path::new(file)))
+        .collect::<anyhow::Result<_>>()?;
+    let gate_summary = args
+        .gate_summary
+        .as_deref()
+        .map(|f| guard.file("--gate-summary", f))
+        .transpose()?;
+    Ok((exports, gate_summary))
 }
 
 /// The indicatif progress bar on stderr (hidden when not a terminal).

@@ -7,9 +7,10 @@ use super::run::RunArgs;
 use super::CmdResult;
 use crate::compare::load::ResultsDir;
 use crate::report;
+use crate::results::{claim::Claim, dest::Guard};
 use anyhow::Context;
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// What a scan varies.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -179,7 +180,9 @@ pub fn run(args: &RunArgs, plan: &Plan) -> CmdResult {
         .iter()
         .map(|v| with_value(args, &plan.key, v))
         .collect::<anyhow::Result<_>>()?;
-    let dir = scan_dir(args, plan)?;
+    // Held until the scan's own files are written.
+    let claim = scan_dir(args, plan)?;
+    let dir = claim.dir().to_path_buf();
     let mut rows: Vec<ScanRow> = Vec::new();
     let mut status = 0;
     for (value, mut sub) in plan.values.iter().zip(runs) {
@@ -242,33 +245,45 @@ pub fn run(args: &RunArgs, plan: &Plan) -> CmdResult {
     Ok(status)
 }
 
-/// The scan's directory: `--out`, or `results/<stem>-scan-<stamp>`.
-fn scan_dir(args: &RunArgs, plan: &Plan) -> anyhow::Result<PathBuf> {
-    let dir = match &args.out {
-        Some(d) => d.clone(),
+/// The files of a scan's directory (besides one subdirectory per value).
+const SCAN_FILES: &[&str] = &["scan.csv", "scan.json", "scan.md", "charts"];
+
+/// Creates and claims the scan's directory: `--out`, or a new
+/// `results/<stem>-scan-<key>-<stamp>[-N]`.
+fn scan_dir(args: &RunArgs, plan: &Plan) -> anyhow::Result<Claim> {
+    let claim = match &args.out {
+        Some(d) => {
+            let mut guard = Guard::new();
+            for f in &args.datasets {
+                guard.reads_file("the dataset", f);
+            }
+            let mut writes = SCAN_FILES.to_vec();
+            writes.push(crate::results::claim::LOCK);
+            guard.dir("--out", d, &writes)?;
+            let claim = Claim::create("--out", d)?;
+            if d.join("scan.json").exists() && !args.force {
+                anyhow::bail!(
+                    "--out {}: already holds a scan; choose another directory or pass --force to replace it",
+                    d.display()
+                );
+            }
+            claim
+        }
         None => {
             let stem = args
                 .datasets
                 .first()
                 .map(|p| crate::dataset::stem(p))
                 .unwrap_or_else(|| "run".into());
-            Path::new("results").join(format!(
+            Claim::fresh(&Path::new("results").join(format!(
                 "{}-scan-{}-{}",
                 report::file_safe(&stem),
                 plan.key,
                 crate::bench::sysinfo::now_stamp()
-            ))
+            )))?
         }
     };
-    if dir.join("scan.json").exists() && !args.force {
-        anyhow::bail!(
-            "--out {}: already holds a scan; choose another directory or pass --force to replace it",
-            dir.display()
-        );
-    }
-    std::fs::create_dir_all(&dir)
-        .with_context(|| format!("{}: cannot create the scan directory", dir.display()))?;
-    Ok(dir)
+    Ok(claim)
 }
 
 /// scan.csv, scan.json, scan.md and charts/scan-<dataset>.svg.

@@ -8,6 +8,7 @@
 use super::CmdResult;
 use crate::compare::load::ResultsDir;
 use crate::report::{self, terminal::fmt_ns};
+use crate::results::dest::Guard;
 use anyhow::Context;
 use clap::Args;
 use serde::Serialize;
@@ -24,6 +25,11 @@ pub struct TrendArgs {
     /// into DIR.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Include runs that stopped early (refused otherwise: exit 2); they are
+    /// marked `[incomplete]` in the table, the charts and the page, and
+    /// `complete` is false in trend.csv.
+    #[arg(long)]
+    pub allow_incomplete: bool,
 }
 
 /// One (run, dataset, strategy) point, as written to trend.csv.
@@ -41,6 +47,8 @@ pub struct TrendRow {
     pub mean_ns: f64,
     pub p99_ns: u64,
     pub guesses_mean: Option<f64>,
+    /// The run and the unit finished.
+    pub complete: bool,
 }
 
 /// A commit's label: the first 10 characters of the build's git commit
@@ -89,6 +97,7 @@ pub fn rows(dirs: &[ResultsDir]) -> Vec<TrendRow> {
                 mean_ns: (r.mean_ns * 10.0).round() / 10.0,
                 p99_ns: r.p99_ns,
                 guesses_mean: r.guesses_mean,
+                complete: d.meta.complete && r.complete,
             });
         }
     }
@@ -106,7 +115,12 @@ pub struct Point {
     pub min_ns: f64,
     pub max_ns: f64,
     pub p99_ns: f64,
+    /// How many of its runs are incomplete.
+    pub incomplete: usize,
 }
+
+/// What marks an incomplete run, after a commit's label.
+pub const INCOMPLETE: &str = " [incomplete]";
 
 /// The (dataset, strategy) series of `rows`, in first-appearance order.
 pub fn series(rows: &[TrendRow]) -> Vec<((String, String), Vec<Point>)> {
@@ -141,6 +155,7 @@ pub fn series(rows: &[TrendRow]) -> Vec<((String, String), Vec<Point>)> {
                         min_ns: means.iter().copied().fold(f64::INFINITY, f64::min),
                         max_ns: means.iter().copied().fold(0.0, f64::max),
                         p99_ns: p99[p99.len() / 2] as f64,
+                        incomplete: at.iter().filter(|r| !r.complete).count(),
                     }
                 })
                 .collect();
@@ -174,8 +189,15 @@ pub fn table(series: &[((String, String), Vec<Point>)]) -> String {
             cells.push([
                 ds.clone(),
                 st.clone(),
-                p.commit.clone(),
-                p.runs.to_string(),
+                if p.incomplete > 0 {
+                    format!("{}{INCOMPLETE}", p.commit)
+                } else {
+                    p.commit.clone()
+                },
+                match p.incomplete {
+                    0 => p.runs.to_string(),
+                    k => format!("{} ({k} incomplete)", p.runs),
+                },
                 fmt_ns(p.mean_ns),
                 range,
                 fmt_ns(p.p99_ns),
@@ -189,11 +211,36 @@ pub fn table(series: &[((String, String), Vec<Point>)]) -> String {
 
 /// Runs `trend`.
 pub fn run(args: &TrendArgs) -> CmdResult {
+    // One run counted twice would weigh twice in its commit's mean.
+    let mut seen: Vec<(PathBuf, &PathBuf)> = Vec::new();
+    for d in &args.dirs {
+        let c = crate::results::dest::canonical_lenient(d);
+        if let Some((_, first)) = seen.iter().find(|(x, _)| *x == c) {
+            anyhow::bail!(
+                "{} and {}: the same results directory given twice",
+                first.display(),
+                d.display()
+            );
+        }
+        seen.push((c, d));
+    }
     let dirs: Vec<ResultsDir> = args
         .dirs
         .iter()
         .map(|d| ResultsDir::load(d).with_context(|| format!("{}: cannot load", d.display())))
         .collect::<anyhow::Result<_>>()?;
+    if !args.allow_incomplete {
+        for d in &dirs {
+            d.require_complete("--allow-incomplete to include it, marked [incomplete]")?;
+        }
+    }
+    if let Some(out) = &args.out {
+        let mut guard = Guard::new();
+        for d in &args.dirs {
+            guard.reads_results(d);
+        }
+        guard.dir("--out", out, &["trend.csv", "trend.html", "charts"])?;
+    }
     let rows = rows(&dirs);
     let series = series(&rows);
     super::print_out(&table(&series))?;
@@ -234,7 +281,22 @@ fn write(
         .collect();
     commits.sort();
     commits.dedup();
-    let labels: Vec<String> = commits.iter().map(|(_, c)| c.clone()).collect();
+    let labels: Vec<String> = commits
+        .iter()
+        .map(|(i, c)| {
+            if rows.iter().any(|r| r.commit_index == *i && !r.complete) {
+                format!("{c}{INCOMPLETE}")
+            } else {
+                c.clone()
+            }
+        })
+        .collect();
+    let mut incomplete: Vec<&str> = rows
+        .iter()
+        .filter(|r| !r.complete)
+        .map(|r| r.dir.as_str())
+        .collect();
+    incomplete.dedup();
     let mut figures: Vec<(String, String)> = Vec::new();
     for ds in datasets {
         let lines: Vec<report::charts::TrendSeries> = series
@@ -278,6 +340,13 @@ fn write(
             }
             body {
                 h1 { "bench-sudoku trend" }
+                @if !incomplete.is_empty() {
+                    p.banner {
+                        "INCOMPLETE RUNS (marked [incomplete]): "
+                        (incomplete.join(", "))
+                        " — their numbers cover only what was measured before they stopped."
+                    }
+                }
                 @for (ds, svg) in &figures {
                     h2 { (ds) }
                     (maud::PreEscaped(svg))

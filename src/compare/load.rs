@@ -37,7 +37,7 @@ pub struct PuzzleData {
 }
 
 impl ResultsDir {
-    /// Reads `DIR/summary.json`.
+    /// Reads `DIR/summary.json` and `DIR/meta.json` ([`Summary::read`]).
     pub fn load(path: &Path) -> anyhow::Result<Self> {
         let s = Summary::read(path)?;
         Ok(ResultsDir {
@@ -48,6 +48,22 @@ impl ResultsDir {
             skipped_rows: s.skipped_rows,
             fault_list: s.fault_list,
         })
+    }
+
+    /// An error unless the run is complete (its `meta.json` says so and
+    /// every unit finished): "DIR: an incomplete run (why); `opt_in`".
+    pub fn require_complete(&self, opt_in: &str) -> anyhow::Result<()> {
+        if self.meta.complete && self.results.iter().all(|r| r.complete) {
+            return Ok(());
+        }
+        anyhow::bail!(
+            "{}: an incomplete run ({}); {opt_in}",
+            self.path.display(),
+            self.meta
+                .stopped
+                .as_deref()
+                .unwrap_or("a unit did not finish")
+        )
     }
 
     pub fn puzzles_csv(&self) -> PathBuf {

@@ -16,11 +16,17 @@ impl Exporter for SummaryJson {
     }
 }
 
-/// Writes `meta.json` (last, so that a complete run is one whose meta says so).
-pub fn write_meta(meta: &Meta, dir: &Path) -> anyhow::Result<PathBuf> {
-    let path = dir.join("meta.json");
+/// The bytes of `meta.json`: pretty JSON and a final newline.
+pub fn meta_bytes(meta: &Meta) -> serde_json::Result<Vec<u8>> {
     let mut bytes = serde_json::to_vec_pretty(meta)?;
     bytes.push(b'\n');
-    write_atomic(&path, &bytes)?;
+    Ok(bytes)
+}
+
+/// Writes `meta.json` alone (atomically). A results directory's report is
+/// written by [`super::finish::write`], which puts `meta.json` last.
+pub fn write_meta(meta: &Meta, dir: &Path) -> anyhow::Result<PathBuf> {
+    let path = dir.join("meta.json");
+    write_atomic(&path, &meta_bytes(meta)?)?;
     Ok(path)
 }

@@ -5,6 +5,7 @@
 pub mod bmf;
 pub mod charts;
 pub mod csv;
+pub mod finish;
 pub mod github;
 pub mod hgrm;
 pub mod html;
@@ -51,6 +52,18 @@ impl<'a> Report<'a> {
             results,
             units,
             scatter: None,
+            charts: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The same report under another meta (e.g. one marked incomplete):
+    /// the same records, units and scatter points; charts drawn anew.
+    pub fn with_meta<'b>(&'b self, meta: &'b Meta) -> Report<'b> {
+        Report {
+            meta,
+            results: self.results.clone(),
+            units: self.units,
+            scatter: self.scatter.clone(),
             charts: std::cell::OnceCell::new(),
         }
     }
@@ -170,15 +183,12 @@ pub fn tracker_exporter(format: &str, path: &Path) -> anyhow::Result<Box<dyn Exp
     })
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename.
+/// Writes `bytes` to `path` through a temporary file beside it (a name
+/// unique to this process and call) and a rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let written = std::fs::File::create(&tmp).and_then(|mut f| {
-        f.write_all(bytes)?;
-        f.sync_all()
-    });
+    let (mut file, tmp) = crate::results::dest::temp_file(path)?;
+    let written = file.write_all(bytes).and_then(|()| file.sync_all());
+    drop(file);
     match written.and_then(|()| std::fs::rename(&tmp, path)) {
         Ok(()) => Ok(()),
         Err(e) => {

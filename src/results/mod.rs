@@ -4,19 +4,25 @@
 //! holds: a new output file is added to [`FILES`], and `--force` then
 //! replaces it like every other. [`summary`] is the one type of
 //! `summary.json` (written and read back), [`puzzles`] the columns of
-//! `puzzles.csv` and its one reader.
+//! `puzzles.csv` and its one reader. [`claim`] gives a directory one writer
+//! at a time, and [`dest`] is the rule every user-named output follows.
 
+pub mod claim;
+pub mod dest;
 pub mod puzzles;
 pub mod recover;
 pub mod summary;
 
 use anyhow::Context;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub use summary::Summary;
 
 /// Every file and directory a run or a merge writes in a results directory,
-/// including the temporary name `puzzles.csv` has while a run goes.
+/// including the temporary name `puzzles.csv` has while a run goes (a fixed
+/// name: the directory's [`claim`] gives it one writer). The lock file
+/// ([`claim::LOCK`]) is not among them: a directory that holds only a lock
+/// file left by a killed process holds no results.
 pub const FILES: &[&str] = &[
     "puzzles.csv",
     "puzzles.csv.partial",
@@ -33,28 +39,6 @@ pub const FILES: &[&str] = &[
 /// True when `dir` holds any file of a results directory.
 pub fn holds_results(dir: &Path) -> bool {
     FILES.iter().any(|f| dir.join(f).exists())
-}
-
-/// The first of `inputs` that writing a results directory into `dir`
-/// would overwrite or remove (an input named like one of [`FILES`] inside
-/// `dir`, or inside one of its folders, or `dir` itself), with the results
-/// file it collides with.
-pub fn overwritten_input<'a>(
-    dir: &Path,
-    inputs: &'a [PathBuf],
-) -> Option<(&'a Path, &'static str)> {
-    let canonical = |p: &Path| std::fs::canonicalize(p).ok();
-    let dir_c = canonical(dir)?;
-    inputs.iter().find_map(|input| {
-        let input_c = canonical(input)?;
-        if input_c == dir_c {
-            return Some((input.as_path(), "the results directory itself"));
-        }
-        FILES.iter().find_map(|f| {
-            let target = dir_c.join(f);
-            (input_c == target || input_c.starts_with(&target)).then_some((input.as_path(), *f))
-        })
-    })
 }
 
 /// Removes every file of a results directory from `dir` (what `--force`

@@ -126,7 +126,13 @@ impl Summary {
         Ok(bytes)
     }
 
-    /// Reads `DIR/summary.json`; every error names the directory or the file.
+    /// Reads `DIR/summary.json` and `DIR/meta.json`; every error names the
+    /// directory or the file.
+    ///
+    /// `meta.json` is written last and is the one file whose `complete`
+    /// counts (`crate::report::finish`): a directory without it is refused
+    /// (the run did not finish writing its results), and the summary's
+    /// `complete` and `stopped` are taken from it.
     pub fn read(dir: &Path) -> anyhow::Result<Self> {
         if !dir.exists() {
             bail!("{}: no such directory", dir.display());
@@ -135,7 +141,21 @@ impl Summary {
             bail!("{}: not a directory", dir.display());
         }
         let file = dir.join("summary.json");
+        let meta_file = dir.join("meta.json");
         if !file.is_file() {
+            if let Ok(meta) = read_meta(&meta_file) {
+                bail!(
+                    "{}: the run did not finish writing its results (no summary.json; meta.json says {})",
+                    dir.display(),
+                    stopped(&meta)
+                );
+            }
+            if super::holds_results(dir) {
+                bail!(
+                    "{}: the run did not finish writing its results (no summary.json, no meta.json)",
+                    dir.display()
+                );
+            }
             bail!(
                 "{}: not a results directory (no summary.json; `bench-sudoku run --out DIR` writes one)",
                 dir.display()
@@ -157,11 +177,49 @@ impl Summary {
                 );
             }
         }
-        serde_json::from_slice(&bytes).with_context(|| {
+        let mut summary: Summary = serde_json::from_slice(&bytes).with_context(|| {
             format!(
                 "{}: malformed summary (not a bench-sudoku summary.json)",
                 file.display()
             )
-        })
+        })?;
+        if !meta_file.exists() {
+            bail!(
+                "{}: the run did not finish writing its results (no meta.json, the file written last)",
+                dir.display()
+            );
+        }
+        let meta = read_meta(&meta_file)?;
+        if meta.started != summary.meta.started || meta.command_line != summary.meta.command_line {
+            bail!(
+                "{}: summary.json and meta.json are not of the same run (started {} and {})",
+                dir.display(),
+                summary.meta.started,
+                meta.started
+            );
+        }
+        summary.meta.complete = meta.complete;
+        summary.meta.stopped = meta.stopped;
+        Ok(summary)
     }
+}
+
+/// What an incomplete `meta.json` says of its run.
+fn stopped(meta: &Meta) -> String {
+    match (&meta.stopped, meta.complete) {
+        (_, true) => "\"complete\": true".to_string(),
+        (Some(s), false) => format!("\"complete\": false, stopped: {s}"),
+        (None, false) => "\"complete\": false".to_string(),
+    }
+}
+
+/// Reads `meta.json`.
+fn read_meta(file: &Path) -> anyhow::Result<Meta> {
+    let bytes = std::fs::read(file).with_context(|| format!("{}: cannot read", file.display()))?;
+    serde_json::from_slice(&bytes).with_context(|| {
+        format!(
+            "{}: malformed meta (not a bench-sudoku meta.json)",
+            file.display()
+        )
+    })
 }
