@@ -41,6 +41,11 @@ const NOT_KEPT: &str =
 /// marking them incomplete with `stopped` as the reason. Needs the
 /// `meta.json` the process wrote when it started.
 pub fn recover(dir: &Path, stopped: &str) -> anyhow::Result<Recovered> {
+    // The directory's claim died with the process that held it: held
+    // again while the results are rebuilt, and released (its lock file
+    // removed) at the end.
+    let _claim = crate::results::claim::Claim::take(dir)
+        .map_err(|r| r.into_error("the results directory", dir))?;
     let meta_path = dir.join("meta.json");
     let mut meta: Meta = serde_json::from_slice(
         &std::fs::read(&meta_path).with_context(|| format!("{}", meta_path.display()))?,
@@ -87,17 +92,12 @@ pub fn recover(dir: &Path, stopped: &str) -> anyhow::Result<Recovered> {
     } else {
         report
     };
-    for exporter in report::exporters() {
-        exporter
-            .export(&report, dir)
-            .with_context(|| format!("writing {} in {}", exporter.name(), dir.display()))?;
-    }
     if !wanted_rows {
         // The run was asked for no puzzles.csv: the rows served only to
         // rebuild the statistics.
         let _ = std::fs::remove_file(dir.join("puzzles.csv"));
     }
-    report::json::write_meta(&meta, dir)?;
+    report::finish::write(&report, dir)?;
     Ok(Recovered {
         rows: kept,
         units: units.len(),

@@ -40,10 +40,13 @@ pub fn spawn(cmd: &mut Command) -> std::io::Result<Child> {
     let parent = std::process::id();
     cmd.process_group(0);
     // SAFETY: the closure runs in the forked child before exec and calls
-    // only async-signal-safe functions (prctl, getppid, _exit); it
+    // only async-signal-safe functions (signal, prctl, getppid, _exit); it
     // allocates nothing and touches no lock.
     unsafe {
         cmd.pre_exec(move || {
+            // bench-sudoku ignores SIGXFSZ (a write past a file size limit
+            // is then an error it reports); a solver gets the default.
+            libc::signal(libc::SIGXFSZ, libc::SIG_DFL);
             #[cfg(target_os = "linux")]
             {
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
