@@ -29,8 +29,7 @@ pub fn flag(doing: &'static str) -> Arc<AtomicBool> {
                 // the results either. Solver processes go with it.
                 #[cfg(unix)]
                 {
-                    crate::solver::external::reaper::kill_all();
-                    crate::solver::external::reaper::sweep();
+                    crate::solver::external::reaper::end_all();
                     if let Some(board) = crate::board::this() {
                         board.finished(EXIT_INTERRUPTED);
                     }
@@ -46,8 +45,7 @@ pub fn flag(doing: &'static str) -> Arc<AtomicBool> {
                 // A supervisor rebuilds what was measured from the rows.
                 #[cfg(unix)]
                 let supervised = {
-                    crate::solver::external::reaper::kill_all();
-                    crate::solver::external::reaper::sweep();
+                    crate::solver::external::reaper::end_all();
                     crate::board::this().inspect(|b| b.abandoned(EXIT_INTERRUPTED))
                 };
                 #[cfg(not(unix))]

@@ -237,6 +237,10 @@ pub fn run(args: &RunArgs) -> CmdResult {
     if let Some(b) = board {
         b.started();
     }
+    // Signals are caught from the start: one that comes while solvers are
+    // loaded or started stops the run after that, and their processes are
+    // stopped as they should be (not left to the default action's death).
+    let _ = interrupted();
     if let Some(plan) = super::scan::plan(args)? {
         return super::scan::run(args, &plan);
     }
@@ -327,8 +331,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
     // File-level problems surface before anything is created.
     let infos = bench::inspect(&opts, mode != ProgressMode::None)?;
     let (out, outputs) = output_dir(args, &infos)?;
-    let stop =
-        super::interrupt::flag("finishing the batches in flight and writing partial results");
+    let stop = interrupted();
     let pool = bench::pool(opts.threads)?;
     let (timer_overhead_ns, timer_resolution_ns) = sysinfo::timer_overhead();
 
@@ -584,6 +587,11 @@ pub fn run(args: &RunArgs) -> CmdResult {
         None if bad + faults > 0 => 1,
         None => verdict.map_or(0, |v| v.exit_code()),
     })
+}
+
+/// The run's stop flag, raised by the first SIGINT, SIGTERM or SIGHUP.
+fn interrupted() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+    super::interrupt::flag("finishing the batches in flight and writing partial results")
 }
 
 /// `-s` values: names, specs, labels of `--solvers` files, or `all`; none →

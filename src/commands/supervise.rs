@@ -110,6 +110,21 @@ fn spawn(board_path: &Path) -> anyhow::Result<std::process::Child> {
         .map_err(|e| anyhow::anyhow!("cannot find bench-sudoku's own executable: {e}"))?;
     let mut value = std::ffi::OsString::from(format!("{}:", std::process::id()));
     value.push(board_path.as_os_str());
+    // The handler comes first, so that no signal finds the default action
+    // (which would end this process and leave the child to its death
+    // signal); one that comes before the child exists is passed on as soon
+    // as it does.
+    static CHILD: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+    static EARLY: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let forwarded = ctrlc::set_handler(|| match CHILD.load(std::sync::atomic::Ordering::SeqCst) {
+        0 => {
+            EARLY.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        pid => forward(pid),
+    });
+    if let Err(e) = forwarded {
+        eprintln!("bench-sudoku: warning: cannot forward interrupts to the measuring process: {e}");
+    }
     let child = std::process::Command::new(exe)
         .args(std::env::args_os().skip(1))
         .env(board::ENV, value)
@@ -117,19 +132,22 @@ fn spawn(board_path: &Path) -> anyhow::Result<std::process::Child> {
         .spawn()
         .map_err(|e| anyhow::anyhow!("cannot start the measuring process: {e}"))?;
     let pid = child.id() as i32;
-    let forwarded = ctrlc::set_handler(move || {
-        // SAFETY: kill(2) sends a signal to a process id; no memory is
-        // involved. (Once the child is reaped the parent exits at once;
-        // a signal in that instant could reach a process that reused the
-        // pid, which the parent's own exit makes vanishingly rare.)
-        unsafe {
-            libc::kill(pid, libc::SIGINT);
-        }
-    });
-    if let Err(e) = forwarded {
-        eprintln!("bench-sudoku: warning: cannot forward interrupts to the measuring process: {e}");
+    CHILD.store(pid, std::sync::atomic::Ordering::SeqCst);
+    for _ in 0..EARLY.swap(0, std::sync::atomic::Ordering::SeqCst) {
+        forward(pid);
     }
     Ok(child)
+}
+
+/// Passes an interrupt on to the measuring child.
+fn forward(pid: i32) {
+    // SAFETY: kill(2) sends a signal to a process id; no memory is
+    // involved. (Once the child is reaped the parent exits at once; a
+    // signal in that instant could reach a process that reused the pid,
+    // which the parent's own exit makes vanishingly rare.)
+    unsafe {
+        libc::kill(pid, libc::SIGINT);
+    }
 }
 
 /// Waits for the child, reading the board every period: a call seen

@@ -60,6 +60,11 @@ pub fn spawn(cmd: &mut Command) -> std::io::Result<Child> {
         });
     }
     let mut guard = live();
+    if CLOSING.load(std::sync::atomic::Ordering::SeqCst) {
+        return Err(std::io::Error::other(
+            "bench-sudoku is exiting: no solver process is started",
+        ));
+    }
     let child = cmd.spawn()?;
     guard.get_or_insert_with(HashSet::new).insert(child.id());
     Ok(child)
@@ -71,6 +76,11 @@ pub fn reaped(child: &Child) {
         set.remove(&child.id());
     }
 }
+
+/// Set by [`end_all`]: the process is on its way out, and a solver thread
+/// that would restart a solver process must not (its process would be
+/// started after the others were ended).
+static CLOSING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Set once this process is a child subreaper.
 static ADOPTING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -121,18 +131,54 @@ pub fn sweep() {
     }
 }
 
-/// Kills every live solver process's group and sweeps: for a command that
-/// exits at once (a second interrupt) without stopping its solvers.
-pub fn kill_all() {
-    if let Ok(guard) = LIVE.try_lock() {
-        for &pid in guard.iter().flatten() {
+/// Kills every live solver process's group, reaps the solver processes
+/// (so that what they started is adopted meanwhile) and sweeps: for a
+/// command that exits at once (a second interrupt, or one that gave up
+/// waiting) without stopping its solvers.
+pub fn end_all() {
+    CLOSING.store(true, std::sync::atomic::Ordering::SeqCst);
+    // The lock is held only briefly (a start, a reaping, a sweep's look at
+    // /proc); this may run while another thread holds it, so it waits a
+    // little, but never for ever (it runs on the way out).
+    let mut guard = None;
+    for _ in 0..500 {
+        match LIVE.try_lock() {
+            Ok(g) => {
+                guard = Some(g);
+                break;
+            }
+            Err(std::sync::TryLockError::Poisoned(p)) => {
+                guard = Some(p.into_inner());
+                break;
+            }
+            Err(std::sync::TryLockError::WouldBlock) => {
+                std::thread::sleep(std::time::Duration::from_millis(1))
+            }
+        }
+    }
+    if let Some(mut guard) = guard {
+        let pids: Vec<u32> = guard.iter().flatten().copied().collect();
+        for &pid in &pids {
             // SAFETY: kill(2) on a process group led by a live solver
             // process of ours (not yet reaped, so its pid is not reused).
             unsafe {
                 libc::kill(-(pid as i32), libc::SIGKILL);
             }
         }
+        for &pid in &pids {
+            // SAFETY: waitpid(2) on a child of ours just killed. The
+            // `Child` that owns it will not be waited on: the process is
+            // on its way out. Its children are adopted by this process
+            // before the wait returns.
+            unsafe {
+                libc::waitpid(pid as i32, std::ptr::null_mut(), 0);
+            }
+        }
+        if let Some(set) = guard.as_mut() {
+            set.clear();
+        }
     }
+    sweep();
 }
 
 /// The pids of this process's children (every thread's), from /proc.
