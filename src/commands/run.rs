@@ -61,8 +61,9 @@ protocol error is an outcome of its puzzle, and the run goes on.
 Exit status: 0 success; 1 when an answer disagrees with the dataset's solution, the
 rules or bench-sudoku's count of solutions, or an external solver failed on a puzzle
 (crashed, timeout, protocol_error, error), or when the --gate failed; 2 on bad input (file:line: what is wrong),
-a solver that cannot be loaded or started, or an unusable output directory; 130 when
-interrupted (partial results written, meta.json \"complete\": false).";
+a solver that cannot be loaded or started, an unusable output directory, or a --gate that
+could not judge a dataset (and nothing failed); 130 when interrupted (partial results
+written, meta.json \"complete\": false).";
 
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
@@ -147,9 +148,13 @@ pub struct RunArgs {
     /// CI gate: exit 1 when strategy CANDIDATE is slower than BASE beyond
     /// --threshold with the whole 95% interval of the paired ratio beyond it,
     /// when either side has a rejected answer or a fault, or when their
-    /// answers differ; the verdict is printed and written to gate.md. Give
-    /// the two sides labels with name=LABEL, e.g. -s 'lib=old.so,name=base'
-    /// -s 'lib=new.so,name=head' --gate base:head.
+    /// answers differ; otherwise exit 2 when a dataset's time cannot be
+    /// judged: fewer than 10 chunks of puzzles (up to 64 each, never more
+    /// than --batch-size: give 640 puzzles or more), a side that solved no
+    /// puzzle, or sides timed by different clocks. The verdict is printed
+    /// and written to gate.md. Give the two sides labels with name=LABEL,
+    /// e.g. -s 'lib=old.so,name=base' -s 'lib=new.so,name=head' --gate
+    /// base:head.
     #[arg(long, value_name = "BASE:CANDIDATE")]
     pub gate: Option<String>,
     /// The gate's threshold: a slowdown in percent the whole interval must
