@@ -205,7 +205,11 @@ pub fn inspect(opts: &RunOptions, estimate: bool) -> Result<Vec<DatasetInfo>, Da
                 .as_ref()
                 .map_or_else(|| path.clone(), |t| t.to_path_buf());
             let reader = dataset::open_as(&source, path, opts.format)?;
-            let mut name = dataset::stem(path);
+            // The name every report and message shows: a file name's
+            // control characters (an escape sequence, a line break) are
+            // escaped, so that no table, message or verdict line can be
+            // forged or garbled by one.
+            let mut name = crate::report::printable(&dataset::stem(path)).into_owned();
             // Two datasets with one stem stay distinguishable.
             let base = name.clone();
             let mut k = 2;

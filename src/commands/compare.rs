@@ -92,7 +92,7 @@ pub fn run(args: &CompareArgs) -> CmdResult {
         },
     )?;
     let fail_on_counters = args.fail_on == Some(FailOn::Counters);
-    super::print_out(&if args.markdown {
+    super::print_text(&if args.markdown {
         cmp.markdown(fail_on_counters)
     } else {
         cmp.terminal(fail_on_counters)

@@ -41,7 +41,7 @@ pub fn run(args: &ExportArgs) -> CmdResult {
             .export(&report, &dir.path)
             .with_context(|| format!("writing the {} export", e.name()))?
         {
-            super::print_out(&format!("wrote {}\n", path.display()))?;
+            super::print_text(&format!("wrote {}\n", path.display()))?;
         }
     }
     Ok(0)

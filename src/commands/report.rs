@@ -27,7 +27,7 @@ pub fn run(args: &ReportArgs) -> CmdResult {
             .export(&report, dir)
             .with_context(|| format!("writing {} in {}", exporter.name(), dir.display()))?;
     }
-    super::print_out(&format!("{}\n", dir.join("report.html").display()))?;
+    super::print_text(&format!("{}\n", dir.join("report.html").display()))?;
     Ok(0)
 }
 

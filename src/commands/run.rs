@@ -384,7 +384,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
     // Said now, before the work, and again in every report.
     let start_warnings = meta.warnings().len();
     for w in meta.warnings() {
-        eprintln!("bench-sudoku: warning: {w}");
+        super::print_err(&format!("bench-sudoku: warning: {w}"));
     }
 
     let partial = out.join("puzzles.csv.partial");
@@ -470,23 +470,23 @@ pub fn run(args: &RunArgs) -> CmdResult {
     }
     report::json::write_meta(&meta, &out)?;
 
-    super::print_out(&terminal::table(&report.results))?;
+    super::print_text(&terminal::table(&report.results))?;
     let passes = opts.repeat + opts.warmup;
     if passes > 1 {
-        super::print_out(&format!(
+        super::print_text(&format!(
             "puzzles/s: puzzles × {passes} passes ({} measured, {} warm-up) / wall time\n",
             opts.repeat, opts.warmup
         ))?;
     }
     if let Some(line) = terminal::spread_line(&report.results) {
-        super::print_out(&format!("{line}\n"))?;
+        super::print_text(&format!("{line}\n"))?;
     }
-    super::print_out(&terminal::paired_table(&report.results))?;
+    super::print_text(&terminal::paired_table(&report.results))?;
     for w in terminal::warnings(&meta, &report.results)
         .into_iter()
         .skip(start_warnings)
     {
-        eprintln!("bench-sudoku: warning: {w}");
+        super::print_err(&format!("bench-sudoku: warning: {w}"));
     }
     let verdict = gate
         .as_ref()
@@ -504,38 +504,42 @@ pub fn run(args: &RunArgs) -> CmdResult {
                 .and_then(|mut f| f.write_all(md.as_bytes()))
                 .with_context(|| format!("--gate-summary {}: cannot append", path.display()))?;
         }
-        super::print_out(&v.terminal())?;
+        super::print_text(&v.terminal())?;
     }
     let bad: u64 = report.results.iter().map(|r| r.wrong()).sum();
     let faults: u64 = report.results.iter().map(|r| r.faults()).sum();
     let skipped: u64 = report.results.iter().map(|r| r.skipped).sum();
     if skipped > 0 {
-        eprintln!("{skipped} invalid rows skipped (listed in summary.json)");
+        super::print_err(&format!(
+            "{skipped} invalid rows skipped (listed in summary.json)"
+        ));
     }
     match &results.stopped {
-        None => super::print_out(&format!("results in {}\n", out.display()))?,
-        Some(Stop::Dataset(e)) => eprintln!("bench-sudoku: error: {e}"),
-        Some(Stop::Output(e)) => eprintln!("bench-sudoku: error: writing puzzles.csv: {e}"),
-        Some(Stop::Panic(what)) => eprintln!("bench-sudoku: error: {what}"),
+        None => super::print_text(&format!("results in {}\n", out.display()))?,
+        Some(Stop::Dataset(e)) => super::print_err(&format!("bench-sudoku: error: {e}")),
+        Some(Stop::Output(e)) => {
+            super::print_err(&format!("bench-sudoku: error: writing puzzles.csv: {e}"))
+        }
+        Some(Stop::Panic(what)) => super::print_err(&format!("bench-sudoku: error: {what}")),
         Some(Stop::Interrupted) => {}
     }
     if results.stopped.is_some() {
-        eprintln!(
+        super::print_err(&format!(
             "run incomplete: what was measured before it stopped is in {} (meta.json has \"complete\": false)",
             out.display()
-        );
+        ));
     }
     if bad > 0 {
-        eprintln!(
+        super::print_err(&format!(
             "{bad} answers disagree with the dataset's solutions, the rules or bench-sudoku's count of solutions (see mismatch_list in {}/summary.json)",
             out.display()
-        );
+        ));
     }
     if faults > 0 {
-        eprintln!(
+        super::print_err(&format!(
             "{faults} puzzles failed in external solvers (crashed, timeout, protocol_error, error; see fault_list in {}/summary.json)",
             out.display()
-        );
+        ));
     }
     Ok(match results.stopped {
         Some(Stop::Interrupted) => EXIT_INTERRUPTED,
@@ -671,7 +675,7 @@ impl Progress for Bar {
         )
         .progress_chars("=> ");
         bar.set_style(style);
-        bar.set_prefix(format!("{dataset} · {strategy}"));
+        bar.set_prefix(report::printable(&format!("{dataset} · {strategy}")).into_owned());
         if let Ok(mut b) = self.bar.lock() {
             *b = Some(bar);
         }
@@ -773,7 +777,7 @@ impl Progress for PlainProgress {
             s.done += n;
             if s.last.elapsed() >= self.interval {
                 s.last = std::time::Instant::now();
-                eprintln!("{}", s.line());
+                super::print_err(&s.line());
             }
         }
     }
@@ -781,7 +785,7 @@ impl Progress for PlainProgress {
         if let Ok(s) = self.state.lock() {
             // The last line of a unit that took longer than one interval.
             if s.unit_started.elapsed() >= self.interval {
-                eprintln!("{} done", s.line());
+                super::print_err(&format!("{} done", s.line()));
             }
         }
     }

@@ -186,11 +186,14 @@ pub fn run(args: &RunArgs, plan: &Plan) -> CmdResult {
         let sub_dir = dir.join(format!("{}={}", plan.key, report::file_safe(value)));
         sub.out = Some(sub_dir.clone());
         sub.force = true;
-        eprintln!("== {}={value}", plan.key);
+        super::print_err(&format!("== {}={value}", plan.key));
         let code = super::run::run(&sub)?;
         status = status.max(code);
         if code == super::interrupt::EXIT_INTERRUPTED || code >= 2 {
-            eprintln!("bench-sudoku: the scan stopped at {}={value}", plan.key);
+            super::print_err(&format!(
+                "bench-sudoku: the scan stopped at {}={value}",
+                plan.key
+            ));
             return Ok(code);
         }
         let loaded = ResultsDir::load(&sub_dir)?;
@@ -234,7 +237,7 @@ pub fn run(args: &RunArgs, plan: &Plan) -> CmdResult {
         }
     }
     write_scan(&dir, plan, &rows)?;
-    super::print_out(&format!(
+    super::print_text(&format!(
         "\n{}\nscan results in {}\n",
         table(plan, &rows),
         dir.display()

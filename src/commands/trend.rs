@@ -196,10 +196,10 @@ pub fn run(args: &TrendArgs) -> CmdResult {
         .collect::<anyhow::Result<_>>()?;
     let rows = rows(&dirs);
     let series = series(&rows);
-    super::print_out(&table(&series))?;
+    super::print_text(&table(&series))?;
     if let Some(out) = &args.out {
         write(out, &rows, &series)?;
-        super::print_out(&format!("trend in {}\n", out.display()))?;
+        super::print_text(&format!("trend in {}\n", out.display()))?;
     }
     Ok(0)
 }

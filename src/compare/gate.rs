@@ -243,9 +243,18 @@ impl Verdict {
         )
     }
 
-    /// Aligned text for the terminal.
+    /// Aligned text for the terminal (every cell and line
+    /// [`printable`](crate::report::printable)).
     pub fn terminal(&self) -> String {
-        let cells = self.cells();
+        let cells: Vec<Vec<String>> = self
+            .cells()
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|c| crate::report::printable(c).into_owned())
+                    .collect()
+            })
+            .collect();
         let mut widths = [0usize; 7];
         for row in &cells {
             for (w, c) in widths.iter_mut().zip(row) {
@@ -265,7 +274,7 @@ impl Verdict {
         self.reasons(&mut out, "");
         let _ = writeln!(out, "{}", self.method());
         let _ = writeln!(out, "{}", self.headline());
-        out
+        crate::report::printable_lines(&out).into_owned()
     }
 
     fn reasons(&self, out: &mut String, bullet: &str) {

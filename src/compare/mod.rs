@@ -636,9 +636,18 @@ impl Comparison {
         s
     }
 
-    /// Aligned text for the terminal.
+    /// Aligned text for the terminal (every cell and line
+    /// [`printable`](crate::report::printable)).
     pub fn terminal(&self, fail_on_counters: bool) -> String {
-        let cells = self.cells();
+        let cells: Vec<Vec<String>> = self
+            .cells()
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|c| crate::report::printable(c).into_owned())
+                    .collect()
+            })
+            .collect();
         let mut widths = vec![0usize; cells[0].len()];
         for row in &cells {
             for (w, c) in widths.iter_mut().zip(row) {
@@ -670,7 +679,7 @@ impl Comparison {
         }
         let _ = writeln!(out, "{}", self.method_line());
         let _ = writeln!(out, "{}", self.verdict_line(fail_on_counters));
-        out
+        crate::report::printable_lines(&out).into_owned()
     }
 
     /// A GitHub-flavoured Markdown table and a one-line verdict (for a CI
