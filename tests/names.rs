@@ -1,12 +1,13 @@
-//! Names stay printable: control characters in dataset names (or in
-//! messages quoting a dataset) never reach the terminal raw.
+//! Names stay apart and printable: dataset names and labels that differ
+//! never share a file, and control characters in them (or in messages
+//! quoting a dataset) never reach the terminal raw.
 #![cfg(unix)]
 
 mod common;
 use common::*;
 
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The first `n` puzzles of the shipped hard dataset (CSV with solutions).
 fn hard_rows(n: usize) -> Vec<String> {
@@ -26,6 +27,92 @@ fn write_lines(path: &Path, n: usize) {
         .map(|r| r.split(',').next().unwrap().to_string())
         .collect();
     std::fs::write(path, body.join("\n") + "\n").unwrap();
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn names_that_differ_never_share_a_file_and_report_reads_each_back() {
+    let dir = scratch("apart");
+    // Two datasets whose names the old mapping made one (`a b`, `a_b`),
+    // and two that differ only in case.
+    let sets: Vec<PathBuf> = ["a b.txt", "a_b.txt", "Hard.txt", "hard.txt"]
+        .iter()
+        .map(|n| dir.join(n))
+        .collect();
+    for (i, p) in sets.iter().enumerate() {
+        write_lines(p, 20 + i);
+    }
+    let out = dir.join("out");
+    let mut args: Vec<&str> = vec!["run", "-q", "-j", "1", "--out", out.to_str().unwrap()];
+    args.extend(sets.iter().map(|p| p.to_str().unwrap()));
+    // Labels the old mapping made one (`a:b`, `a@b`, `a_b`), and two that
+    // differ only in case; different engines, so that their histograms
+    // differ too.
+    args.extend([
+        "-s",
+        "mrv,name=a:b",
+        "-s",
+        "fast,name=a_b",
+        "-s",
+        "hidden,name=a@b",
+        "-s",
+        "locked,name=A",
+        "-s",
+        "fast,name=a",
+    ]);
+    let o = bin(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let hist = files_in(&out.join("histograms"));
+    // 4 datasets × 5 strategies × (time, guesses, depth) × (.hgrm, .hdr).
+    assert_eq!(hist.len(), 4 * 5 * 3 * 2, "{hist:?}");
+    for name in [
+        "a~20b-a~3Ab.hgrm",
+        "a_b-a_b.hgrm",
+        "a_b-a~40b.hdr",
+        "^hard-^a.hgrm",
+        "hard-a.guesses.hdr",
+    ] {
+        assert!(hist.contains(&name.to_string()), "{name} not in {hist:?}");
+    }
+    let charts = files_in(&out.join("charts"));
+    for ds in ["a~20b", "a_b", "^hard", "hard"] {
+        assert!(charts.contains(&format!("{ds}-latency.svg")), "{charts:?}");
+    }
+    // Each unit's histograms, read back, are its own: as many solve times
+    // as puzzles, and the largest guess count of its summary.
+    let loaded = bench_sudoku::commands::report::load(&out).unwrap();
+    assert_eq!(loaded.units.len(), 20);
+    for (u, r) in loaded.units.iter().zip(&loaded.results) {
+        assert_eq!(u.time.len(), r.puzzles, "{}/{}", r.dataset, r.strategy);
+        assert_eq!(
+            Some(u.guesses.max()),
+            r.guesses_max,
+            "{}/{}",
+            r.dataset,
+            r.strategy
+        );
+    }
+    let distinct: std::collections::HashSet<(u64, u64)> = loaded
+        .units
+        .iter()
+        .map(|u| (u.time.len(), u.guesses.max()))
+        .collect();
+    assert!(distinct.len() > 5, "{distinct:?}");
+    // `report DIR` rebuilds the page from them.
+    let o = bin(&["report", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for label in ["a:b", "a_b", "a@b"] {
+        assert!(html.contains(label), "{label}");
+    }
 }
 
 /// Bytes that must never reach a terminal raw: ESC, and a line break inside

@@ -183,7 +183,7 @@ pub fn run(args: &RunArgs, plan: &Plan) -> CmdResult {
     let mut rows: Vec<ScanRow> = Vec::new();
     let mut status = 0;
     for (value, mut sub) in plan.values.iter().zip(runs) {
-        let sub_dir = dir.join(format!("{}={}", plan.key, report::file_safe(value)));
+        let sub_dir = dir.join(format!("{}={}", plan.key, report::file_part(value)));
         sub.out = Some(sub_dir.clone());
         sub.force = true;
         super::print_err(&format!("== {}={value}", plan.key));
@@ -326,7 +326,7 @@ fn write_scan(dir: &Path, plan: &Plan, rows: &[ScanRow]) -> anyhow::Result<()> {
         }
         let svg = report::charts::scan_svg(ds, &plan.key, &series, plan.key == "threads")?;
         report::write_atomic(
-            &charts.join(format!("scan-{}.svg", report::file_safe(ds))),
+            &charts.join(format!("scan-{}.svg", report::file_part(ds))),
             svg.as_bytes(),
         )?;
     }

@@ -259,7 +259,7 @@ fn write(
             .collect();
         let svg = report::charts::trend_svg(ds, &labels, &lines)?;
         report::write_atomic(
-            &charts.join(format!("trend-{}.svg", report::file_safe(ds))),
+            &charts.join(format!("trend-{}.svg", report::file_part(ds))),
             svg.as_bytes(),
         )?;
         figures.push((ds.to_string(), svg));

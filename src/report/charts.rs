@@ -15,7 +15,7 @@
 //! `bench-sudoku report DIR` reads them back from `puzzles.csv`, and both
 //! draw the same charts.
 
-use super::{file_safe, Exporter, Output, Report};
+use super::{file_part, Exporter, Output, Report};
 use crate::bench::metrics::UnitStats;
 use crate::bench::points::PointSample;
 use crate::solver::{Counter, Status};
@@ -90,7 +90,7 @@ impl Chart {
     pub fn rel_path(&self) -> String {
         format!(
             "charts/{}-{}.svg",
-            file_safe(&self.dataset),
+            file_part(&self.dataset),
             self.kind.slug()
         )
     }
