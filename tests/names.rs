@@ -1,6 +1,7 @@
 //! Names stay apart and printable: dataset names and labels that differ
-//! never share a file, and control characters in them (or in messages
-//! quoting a dataset) never reach the terminal raw.
+//! never share a file, control characters in them (or in messages quoting a
+//! dataset) never reach the terminal raw, and CSV text cells a spreadsheet
+//! would run as formulas are neutralised while numbers stay numbers.
 #![cfg(unix)]
 
 mod common;
@@ -204,4 +205,138 @@ fn control_characters_in_names_and_messages_print_escaped() {
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     assert_printable("stderr", &o.stderr);
     assert!(err(&o).contains("a label is"), "{}", err(&o));
+}
+
+/// The cells of column `col` of a CSV file, as written.
+fn column(path: &Path, col: &str) -> Vec<String> {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    let at = r
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == col)
+        .unwrap_or_else(|| panic!("no {col} in {}", path.display()));
+    r.records().map(|x| x.unwrap()[at].to_string()).collect()
+}
+
+#[test]
+fn csv_cells_that_would_run_as_formulas_are_neutralised_numbers_are_not() {
+    let dir = scratch("formulas");
+    // A dataset named like a formula (a file name cannot hold '/'), ids and
+    // ratings that are formulas or negative numbers.
+    let set = "=cmd|' C calc'!A0";
+    let id = "=cmd|' /C calc'!A0";
+    let path = dir.join(format!("{set}.csv"));
+    let mut body = String::from("id,puzzle,solution,rating\n");
+    for (i, row) in hard_rows(24).iter().enumerate() {
+        let mut f = row.split(',');
+        let (p, s) = (f.next().unwrap(), f.next().unwrap());
+        let (id, rating) = match i % 3 {
+            0 => (id.to_string(), "-1.5".to_string()),
+            1 => (format!("@{i}"), "+2".to_string()),
+            _ => (format!("-{i}"), "-2+3".to_string()),
+        };
+        body.push_str(&format!("{id},{p},{s},{rating}\n"));
+    }
+    std::fs::write(&path, body).unwrap();
+    let label = "-2+3";
+    let spec = format!("fast,name={label}");
+    let out = dir.join("run");
+    let o = bin(&[
+        "run",
+        path.to_str().unwrap(),
+        "-s",
+        &spec,
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let puzzles = out.join("puzzles.csv");
+    assert!(column(&puzzles, "dataset")
+        .iter()
+        .all(|d| *d == format!("'{set}")));
+    assert!(column(&puzzles, "strategy").iter().all(|s| s == "'-2+3"));
+    let ids = column(&puzzles, "id");
+    assert_eq!(ids[..3], [format!("'{id}"), "'@1".into(), "-2".into()]);
+    let ratings = column(&puzzles, "rating");
+    assert_eq!(ratings[..3], ["-1.5", "+2", "'-2+3"]);
+    let summary = out.join("summary.csv");
+    assert_eq!(column(&summary, "dataset"), [format!("'{set}")]);
+    assert_eq!(column(&summary, "strategy"), ["'-2+3"]);
+    // JSON keeps the names as they are.
+    let s = json(&out.join("summary.json"));
+    assert_eq!(
+        (
+            s["results"][0]["dataset"].as_str(),
+            s["results"][0]["strategy"].as_str()
+        ),
+        (Some(set), Some(label))
+    );
+    // Readers of puzzles.csv find the units by their names.
+    let o = bin(&["compare", out.to_str().unwrap(), out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", text(&o.stdout), err(&o));
+    let o = bin(&["report", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let merged = dir.join("merged");
+    let shards: Vec<PathBuf> = (1..=2).map(|k| dir.join(format!("shard{k}"))).collect();
+    for (k, d) in shards.iter().enumerate() {
+        let shard = format!("{}/2", k + 1);
+        let o = bin(&[
+            "run",
+            path.to_str().unwrap(),
+            "-s",
+            &spec,
+            "-q",
+            "--shard",
+            &shard,
+            "--out",
+            d.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    }
+    let o = bin(&[
+        "merge",
+        shards[0].to_str().unwrap(),
+        shards[1].to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(column(&merged.join("puzzles.csv"), "id")[..3], ids[..3]);
+
+    // A scan, and the trend of its two runs.
+    let scan = dir.join("scan");
+    let o = bin(&[
+        "run",
+        path.to_str().unwrap(),
+        "-s",
+        &spec,
+        "-j",
+        "1,2",
+        "-q",
+        "--out",
+        scan.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let csv = scan.join("scan.csv");
+    assert!(column(&csv, "dataset")
+        .iter()
+        .all(|d| *d == format!("'{set}")));
+    assert!(column(&csv, "strategy").iter().all(|s| s == "'-2+3"));
+    assert_eq!(column(&csv, "value"), ["1", "2"]);
+    let trend = dir.join("trend");
+    let o = bin(&[
+        "trend",
+        scan.join("threads=1").to_str().unwrap(),
+        scan.join("threads=2").to_str().unwrap(),
+        "--out",
+        trend.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let csv = trend.join("trend.csv");
+    assert!(column(&csv, "dataset")
+        .iter()
+        .all(|d| *d == format!("'{set}")));
+    assert!(column(&csv, "strategy").iter().all(|s| s == "'-2+3"));
 }

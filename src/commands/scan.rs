@@ -278,7 +278,16 @@ fn scan_dir(args: &RunArgs, plan: &Plan) -> anyhow::Result<PathBuf> {
 fn write_scan(dir: &Path, plan: &Plan, rows: &[ScanRow]) -> anyhow::Result<()> {
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in rows {
-        w.serialize(r)?;
+        // Text cells a spreadsheet would run as formulas are neutralised.
+        let text = |s: &str| report::csv::neutral(s).into_owned();
+        w.serialize(ScanRow {
+            key: text(&r.key),
+            value: text(&r.value),
+            dataset: text(&r.dataset),
+            strategy: text(&r.strategy),
+            dir: text(&r.dir),
+            ..r.clone()
+        })?;
     }
     let csv = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
     report::write_atomic(&dir.join("scan.csv"), &csv)?;

@@ -216,7 +216,16 @@ fn write(
         .with_context(|| format!("cannot create {}", charts.display()))?;
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in rows {
-        w.serialize(r)?;
+        // Text cells a spreadsheet would run as formulas are neutralised.
+        let text = |s: &str| report::csv::neutral(s).into_owned();
+        w.serialize(TrendRow {
+            commit: text(&r.commit),
+            started: text(&r.started),
+            dir: text(&r.dir),
+            dataset: text(&r.dataset),
+            strategy: text(&r.strategy),
+            ..r.clone()
+        })?;
     }
     report::write_atomic(
         &out.join("trend.csv"),
