@@ -142,8 +142,9 @@ impl PairAcc {
             keep_first(&mut self.counter_examples, o.index);
         }
         if self.compared.has(Counter::Guesses) {
-            self.base_guesses += base.counters.guesses;
-            self.guesses += o.counters.guesses;
+            // Saturating: an external solver can report any u64.
+            self.base_guesses = self.base_guesses.saturating_add(base.counters.guesses);
+            self.guesses = self.guesses.saturating_add(o.counters.guesses);
         }
     }
 
@@ -232,8 +233,8 @@ impl PairAcc {
         self.ties += other.ties;
         self.losses += other.losses;
         self.unpaired += other.unpaired;
-        self.base_guesses += other.base_guesses;
-        self.guesses += other.guesses;
+        self.base_guesses = self.base_guesses.saturating_add(other.base_guesses);
+        self.guesses = self.guesses.saturating_add(other.guesses);
         self.answers_differ += other.answers_differ;
         self.counters_differ += other.counters_differ;
         for (list, more) in [

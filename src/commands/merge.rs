@@ -427,7 +427,10 @@ pub fn run(args: &MergeArgs) -> CmdResult {
             .with_context(|| format!("writing {} in {}", exporter.name(), args.out.display()))?;
     }
     report::json::write_meta(&meta, &args.out)?;
-    super::print_out(&terminal::table(&report.results))?;
+    super::print_text(&terminal::table(&report.results))?;
+    for w in terminal::saturation_warnings(&report.results) {
+        super::print_err(&format!("bench-sudoku: warning: {w}"));
+    }
     let paired = inputs
         .iter()
         .any(|d| d.results.iter().any(|r| r.paired.is_some()));

@@ -801,7 +801,10 @@ fn harness_meta(results: &bench::RunResults, threads: usize) -> HarnessMeta {
         }
     };
     let s = &results.serial;
-    let solve: u64 = results.units.iter().map(|u| u.solve_ns_total).sum();
+    let solve = results
+        .units
+        .iter()
+        .fold(0u64, |a, u| a.saturating_add(u.solve_ns_total));
     let one_pass = results.units.iter().all(|u| u.passes == 1);
     HarnessMeta {
         layout: results.layout.to_string(),

@@ -237,7 +237,28 @@ pub fn warnings(meta: &Meta, results: &[ResultRecord]) -> Vec<String> {
             noisy.join(", ")
         ));
     }
+    w.extend(saturation_warnings(results));
     w
+}
+
+/// One warning per result whose totals reached u64::MAX
+/// (`counters_saturated`).
+pub fn saturation_warnings(results: &[ResultRecord]) -> Vec<String> {
+    results
+        .iter()
+        .filter(|r| r.counters_saturated)
+        .map(|r| {
+            format!(
+                "{}/{}: {} reached {}, the most a total holds (the solver reported absurdly large \
+                 counters or times): they stopped there, so they and the means made from them are lower bounds \
+                 (counters_saturated in summary.json)",
+                r.dataset,
+                r.strategy,
+                r.saturated().join(", "),
+                u64::MAX
+            )
+        })
+        .collect()
 }
 
 /// Columns of the paired comparison with the baseline.
