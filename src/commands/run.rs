@@ -194,9 +194,9 @@ pub struct RunArgs {
     /// terminal, plain lines otherwise.
     #[arg(long, value_enum, value_name = "HOW", default_value_t = ProgressMode::Auto)]
     pub progress: ProgressMode,
-    /// Time between two plain progress lines (e.g. 10s, 1m).
+    /// Time between two plain progress lines, 1ms to 24h (e.g. 10s, 1m).
     #[arg(long, value_name = "DURATION", default_value = "10s",
-          value_parser = super::args::parse_budget)]
+          value_parser = super::args::parse_interval)]
     pub progress_interval: std::time::Duration,
     /// Puzzles per batch, 1 to 65536 (the unit of work in flight and the
     /// shuffle window).
