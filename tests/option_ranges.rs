@@ -242,3 +242,40 @@ fn help_states_the_duration_ranges() {
         }
     }
 }
+
+/// A thread list or scan that names one value twice is refused at once
+/// (it used to hang drawing the scan chart over a zero-width axis, and one
+/// value's results overwrote the other's).
+#[test]
+fn repeated_values_of_a_scan_are_refused() {
+    let data = dataset();
+    let data = data.to_str().unwrap();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let zero_and_cores = format!("0,{cores}");
+    for (list, needle) in [
+        (&["-j", "1,1"][..], "-j 1,1: 1 is given twice"),
+        (&["-j", "2,1,2"], "-j 2,1,2: 2 is given twice"),
+        (&["--threads", "1,2,1"], "1 is given twice"),
+        (&["-j", &zero_and_cores], "0 is every logical core"),
+        (
+            &["--scan", "threads=1,01"],
+            "--scan threads=1,01: 1 and 01 are the same value",
+        ),
+        (&["--scan", "batch-size=64,64"], "64 is given twice"),
+        (&["--scan", "prop=hidden,hidden"], "hidden is given twice"),
+    ] {
+        let out = scratch("repeats");
+        let o = common::output_within(
+            command()
+                .args(["run", data, "-s", "fast", "--limit", "5", "-q"])
+                .args(list)
+                .arg("--out")
+                .arg(&out),
+            20,
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{list:?}: {err}");
+        assert!(err.contains(needle), "{list:?}: {err}");
+        assert!(!out.join("scan.json").exists(), "{list:?}");
+    }
+}
