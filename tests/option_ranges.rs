@@ -279,3 +279,31 @@ fn repeated_values_of_a_scan_are_refused() {
         assert!(!out.join("scan.json").exists(), "{list:?}");
     }
 }
+
+/// A shard of a huge N owns one puzzle or none; its progress estimate does
+/// not overflow (it panicked in a debug build, with a progress display).
+#[test]
+fn a_shard_of_any_n_runs() {
+    let data = dataset();
+    let out = scratch("huge-shard");
+    let o = common::output_within(
+        command()
+            .args([
+                "run",
+                data.to_str().unwrap(),
+                "-s",
+                "fast",
+                "--progress",
+                "plain",
+            ])
+            .args(["--shard", "1/18446744073709551615", "--out"])
+            .arg(&out),
+        60,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let s: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["results"][0]["puzzles"], 1);
+}

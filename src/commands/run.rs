@@ -203,8 +203,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = crate::bench::DEFAULT_BATCH,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=super::args::MAX_BATCH))]
     pub batch_size: usize,
-    /// Only shard K of N of every dataset: the puzzles whose 0-based index
-    /// % N == K - 1 (after --limit). Combine the shards with `merge`.
+    /// Only shard K of N of every dataset (1 ≤ K ≤ N): the puzzles whose
+    /// 0-based index % N == K - 1 (after --limit). Combine the shards with
+    /// `merge`.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<crate::bench::Shard>,
     /// Also write a benchmark-tracker file: FORMAT `bmf` (Bencher Metric
