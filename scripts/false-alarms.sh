@@ -67,7 +67,8 @@ run_gate() { # label spec_a spec_b gate threshold_args...
     local st=0
     "$bin" run "$file" -q -s "$2" -s "$3" --gate "$4" "${@:5}" "${extra[@]}" --out "$tmp/g" --force >/dev/null || st=$?
     [ "$st" = 1 ] && alarms=$((alarms + 1))
-    [ "$st" -gt 1 ] && { echo "run failed ($st)" >&2; exit 2; }
+    # 2: an error, or a dataset too small to judge (fewer than 10 chunks).
+    [ "$st" -gt 1 ] && { echo "run failed or not judged ($st): see 'bench-sudoku run --help', --gate" >&2; exit 2; }
     ratios+=("$(gate_ratio "$tmp/g")")
   done
   printf '| %s | %d / %d | %s |\n' "$1" "$alarms" "$runs" "$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{a[NR]=$1} END {printf "%.4f (%.4f–%.4f)", a[int((NR+1)/2)], a[1], a[NR]}')"

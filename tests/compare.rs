@@ -264,3 +264,46 @@ fn two_real_runs_of_the_same_binary_are_unchanged() {
     assert!(out(&o).contains("without an interval"));
     assert_eq!(out(&o).matches("identical").count(), 6);
 }
+
+/// One puzzle per run is no sample: an interval from it holds the true
+/// ratio far too rarely (docs/MEASUREMENT.md §6). Two such runs are not
+/// judged (exit 2, saying why), whatever their times, never "regressed".
+#[test]
+fn two_one_puzzle_runs_are_not_judged() {
+    let dir = scratch("one-puzzle");
+    let easy = format!("{}/datasets/easy.csv", env!("CARGO_MANIFEST_DIR"));
+    let dirs: Vec<String> = ["a", "b"]
+        .iter()
+        .map(|n| dir.join(n).display().to_string())
+        .collect();
+    for d in &dirs {
+        let o = command()
+            .args(["run", &easy, "--limit", "1", "-s", "fast", "-q", "--out", d])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    }
+    for extra in [&[][..], &["--metric", "mean"], &["--markdown"]] {
+        let mut args = vec![dirs[0].as_str(), dirs[1].as_str()];
+        args.extend_from_slice(extra);
+        let o = compare(&args);
+        let s = out(&o);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {s}{}", err(&o));
+        assert!(
+            !s.contains("regressed,") || s.contains("0 regressed"),
+            "{s}"
+        );
+        assert!(
+            s.contains("easy/fast: not judged: the baseline timed 1 puzzle: too few to judge"),
+            "{s}"
+        );
+        assert!(s.contains("NOT JUDGED: 0 regressed"), "{s}");
+    }
+    // Without puzzles.csv the summary's count decides the same way.
+    for d in &dirs {
+        std::fs::remove_file(Path::new(d).join("puzzles.csv")).unwrap();
+    }
+    let o = compare(&[&dirs[0], &dirs[1]]);
+    assert_eq!(o.status.code(), Some(2), "{}", out(&o));
+    assert!(out(&o).contains("not judged"), "{}", out(&o));
+}

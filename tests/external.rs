@@ -715,3 +715,104 @@ fn a_signal_ends_a_run_whose_library_solve_never_returns() {
         "{meta}"
     );
 }
+
+/// A solver that reports u64::MAX guesses on every puzzle: the totals
+/// saturate at u64::MAX and are flagged (`counters_saturated`, a warning),
+/// in the run and in a merge of its shards, with no panic (this test runs
+/// a debug build, where an overflowing `+` panics).
+#[test]
+fn counters_that_would_overflow_saturate_and_are_flagged() {
+    let dir = scratch("saturate");
+    // `serve -s fast` answers; the shell replaces every guess count on the
+    // way (its replies go `ns=… guesses=… backtracks=…`), line by line.
+    let huge = script(
+        &dir,
+        "huge.sh",
+        &format!(
+            "'{BIN}' serve -s fast | while IFS= read -r line; do
+  case $line in
+    *guesses=*) pre=${{line%%guesses=*}}; rest=${{line#*guesses=}}; rest=${{rest#* }}
+      line=\"${{pre}}guesses=18446744073709551615 $rest\" ;;
+  esac
+  printf '%s\\n' \"$line\"
+done
+"
+        ),
+    );
+    let spec = format!("{huge},name=huge");
+    let max = u64::MAX;
+    let check = |summary: &Value, stderr: &str| {
+        let r = summary["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["strategy"] == "huge")
+            .unwrap();
+        assert_eq!(r["guesses_total"].as_u64(), Some(max), "{r}");
+        assert_eq!(r["guesses_max"].as_u64(), Some(max), "{r}");
+        assert_eq!(r["counters_saturated"], true, "{r}");
+        assert!(
+            stderr.contains(&format!("hard/huge: guesses_total reached {max}")),
+            "{stderr}"
+        );
+    };
+    let r = run(
+        "saturate-run",
+        &[
+            &dataset("hard.csv"),
+            "--limit",
+            "6",
+            "-j",
+            "1",
+            "-s",
+            "fast",
+            "-s",
+            &spec,
+        ],
+        &[],
+    );
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    check(&r.summary, &r.stderr());
+    // Written only when true.
+    assert!(r.result("fast").get("counters_saturated").is_none());
+    // Paired with fast: the guess totals of the pairs saturate too.
+    assert!(
+        r.result("huge")["paired"]["guesses_ratio"]
+            .as_f64()
+            .unwrap()
+            > 1e15
+    );
+    let md = std::fs::read_to_string(r.dir.join("summary.md")).unwrap();
+    assert!(md.contains("guesses_total reached"), "{md}");
+    // Two shards, merged: the sum of two saturated totals stays saturated.
+    let shards: Vec<Run> = (1..=2)
+        .map(|k| {
+            run(
+                &format!("saturate-shard{k}"),
+                &[
+                    &dataset("hard.csv"),
+                    "--limit",
+                    "6",
+                    "-j",
+                    "1",
+                    "-s",
+                    &spec,
+                    "--shard",
+                    &format!("{k}/2"),
+                ],
+                &[],
+            )
+        })
+        .collect();
+    let merged = scratch("saturate-merged");
+    let o = command()
+        .arg("merge")
+        .args(shards.iter().map(|s| &s.dir))
+        .arg("--out")
+        .arg(&merged)
+        .arg("--force")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    check(&json(&merged.join("summary.json")), &err(&o));
+}

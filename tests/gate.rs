@@ -174,6 +174,9 @@ fn the_gate_passes_an_a_a_run_and_writes_its_verdict() {
         "fast,name=b",
         "--gate",
         "a:b",
+        // 300 puzzles in batches of 16: 19 chunks, enough for a verdict.
+        "--batch-size",
+        "16",
         "--fail-on",
         "counters",
         "--gate-summary",
@@ -245,6 +248,8 @@ fn the_gate_fails_on_answers_that_differ_and_on_counters_when_asked() {
         "fast",
         "--gate",
         "mrv:fast",
+        "--batch-size",
+        "16",
         "--out",
         out.to_str().unwrap(),
     ]);
@@ -262,6 +267,8 @@ fn the_gate_fails_on_answers_that_differ_and_on_counters_when_asked() {
         "fast",
         "--gate",
         "mrv:fast",
+        "--batch-size",
+        "16",
         "--fail-on",
         "counters",
         "--out",
@@ -345,4 +352,156 @@ fn gate_and_baseline_mistakes_are_refused_before_any_work() {
         assert!(err(&o).contains(needle), "{args:?}: {}", err(&o));
         assert!(!out.join("summary.json").exists(), "{args:?}");
     }
+}
+
+/// The first `n` puzzles of the shipped hard dataset, as `name.csv`.
+fn first_puzzles(dir: &Path, name: &str, n: usize) -> PathBuf {
+    let hard =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/hard.csv"))
+            .unwrap();
+    let path = dir.join(format!("{name}.csv"));
+    let body: Vec<&str> = hard.lines().take(n + 1).collect();
+    std::fs::write(&path, body.join("\n") + "\n").unwrap();
+    path
+}
+
+#[test]
+fn a_gate_on_one_chunk_is_not_judged_whatever_the_noise() {
+    // Five puzzles are one chunk: a bootstrap over one chunk has nothing to
+    // resample, and its interval (the point itself) would fail an A/A run
+    // whenever noise put the point above the threshold.
+    let dir = scratch("gate-one-chunk");
+    let data = first_puzzles(&dir, "five", 5);
+    let out = dir.join("out");
+    for seed in 0..8 {
+        let seed = seed.to_string();
+        let o = run(&[
+            data.to_str().unwrap(),
+            "-s",
+            "fast,name=a",
+            "-s",
+            "fast,name=b",
+            "--gate",
+            "a:b",
+            "--seed",
+            &seed,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let stdout = text(&o.stdout);
+        assert_eq!(o.status.code(), Some(2), "seed {seed}: {stdout}{}", err(&o));
+        assert!(
+            stdout.contains("five: not judged: 5 pairs in 1 chunk: too few to judge")
+                && stdout.contains("at least 10 puzzles with --batch-size 1")
+                && stdout.contains("NOT JUDGED: b vs a on 1 datasets, 0 failed, 1 not judged"),
+            "{stdout}"
+        );
+        let md = std::fs::read_to_string(out.join("gate.md")).unwrap();
+        assert!(md.contains("**NOT JUDGED"), "{md}");
+    }
+    // Smaller batches make more chunks: 12 puzzles in batches of one are 12
+    // chunks, enough to judge (an A/A run of one engine then passes unless
+    // the machine is wildly unfair, which this test does not assert).
+    let data = first_puzzles(&dir, "twelve", 12);
+    let o = run(&[
+        data.to_str().unwrap(),
+        "-s",
+        "fast,name=a",
+        "-s",
+        "fast,name=b",
+        "--gate",
+        "a:b",
+        "--batch-size",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let s = json(&out.join("summary.json"));
+    assert_eq!(s["results"][1]["paired"]["blocks"][0], 12, "{}", err(&o));
+    assert_ne!(o.status.code(), Some(2), "{}", text(&o.stdout));
+}
+
+#[test]
+fn a_gate_where_a_side_solves_nothing_is_not_judged() {
+    let dir = scratch("gate-nothing");
+    let data = dataset(&dir);
+    let d = data.to_str().unwrap();
+    let out = dir.join("out");
+    // Without guesses `naive` gives up on every hard puzzle: both sides'
+    // times are times of giving up. Nothing failed (giving up is an
+    // answer the harness accepts), so the gate cannot pass either: exit 2.
+    let o = run(&[
+        d,
+        "-s",
+        "naive,name=a",
+        "-s",
+        "naive,name=b",
+        "--max-guesses",
+        "0",
+        "--gate",
+        "a:b",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(2), "{stdout}{}", err(&o));
+    assert!(
+        stdout.contains(
+            "hard300: not judged: BASE a solved no puzzle with an accepted answer (300 puzzles: 0 solved, 300 gave_up)"
+        ),
+        "{stdout}"
+    );
+    // One side solving nothing while the other solves is also a difference
+    // of answers: that fails (exit 1), and the time is still not judged.
+    let o = run(&[
+        d,
+        "-s",
+        "naive,name=a",
+        "-s",
+        "fast,name=b",
+        "--max-guesses",
+        "0",
+        "--gate",
+        "a:b",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{stdout}{}", err(&o));
+    assert!(
+        stdout.contains("FAIL: answers differ") && stdout.contains("BASE a solved no puzzle"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_gate_across_different_clocks_is_not_judged() {
+    // `serve` reports its own time (clock `solver`); `fast` in this process
+    // is timed by the harness: the two are not comparable.
+    let dir = scratch("gate-clocks");
+    let data = dataset(&dir);
+    let out = dir.join("out");
+    let served = format!("cmd={BIN} serve -s fast,name=served");
+    let o = run(&[
+        data.to_str().unwrap(),
+        "-s",
+        "fast",
+        "-s",
+        &served,
+        "--gate",
+        "fast:served",
+        "-j",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(2), "{stdout}{}", err(&o));
+    assert!(
+        stdout.contains("hard300: not judged: the sides are timed by different clocks (fast: the harness's monotonic clock around the solve call; served: the solver's own measurement)"),
+        "{stdout}"
+    );
+    let s = json(&out.join("summary.json"));
+    assert_eq!(s["results"][1]["clock"], "solver");
+    assert_eq!(s["results"][1]["paired"]["answers_differ"], 0);
 }

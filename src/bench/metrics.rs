@@ -484,16 +484,18 @@ impl UnitStats {
         let c = &o.counters;
         self.puzzles += 1;
         self.status[o.status as usize] += 1;
-        self.solve_ns_total += o.time_ns;
+        // Totals saturate (an external solver can report any u64): a total
+        // at u64::MAX is flagged in the summary (`counters_saturated`).
+        self.solve_ns_total = self.solve_ns_total.saturating_add(o.time_ns);
         self.time_max = self.time_max.max(o.time_ns);
-        self.guesses_total += c.guesses;
+        self.guesses_total = self.guesses_total.saturating_add(c.guesses);
         self.guesses_max = self.guesses_max.max(c.guesses);
-        self.backtracks_total += c.backtracks;
+        self.backtracks_total = self.backtracks_total.saturating_add(c.backtracks);
         self.backtracks_max = self.backtracks_max.max(c.backtracks);
         self.max_depth_max = self.max_depth_max.max(c.max_depth as u64);
-        self.nodes_total += c.nodes;
-        self.naked_total += c.naked_singles;
-        self.hidden_total += c.hidden_singles;
+        self.nodes_total = self.nodes_total.saturating_add(c.nodes);
+        self.naked_total = self.naked_total.saturating_add(c.naked_singles);
+        self.hidden_total = self.hidden_total.saturating_add(c.hidden_singles);
         if c.guesses == 0 && matches!(o.status, Status::Solved | Status::Multiple) {
             self.no_guess += 1;
         }
@@ -666,7 +668,7 @@ impl UnitStats {
             self.pass_ns.resize(o.pass_ns.len(), 0);
         }
         for (a, b) in self.pass_ns.iter_mut().zip(&o.pass_ns) {
-            *a += b;
+            *a = a.saturating_add(*b);
         }
         self.skipped += o.skipped;
         self.skipped_list.extend(o.skipped_list.iter().cloned());
@@ -701,15 +703,15 @@ impl UnitStats {
         self.unstable_counters += o.unstable_counters;
         self.repeated += o.repeated;
         self.repeat_far_faster += o.repeat_far_faster;
-        self.solve_ns_total += o.solve_ns_total;
-        self.guesses_total += o.guesses_total;
+        self.solve_ns_total = self.solve_ns_total.saturating_add(o.solve_ns_total);
+        self.guesses_total = self.guesses_total.saturating_add(o.guesses_total);
         self.guesses_max = self.guesses_max.max(o.guesses_max);
-        self.backtracks_total += o.backtracks_total;
+        self.backtracks_total = self.backtracks_total.saturating_add(o.backtracks_total);
         self.backtracks_max = self.backtracks_max.max(o.backtracks_max);
         self.max_depth_max = self.max_depth_max.max(o.max_depth_max);
-        self.nodes_total += o.nodes_total;
-        self.naked_total += o.naked_total;
-        self.hidden_total += o.hidden_total;
+        self.nodes_total = self.nodes_total.saturating_add(o.nodes_total);
+        self.naked_total = self.naked_total.saturating_add(o.naked_total);
+        self.hidden_total = self.hidden_total.saturating_add(o.hidden_total);
         self.no_guess += o.no_guess;
         self.time_max = self.time_max.max(o.time_max);
         self.mismatch_list.extend(o.mismatch_list.iter().cloned());
@@ -807,6 +809,17 @@ impl UnitStats {
             counters: self.counters,
             clock: self.clock,
             paired: self.paired.clone(),
+            counters_saturated: [
+                self.solve_ns_total,
+                self.guesses_total,
+                self.backtracks_total,
+                self.nodes_total,
+                self.naked_total,
+                self.hidden_total,
+            ]
+            .iter()
+            .chain(&self.pass_ns)
+            .any(|&t| t == u64::MAX),
         }
     }
 }
@@ -911,6 +924,13 @@ pub struct ResultRecord {
     /// (absent for the baseline itself and in sequential runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paired: Option<Paired>,
+    /// A total (of a search counter or of the solve times) reached
+    /// u64::MAX, the most it holds: it stopped there, so it and the means
+    /// made from it are lower bounds. Happens only with an external solver
+    /// that reports absurd values ([`ResultRecord::saturated`] names them).
+    /// Written only when true.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub counters_saturated: bool,
 }
 
 fn all_counters() -> CounterSet {
@@ -961,6 +981,28 @@ impl ResultRecord {
     /// most puzzles: it may remember answers rather than solve.
     pub fn cache_suspect(&self) -> bool {
         self.repeated > 0 && 2 * self.repeat_far_faster > self.repeated
+    }
+
+    /// The totals that reached u64::MAX (see `counters_saturated`).
+    pub fn saturated(&self) -> Vec<&'static str> {
+        let full = |v: Option<u64>| v == Some(u64::MAX);
+        [
+            ("solve_ns_total", Some(self.solve_ns_total)),
+            ("guesses_total", self.guesses_total),
+            ("backtracks_total", self.backtracks_total),
+            ("nodes_total", self.nodes_total),
+            ("naked_singles_total", self.naked_singles_total),
+            ("hidden_singles_total", self.hidden_singles_total),
+        ]
+        .into_iter()
+        .filter(|&(_, v)| full(v))
+        .map(|(name, _)| name)
+        .chain(
+            self.pass_solve_ns
+                .contains(&u64::MAX)
+                .then_some("pass_solve_ns"),
+        )
+        .collect()
     }
 
     /// Answers that count against the run (rejected answers and faults),

@@ -87,6 +87,13 @@ impl Shard {
     pub fn owns(&self, index: u64) -> bool {
         index % self.n == self.k - 1
     }
+
+    /// How many of the puzzles at indexes `0..n` this shard owns: one per
+    /// whole round of N, and one more when the last, partial round reaches
+    /// index K − 1 (without the sum `n + N` that overflows for a large N).
+    pub fn count_of(&self, n: u64) -> u64 {
+        n / self.n + u64::from(n % self.n >= self.k)
+    }
 }
 
 impl std::str::FromStr for Shard {
@@ -205,7 +212,11 @@ pub fn inspect(opts: &RunOptions, estimate: bool) -> Result<Vec<DatasetInfo>, Da
                 .as_ref()
                 .map_or_else(|| path.clone(), |t| t.to_path_buf());
             let reader = dataset::open_as(&source, path, opts.format)?;
-            let mut name = dataset::stem(path);
+            // The name every report and message shows: a file name's
+            // control characters (an escape sequence, a line break) are
+            // escaped, so that no table, message or verdict line can be
+            // forged or garbled by one.
+            let mut name = crate::report::printable(&dataset::stem(path)).into_owned();
             // Two datasets with one stem stay distinguishable.
             let base = name.clone();
             let mut k = 2;
@@ -218,7 +229,7 @@ pub fn inspect(opts: &RunOptions, estimate: bool) -> Result<Vec<DatasetInfo>, Da
                 .then(|| dataset::estimate_count(&source))
                 .flatten()
                 .map(|n| opts.limit.map_or(n, |l| l.min(n)))
-                .map(|n| opts.shard.map_or(n, |s| (n + s.n - s.k) / s.n));
+                .map(|n| opts.shard.map_or(n, |s| s.count_of(n)));
             Ok(DatasetInfo {
                 name,
                 path: path.clone(),
@@ -591,6 +602,29 @@ pub fn pin_helper_thread(threads: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shard_counts_the_puzzles_it_owns_for_any_n() {
+        for n_puzzles in 0..40u64 {
+            for n in 1..6u64 {
+                for k in 1..=n {
+                    let s = Shard { k, n };
+                    let owned = (0..n_puzzles).filter(|&i| s.owns(i)).count() as u64;
+                    assert_eq!(s.count_of(n_puzzles), owned, "{k}/{n} of {n_puzzles}");
+                }
+            }
+        }
+        let huge = Shard { k: 1, n: u64::MAX };
+        assert_eq!(huge.count_of(1000), 1);
+        assert_eq!(
+            Shard {
+                k: u64::MAX,
+                n: u64::MAX
+            }
+            .count_of(u64::MAX),
+            1
+        );
+    }
 
     /// Rows placed in order and written by several threads in any order
     /// (and some through `write`) make the same file as rows written one

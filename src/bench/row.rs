@@ -303,8 +303,21 @@ static DIGIT_PAIRS: [[u8; 2]; 100] = {
     t
 };
 
-/// Appends `field` to `buf` as one CSV field (quoted when needed).
+/// Appends `field` to `buf` as one CSV text field: neutralised when a
+/// spreadsheet would run it as a formula (`'` first, see
+/// [`crate::report::csv::neutral`]), quoted when needed.
 pub(super) fn push_text(buf: &mut Vec<u8>, field: &[u8]) {
+    if crate::report::csv::formula_like(field) {
+        let mut marked = Vec::with_capacity(field.len() + 1);
+        marked.push(b'\'');
+        marked.extend_from_slice(field);
+        return push_field(buf, &marked);
+    }
+    push_field(buf, field)
+}
+
+/// Appends `field` to `buf` as one CSV field (quoted when needed).
+fn push_field(buf: &mut Vec<u8>, field: &[u8]) {
     if field
         .iter()
         .all(|&b| !matches!(b, b',' | b'"' | b'\n' | b'\r'))

@@ -25,10 +25,10 @@ pub struct SolverArgs {
     /// docs/SOLVERS.md); each LABEL is then a strategy name. Repeatable.
     #[arg(long = "solvers", value_name = "FILE")]
     pub files: Vec<PathBuf>,
-    /// Per-puzzle time limit of external solvers (e.g. 500ms, 10s, 2m). A
-    /// solver process that does not answer in time is killed and restarted
-    /// (outcome `timeout`); a library in this process (no isolate=yes)
-    /// cannot be stopped, so the run then ends with an error.
+    /// Per-puzzle time limit of external solvers, 1ms to 24h (e.g. 500ms,
+    /// 10s, 2m). A solver process that does not answer in time is killed
+    /// and restarted (outcome `timeout`); a library in this process (no
+    /// isolate=yes) cannot be stopped, so the run then ends with an error.
     #[arg(
         long,
         value_name = "DURATION",
@@ -44,6 +44,10 @@ pub const MAX_THREADS: u64 = 4096;
 /// The most puzzles in one batch: a batch is held in memory by each thread
 /// and the writer (a record is about 250 bytes).
 pub const MAX_BATCH: u64 = 65_536;
+/// The most puzzles `generate -n` makes: beyond any dataset benchmarked,
+/// and small enough that per-puzzle shares of a budget and progress totals
+/// stay exact.
+pub const MAX_PUZZLES: u64 = 1_000_000_000;
 /// The most measured (`--repeat`) or discarded (`--warmup`) passes.
 pub const MAX_PASSES: u64 = 1000;
 
@@ -69,21 +73,50 @@ pub fn parse_percent(s: &str) -> Result<f64, String> {
     Ok(x)
 }
 
-/// A positive duration (`90s`, `10m`, `1h 30m`).
-pub fn parse_budget(s: &str) -> Result<Duration, String> {
-    let d = humantime::parse_duration(s).map_err(|e| format!("{e} (e.g. 90s, 10m, 1h)"))?;
-    if d.is_zero() {
-        return Err("a budget must be above zero".into());
+/// A duration within `[min, max]`, both bounds stated in the message
+/// (`range` as the help says it). The upper bounds keep every deadline
+/// (`Instant::now() + d`) and every sum of durations far from overflowing.
+fn duration_in(s: &str, min: Duration, max: Duration, range: &str) -> Result<Duration, String> {
+    let d = humantime::parse_duration(s.trim())
+        .map_err(|e| format!("{e} (a duration from {range}, e.g. 500ms, 90s, 10m, 1h)"))?;
+    if d < min || d > max {
+        return Err(format!("{s} is outside {range}"));
     }
     Ok(d)
 }
 
+const HOUR: u64 = 3600;
+const DAY: u64 = 24 * HOUR;
+
+/// `--budget` of `generate --hard-for`: the whole search's wall-clock
+/// time, 1 ms to 365 days.
+pub fn parse_budget(s: &str) -> Result<Duration, String> {
+    duration_in(
+        s,
+        Duration::from_millis(1),
+        Duration::from_secs(365 * DAY),
+        "1ms to 365d",
+    )
+}
+
+/// `--timeout` of external solvers: one puzzle's limit, 1 ms to 24 h.
 fn parse_timeout(s: &str) -> Result<Duration, String> {
-    let d = humantime::parse_duration(s).map_err(|e| format!("{e} (e.g. 500ms, 10s, 2m)"))?;
-    if d.is_zero() {
-        return Err("a timeout must be above zero".into());
-    }
-    Ok(d)
+    duration_in(
+        s,
+        Duration::from_millis(1),
+        Duration::from_secs(DAY),
+        "1ms to 24h",
+    )
+}
+
+/// `--progress-interval`: 1 ms to 24 h.
+pub fn parse_interval(s: &str) -> Result<Duration, String> {
+    duration_in(
+        s,
+        Duration::from_millis(1),
+        Duration::from_secs(DAY),
+        "1ms to 24h",
+    )
 }
 
 impl SolverArgs {

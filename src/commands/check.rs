@@ -32,7 +32,9 @@ pub fn run(args: &CheckArgs) -> CmdResult {
         .solvers
         .strategy(&args.strategy, args.engine.max_guesses)?;
     let limits = Limits::uniqueness().with_max_guesses(args.engine.max_guesses);
-    let name = args.file.display();
+    // Printed on every line it is part of: control characters escaped.
+    let name = args.file.display().to_string();
+    let name = crate::report::printable(&name);
     // The dataset reader: plain lines (or CSV, gzip), bounded lines, and
     // `file:line: what is wrong` errors.
     // `-`, a pipe or a FIFO is copied to a temporary file first (as `run`
@@ -62,13 +64,22 @@ pub fn run(args: &CheckArgs) -> CmdResult {
             super::solve::check_answer(&mut solver, &rec.puzzle, cands, &strategy, &limits, &a)
         {
             wrong += 1;
-            writeln!(out, "{name}:{line_no}: WRONG ({w})")?;
+            writeln!(
+                out,
+                "{name}:{line_no}: WRONG ({})",
+                crate::report::printable(&w.to_string())
+            )?;
             continue;
         }
         counts[r.status as usize] += 1;
         if r.status.is_fault() {
             let note = a.note.as_deref().unwrap_or("");
-            writeln!(out, "{name}:{line_no}: {} ({note})", r.status)?;
+            writeln!(
+                out,
+                "{name}:{line_no}: {} ({})",
+                r.status,
+                crate::report::printable(note)
+            )?;
         } else if args.list && r.status != Status::Solved {
             let label = label(r.status);
             match r.conflict {

@@ -61,17 +61,21 @@ statistic (--metric) of the per-puzzle solve times in puzzles.csv is compared wi
 --paired, puzzles resampled in pairs when both runs hold the same puzzles). A pair is 'regressed' only when the whole interval lies above
 +threshold, 'improved' only when it lies below -threshold, otherwise 'unchanged'. Without
 puzzles.csv (run --no-puzzle-csv) the summary values are compared without an interval.
+A pair is 'not judged' (and the output says why) when either run timed fewer than 10
+puzzles of it (100 with --metric p99, whose value below that is the largest time),
+solved none of them with an accepted answer, or timed them with another clock: an
+interval over fewer puzzles holds the true ratio clearly less often than 90%.
 
 Examples:
   bench-sudoku compare results/main results/pr
   bench-sudoku compare base/ cur/ --metric mean --threshold 3 --markdown >> \"$GITHUB_STEP_SUMMARY\"
   bench-sudoku compare base/ cur/ --fail-on counters
 
-Exit status: 0 nothing regressed beyond the threshold; 1 something did (or a counter changed
-with --fail-on counters); 2 bad input (missing or unreadable directory, not a results
-directory, no meta.json (the run did not finish writing its results), malformed summary.json
-or puzzles.csv) or a comparison that cannot be judged (an incomplete run without
---allow-incomplete, …).";
+Exit status: 0 nothing regressed beyond the threshold and every pair was judged; 1 something
+regressed (or a counter changed with --fail-on counters); 2 nothing regressed but a pair was
+not judged, or bad input (missing or unreadable directory, not a results directory, no
+meta.json (the run did not finish writing its results), malformed summary.json or
+puzzles.csv, an incomplete run without --allow-incomplete, runs that cannot be compared).";
 
 pub fn run(args: &CompareArgs) -> CmdResult {
     let base = ResultsDir::load(&args.baseline)?;
@@ -89,7 +93,7 @@ pub fn run(args: &CompareArgs) -> CmdResult {
         },
     )?;
     let fail_on_counters = args.fail_on == Some(FailOn::Counters);
-    super::print_out(&if args.markdown {
+    super::print_text(&if args.markdown {
         cmp.markdown(fail_on_counters)
     } else {
         cmp.terminal(fail_on_counters)

@@ -77,7 +77,7 @@ pub fn run(args: &ExportArgs) -> CmdResult {
     let report = Report::from_records(&dir.meta, dir.results.clone(), &[]);
     for (e, dest) in exporters.iter().zip(&dests) {
         write_tracker(e.as_ref(), &report, dest)?;
-        super::print_out(&format!("wrote {}\n", dest.path().display()))?;
+        super::print_text(&format!("wrote {}\n", dest.path().display()))?;
     }
     Ok(0)
 }

@@ -52,9 +52,9 @@ Examples:
 /// Options of `generate` (see [`GENERATE_HELP`]).
 #[derive(Debug, Clone, Args)]
 pub struct GenerateArgs {
-    /// Number of puzzles to write (N ≥ 1).
+    /// Number of puzzles to write, 1 to 1000000000.
     #[arg(short = 'n', long, value_name = "N", default_value_t = 100,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=super::args::MAX_PUZZLES))]
     pub count: usize,
 
     /// Random seed; the same seed and options give the same puzzles.
@@ -129,9 +129,10 @@ pub struct GenerateArgs {
           requires = "hard_for")]
     pub max_steps: Option<u64>,
 
-    /// With --hard-for: wall-clock time for the whole search (e.g. 90s,
-    /// 10m), shared evenly by the puzzles; each search also stops at
-    /// --max-steps if given. The output then depends on the machine.
+    /// With --hard-for: wall-clock time for the whole search, 1ms to 365d
+    /// (e.g. 90s, 10m), shared evenly by the puzzles; each search also
+    /// stops at --max-steps if given. The output then depends on the
+    /// machine.
     #[arg(long, value_name = "DURATION", value_parser = super::args::parse_budget,
           requires = "hard_for")]
     pub budget: Option<Duration>,

@@ -95,11 +95,11 @@ fn check_consistent(inputs: &[ResultsDir]) -> anyhow::Result<(u64, Vec<u64>)> {
             );
         }
         if d.meta.git_commit != first.meta.git_commit || d.meta.cpu_model != first.meta.cpu_model {
-            eprintln!(
+            super::print_err(&format!(
                 "bench-sudoku: warning: {} and {} come from different builds or CPUs; merged times mix them",
                 first.path.display(),
                 d.path.display()
-            );
+            ));
         }
         let mut a = d.meta.options.clone();
         let mut b = first.meta.options.clone();
@@ -448,28 +448,31 @@ pub fn run(args: &MergeArgs) -> CmdResult {
     if with_csv == inputs.len() {
         merge_puzzle_csv(&inputs, &args.out)?;
     } else if with_csv > 0 {
-        eprintln!(
-            "bench-sudoku: warning: some inputs have no puzzles.csv; the merged directory has none"
+        super::print_err(
+            "bench-sudoku: warning: some inputs have no puzzles.csv; the merged directory has none",
         );
     }
     let report = Report::new(&meta, &units).with_scatter(&args.out)?;
     report::finish::write(&report, &args.out)?;
-    super::print_out(&terminal::table(&report.results))?;
+    super::print_text(&terminal::table(&report.results))?;
+    for w in terminal::saturation_warnings(&report.results) {
+        super::print_err(&format!("bench-sudoku: warning: {w}"));
+    }
     let paired = inputs
         .iter()
         .any(|d| d.results.iter().any(|r| r.paired.is_some()));
     if paired && inputs.len() > 1 {
-        eprintln!(
-            "note: the shards' paired statistics (per-puzzle ratios to the baseline) are not merged; each shard's are in its own summary.json"
+        super::print_err(
+            "note: the shards' paired statistics (per-puzzle ratios to the baseline) are not merged; each shard's are in its own summary.json",
         );
     }
     if !meta.complete {
-        eprintln!(
+        super::print_err(&format!(
             "merged results are incomplete ({})",
             meta.stopped.as_deref().unwrap_or("an input is incomplete")
-        );
+        ));
     }
-    super::print_out(&format!(
+    super::print_text(&format!(
         "merged {} shards of {n} into {}\n",
         inputs.len(),
         args.out.display()

@@ -36,6 +36,21 @@ pub fn print_out(text: &str) -> std::io::Result<()> {
     }
 }
 
+/// Writes text meant for a person to stdout (tables, verdicts, paths), each
+/// line [`printable`](crate::report::printable_lines): a dataset name, a
+/// label or an id cannot reach the terminal as a control sequence. (Files
+/// printed as they are, such as completion scripts or manual pages, use
+/// [`print_out`].)
+pub fn print_text(text: &str) -> std::io::Result<()> {
+    print_out(&crate::report::printable_lines(text))
+}
+
+/// Writes a message (a warning, an error, a note) and a line break to
+/// stderr, each line [`printable`](crate::report::printable_lines).
+pub fn print_err(text: &str) {
+    eprintln!("{}", crate::report::printable_lines(text));
+}
+
 /// Prints an error (if any) and maps the result to an exit status.
 /// A closed stdout (`| head`) is not an error.
 pub fn exit_code(result: CmdResult) -> i32 {
@@ -45,7 +60,7 @@ pub fn exit_code(result: CmdResult) -> i32 {
             if is_broken_pipe(&e) {
                 return 0;
             }
-            eprintln!("bench-sudoku: error: {e:#}");
+            print_err(&format!("bench-sudoku: error: {e:#}"));
             2
         }
     }

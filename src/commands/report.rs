@@ -4,7 +4,7 @@
 use super::CmdResult;
 use crate::bench::metrics::{ResultRecord, UnitStats};
 use crate::bench::sysinfo::Meta;
-use crate::report::{charts::Charts, file_safe, html::HtmlReport, Exporter, Report};
+use crate::report::{charts::Charts, html::HtmlReport, unit_file_base_in, Exporter, Report};
 use crate::results::claim::Claim;
 use anyhow::{anyhow, Context};
 use clap::Args;
@@ -30,7 +30,7 @@ pub fn run(args: &ReportArgs) -> CmdResult {
             .export(&report, dir)
             .with_context(|| format!("writing {} in {}", exporter.name(), dir.display()))?;
     }
-    super::print_out(&format!("{}\n", dir.join("report.html").display()))?;
+    super::print_text(&format!("{}\n", dir.join("report.html").display()))?;
     Ok(0)
 }
 
@@ -57,7 +57,7 @@ pub fn load(dir: &Path) -> anyhow::Result<Loaded> {
     let mut units = Vec::with_capacity(summary.results.len());
     for r in &summary.results {
         let mut u = UnitStats::new(&r.dataset, &r.strategy, 1).reporting(r.counters, r.clock);
-        let base = format!("{}-{}", file_safe(&r.dataset), file_safe(&r.strategy));
+        let base = unit_file_base_in(&dir.join("histograms"), &r.dataset, &r.strategy);
         for (suffix, h) in [
             ("", &mut u.time),
             (".guesses", &mut u.guesses),

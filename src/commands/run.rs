@@ -64,8 +64,9 @@ protocol error is an outcome of its puzzle, and the run goes on.
 Exit status: 0 success; 1 when an answer disagrees with the dataset's solution, the
 rules or bench-sudoku's count of solutions, or an external solver failed on a puzzle
 (crashed, timeout, protocol_error, error), or when the --gate failed; 2 on bad input (file:line: what is wrong),
-a solver that cannot be loaded or started, or an unusable output directory; 130 when
-interrupted (partial results written, meta.json \"complete\": false).";
+a solver that cannot be loaded or started, an unusable output directory, or a --gate that
+could not judge a dataset (and nothing failed); 130 when interrupted (partial results
+written, meta.json \"complete\": false).";
 
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
@@ -150,9 +151,13 @@ pub struct RunArgs {
     /// CI gate: exit 1 when strategy CANDIDATE is slower than BASE beyond
     /// --threshold with the whole 95% interval of the paired ratio beyond it,
     /// when either side has a rejected answer or a fault, or when their
-    /// answers differ; the verdict is printed and written to gate.md. Give
-    /// the two sides labels with name=LABEL, e.g. -s 'lib=old.so,name=base'
-    /// -s 'lib=new.so,name=head' --gate base:head.
+    /// answers differ; otherwise exit 2 when a dataset's time cannot be
+    /// judged: fewer than 10 chunks of puzzles (up to 64 each, never more
+    /// than --batch-size: give 640 puzzles or more), a side that solved no
+    /// puzzle, or sides timed by different clocks. The verdict is printed
+    /// and written to gate.md. Give the two sides labels with name=LABEL,
+    /// e.g. -s 'lib=old.so,name=base' -s 'lib=new.so,name=head' --gate
+    /// base:head.
     #[arg(long, value_name = "BASE:CANDIDATE")]
     pub gate: Option<String>,
     /// The gate's threshold: a slowdown in percent the whole interval must
@@ -192,17 +197,18 @@ pub struct RunArgs {
     /// terminal, plain lines otherwise.
     #[arg(long, value_enum, value_name = "HOW", default_value_t = ProgressMode::Auto)]
     pub progress: ProgressMode,
-    /// Time between two plain progress lines (e.g. 10s, 1m).
+    /// Time between two plain progress lines, 1ms to 24h (e.g. 10s, 1m).
     #[arg(long, value_name = "DURATION", default_value = "10s",
-          value_parser = super::args::parse_budget)]
+          value_parser = super::args::parse_interval)]
     pub progress_interval: std::time::Duration,
     /// Puzzles per batch, 1 to 65536 (the unit of work in flight and the
     /// shuffle window).
     #[arg(long, value_name = "N", default_value_t = crate::bench::DEFAULT_BATCH,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=super::args::MAX_BATCH))]
     pub batch_size: usize,
-    /// Only shard K of N of every dataset: the puzzles whose 0-based index
-    /// % N == K - 1 (after --limit). Combine the shards with `merge`.
+    /// Only shard K of N of every dataset (1 ≤ K ≤ N): the puzzles whose
+    /// 0-based index % N == K - 1 (after --limit). Combine the shards with
+    /// `merge`.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<crate::bench::Shard>,
     /// Also write a benchmark-tracker file: FORMAT `bmf` (Bencher Metric
@@ -426,7 +432,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
     // Said now, before the work, and again in every report.
     let start_warnings = meta.warnings().len();
     for w in meta.warnings() {
-        eprintln!("bench-sudoku: warning: {w}");
+        super::print_err(&format!("bench-sudoku: warning: {w}"));
     }
 
     let partial = out.join("puzzles.csv.partial");
@@ -517,23 +523,23 @@ pub fn run(args: &RunArgs) -> CmdResult {
         super::export::write_tracker(exporter.as_ref(), &report, dest)?;
     }
 
-    super::print_out(&terminal::table(&report.results))?;
+    super::print_text(&terminal::table(&report.results))?;
     let passes = opts.repeat + opts.warmup;
     if passes > 1 {
-        super::print_out(&format!(
+        super::print_text(&format!(
             "puzzles/s: puzzles × {passes} passes ({} measured, {} warm-up) / wall time\n",
             opts.repeat, opts.warmup
         ))?;
     }
     if let Some(line) = terminal::spread_line(&report.results) {
-        super::print_out(&format!("{line}\n"))?;
+        super::print_text(&format!("{line}\n"))?;
     }
-    super::print_out(&terminal::paired_table(&report.results))?;
+    super::print_text(&terminal::paired_table(&report.results))?;
     for w in terminal::warnings(&meta, &report.results)
         .into_iter()
         .skip(start_warnings)
     {
-        eprintln!("bench-sudoku: warning: {w}");
+        super::print_err(&format!("bench-sudoku: warning: {w}"));
     }
     let verdict = gate
         .as_ref()
@@ -547,38 +553,42 @@ pub fn run(args: &RunArgs) -> CmdResult {
                 format!("--gate-summary {}: cannot append", dest.path().display())
             })?;
         }
-        super::print_out(&v.terminal())?;
+        super::print_text(&v.terminal())?;
     }
     let bad: u64 = report.results.iter().map(|r| r.wrong()).sum();
     let faults: u64 = report.results.iter().map(|r| r.faults()).sum();
     let skipped: u64 = report.results.iter().map(|r| r.skipped).sum();
     if skipped > 0 {
-        eprintln!("{skipped} invalid rows skipped (listed in summary.json)");
+        super::print_err(&format!(
+            "{skipped} invalid rows skipped (listed in summary.json)"
+        ));
     }
     match &results.stopped {
-        None => super::print_out(&format!("results in {}\n", out.display()))?,
-        Some(Stop::Dataset(e)) => eprintln!("bench-sudoku: error: {e}"),
-        Some(Stop::Output(e)) => eprintln!("bench-sudoku: error: writing puzzles.csv: {e}"),
-        Some(Stop::Panic(what)) => eprintln!("bench-sudoku: error: {what}"),
+        None => super::print_text(&format!("results in {}\n", out.display()))?,
+        Some(Stop::Dataset(e)) => super::print_err(&format!("bench-sudoku: error: {e}")),
+        Some(Stop::Output(e)) => {
+            super::print_err(&format!("bench-sudoku: error: writing puzzles.csv: {e}"))
+        }
+        Some(Stop::Panic(what)) => super::print_err(&format!("bench-sudoku: error: {what}")),
         Some(Stop::Interrupted) => {}
     }
     if results.stopped.is_some() {
-        eprintln!(
+        super::print_err(&format!(
             "run incomplete: what was measured before it stopped is in {} (meta.json has \"complete\": false)",
             out.display()
-        );
+        ));
     }
     if bad > 0 {
-        eprintln!(
+        super::print_err(&format!(
             "{bad} answers rejected: they break the rules, disagree with the dataset's solution or bench-sudoku's count of solutions, or changed between passes; they count as neither solved nor timed (see mismatch_list in {}/summary.json)",
             out.display()
-        );
+        ));
     }
     if faults > 0 {
-        eprintln!(
+        super::print_err(&format!(
             "{faults} puzzles failed in external solvers (crashed, timeout, protocol_error, error; see fault_list in {}/summary.json)",
             out.display()
-        );
+        ));
     }
     Ok(match results.stopped {
         Some(Stop::Interrupted) => EXIT_INTERRUPTED,
@@ -771,7 +781,7 @@ impl Progress for Bar {
         )
         .progress_chars("=> ");
         bar.set_style(style);
-        bar.set_prefix(format!("{dataset} · {strategy}"));
+        bar.set_prefix(report::printable(&format!("{dataset} · {strategy}")).into_owned());
         if let Ok(mut b) = self.bar.lock() {
             *b = Some(bar);
         }
@@ -873,7 +883,7 @@ impl Progress for PlainProgress {
             s.done += n;
             if s.last.elapsed() >= self.interval {
                 s.last = std::time::Instant::now();
-                eprintln!("{}", s.line());
+                super::print_err(&s.line());
             }
         }
     }
@@ -881,7 +891,7 @@ impl Progress for PlainProgress {
         if let Ok(s) = self.state.lock() {
             // The last line of a unit that took longer than one interval.
             if s.unit_started.elapsed() >= self.interval {
-                eprintln!("{} done", s.line());
+                super::print_err(&format!("{} done", s.line()));
             }
         }
     }
@@ -897,7 +907,10 @@ fn harness_meta(results: &bench::RunResults, threads: usize) -> HarnessMeta {
         }
     };
     let s = &results.serial;
-    let solve: u64 = results.units.iter().map(|u| u.solve_ns_total).sum();
+    let solve = results
+        .units
+        .iter()
+        .fold(0u64, |a, u| a.saturating_add(u.solve_ns_total));
     let one_pass = results.units.iter().all(|u| u.passes == 1);
     HarnessMeta {
         layout: results.layout.to_string(),

@@ -35,6 +35,10 @@ const SPEC_KEYS: [&str; 5] = ["prop", "branch", "order", "root", "guess"];
 pub fn plan(args: &RunArgs) -> anyhow::Result<Option<Plan>> {
     let threads = args.threads.len() > 1;
     let Some(spec) = &args.scan else {
+        if threads {
+            let list: Vec<String> = args.threads.iter().map(usize::to_string).collect();
+            refuse_repeats("-j", &list.join(","), "threads", &list)?;
+        }
         return Ok(threads.then(|| Plan {
             key: "threads".into(),
             values: args.threads.iter().map(usize::to_string).collect(),
@@ -66,15 +70,44 @@ pub fn plan(args: &RunArgs) -> anyhow::Result<Option<Plan>> {
     if values.len() < 2 {
         anyhow::bail!("--scan {spec}: give two or more values");
     }
-    for (i, v) in values.iter().enumerate() {
-        if values[..i].contains(v) {
-            anyhow::bail!("--scan {spec}: value {v} is given twice");
-        }
-    }
+    refuse_repeats("--scan", spec, key, &values)?;
     Ok(Some(Plan {
         key: key.to_string(),
         values,
     }))
+}
+
+/// Refuses a list that names one value twice: each value's results go to
+/// one subdirectory (`KEY=VALUE`), and a scan over equal values measures
+/// nothing. The values of a numeric option are compared as numbers (`1`
+/// and `01` are one value), and for `threads` 0 is every logical core.
+fn refuse_repeats(option: &str, given: &str, key: &str, values: &[String]) -> anyhow::Result<()> {
+    let same = |v: &str| -> String {
+        if !RUN_KEYS.contains(&key) {
+            return v.to_string();
+        }
+        match v.parse::<u64>() {
+            Ok(0) if key == "threads" => crate::bench::sysinfo::logical_cores().to_string(),
+            Ok(n) => n.to_string(),
+            Err(_) => v.to_string(),
+        }
+    };
+    for (i, v) in values.iter().enumerate() {
+        if let Some(w) = values[..i].iter().find(|w| same(w) == same(v)) {
+            let what = if w == v {
+                format!("{v} is given twice")
+            } else if key == "threads" && (v == "0" || w == "0") {
+                format!(
+                    "{w} and {v} are the same thread count (0 is every logical core: {} here)",
+                    same("0")
+                )
+            } else {
+                format!("{w} and {v} are the same value")
+            };
+            anyhow::bail!("{option} {given}: {what}; each value is run once, give each once",);
+        }
+    }
+    Ok(())
 }
 
 /// `args` with `key` set to `value` (checked as the option would be).
@@ -186,14 +219,17 @@ pub fn run(args: &RunArgs, plan: &Plan) -> CmdResult {
     let mut rows: Vec<ScanRow> = Vec::new();
     let mut status = 0;
     for (value, mut sub) in plan.values.iter().zip(runs) {
-        let sub_dir = dir.join(format!("{}={}", plan.key, report::file_safe(value)));
+        let sub_dir = dir.join(format!("{}={}", plan.key, report::file_part(value)));
         sub.out = Some(sub_dir.clone());
         sub.force = true;
-        eprintln!("== {}={value}", plan.key);
+        super::print_err(&format!("== {}={value}", plan.key));
         let code = super::run::run(&sub)?;
         status = status.max(code);
         if code == super::interrupt::EXIT_INTERRUPTED || code >= 2 {
-            eprintln!("bench-sudoku: the scan stopped at {}={value}", plan.key);
+            super::print_err(&format!(
+                "bench-sudoku: the scan stopped at {}={value}",
+                plan.key
+            ));
             return Ok(code);
         }
         let loaded = ResultsDir::load(&sub_dir)?;
@@ -237,7 +273,7 @@ pub fn run(args: &RunArgs, plan: &Plan) -> CmdResult {
         }
     }
     write_scan(&dir, plan, &rows)?;
-    super::print_out(&format!(
+    super::print_text(&format!(
         "\n{}\nscan results in {}\n",
         table(plan, &rows),
         dir.display()
@@ -290,7 +326,16 @@ fn scan_dir(args: &RunArgs, plan: &Plan) -> anyhow::Result<Claim> {
 fn write_scan(dir: &Path, plan: &Plan, rows: &[ScanRow]) -> anyhow::Result<()> {
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in rows {
-        w.serialize(r)?;
+        // Text cells a spreadsheet would run as formulas are neutralised.
+        let text = |s: &str| report::csv::neutral(s).into_owned();
+        w.serialize(ScanRow {
+            key: text(&r.key),
+            value: text(&r.value),
+            dataset: text(&r.dataset),
+            strategy: text(&r.strategy),
+            dir: text(&r.dir),
+            ..r.clone()
+        })?;
     }
     let csv = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
     report::write_atomic(&dir.join("scan.csv"), &csv)?;
@@ -321,7 +366,10 @@ fn write_scan(dir: &Path, plan: &Plan, rows: &[ScanRow]) -> anyhow::Result<()> {
         let mut series: Vec<report::charts::ScanSeries> = Vec::new();
         for r in rows.iter().filter(|r| r.dataset == ds) {
             // Non-numeric values (prop=naked,hidden) are placed 1, 2, 3, …
-            let x = if numeric {
+            let x = if plan.key == "threads" && r.value == "0" {
+                // 0 threads: one per logical core.
+                crate::bench::sysinfo::logical_cores() as f64
+            } else if numeric {
                 r.value.parse::<f64>().unwrap_or(0.0)
             } else {
                 plan.values.iter().position(|v| *v == r.value).unwrap_or(0) as f64 + 1.0
@@ -338,7 +386,7 @@ fn write_scan(dir: &Path, plan: &Plan, rows: &[ScanRow]) -> anyhow::Result<()> {
         }
         let svg = report::charts::scan_svg(ds, &plan.key, &series, plan.key == "threads")?;
         report::write_atomic(
-            &charts.join(format!("scan-{}.svg", report::file_safe(ds))),
+            &charts.join(format!("scan-{}.svg", report::file_part(ds))),
             svg.as_bytes(),
         )?;
     }

@@ -56,7 +56,7 @@ pub fn run(args: &StrategiesArgs) -> CmdResult {
             .collect();
         let mut text = serde_json::to_string_pretty(&list)?;
         text.push('\n');
-        super::print_out(&text)?;
+        super::print_text(&text)?;
         return Ok(0);
     }
     let rows: Vec<(String, String, String)> = strategies
@@ -75,6 +75,6 @@ pub fn run(args: &StrategiesArgs) -> CmdResult {
         "\nAny other combination: -s 'prop=…,branch=…,order=…'; an external solver: -s 'lib=PATH,…' or \
          -s 'cmd=COMMAND' (see `bench-sudoku strategies --help`)."
     );
-    super::print_out(&out)?;
+    super::print_text(&out)?;
     Ok(0)
 }

@@ -123,7 +123,9 @@ fn spawn(board_path: &Path) -> anyhow::Result<std::process::Child> {
         pid => forward(pid),
     });
     if let Err(e) = forwarded {
-        eprintln!("bench-sudoku: warning: cannot forward interrupts to the measuring process: {e}");
+        super::print_err(&format!(
+            "bench-sudoku: warning: cannot forward interrupts to the measuring process: {e}"
+        ));
     }
     let child = std::process::Command::new(exe)
         .args(std::env::args_os().skip(1))
@@ -253,17 +255,15 @@ fn fault(args: &RunArgs, reading: &Reading, ending: Ending) -> i32 {
         },
     };
     let place = where_it_was(args, reading, &calls, &labels);
-    eprintln!("bench-sudoku: error: {what} {place}");
+    super::print_err(&format!("bench-sudoku: error: {what} {place}"));
     if matches!(ending, Ending::Hung(_)) {
-        eprintln!(
-            "bench-sudoku: a library running inside the measuring process cannot be stopped, so the \
+        super::print_err("bench-sudoku: a library running inside the measuring process cannot be stopped, so the \
              process was killed; run it with isolate=yes to have a hang counted as a timeout of that \
-             puzzle and the run go on"
-        );
+             puzzle and the run go on");
     } else if code != super::interrupt::EXIT_INTERRUPTED {
-        eprintln!(
+        super::print_err(
             "bench-sudoku: a solver loaded into the process takes it down with it; run it with \
-             isolate=yes to have a crash counted as a fault of that puzzle and the run go on"
+             isolate=yes to have a crash counted as a fault of that puzzle and the run go on",
         );
     }
     let stopped = format!("{what} {place}");
@@ -328,17 +328,17 @@ fn labels(dir: &Path) -> Vec<String> {
 fn keep_measured(args: &RunArgs, reading: &Reading, stopped: &str) {
     let dir: Option<PathBuf> = reading.dir.clone();
     match dir.as_deref().map(|d| (d, crate::results::recover::recover(d, stopped))) {
-        Some((d, Ok(r))) => eprintln!(
+        Some((d, Ok(r))) => super::print_err(&format!(
             "run incomplete: what was measured before it stopped is in {} ({} rows over {} strategies × datasets; meta.json has \"complete\": false)",
             d.display(),
             r.rows,
             r.units
-        ),
-        Some((d, Err(e))) => eprintln!(
+        )),
+        Some((d, Err(e))) => super::print_err(&format!(
             "bench-sudoku: error: the results in {} could not be rebuilt: {e:#}",
             d.display()
-        ),
-        None => eprintln!("nothing was measured: no results directory was made"),
+        )),
+        None => super::print_err("nothing was measured: no results directory was made"),
     }
     if let (Some(path), Some(_)) = (&args.gate_summary, &args.gate) {
         let md = format!(
@@ -352,10 +352,10 @@ fn keep_measured(args: &RunArgs, reading: &Reading, stopped: &str) {
             .open(path)
             .and_then(|mut f| f.write_all(md.as_bytes()));
         if let Err(e) = appended {
-            eprintln!(
+            super::print_err(&format!(
                 "bench-sudoku: error: --gate-summary {}: {e}",
                 path.display()
-            );
+            ));
         }
     }
 }

@@ -243,10 +243,10 @@ pub fn run(args: &TrendArgs) -> CmdResult {
     }
     let rows = rows(&dirs);
     let series = series(&rows);
-    super::print_out(&table(&series))?;
+    super::print_text(&table(&series))?;
     if let Some(out) = &args.out {
         write(out, &rows, &series)?;
-        super::print_out(&format!("trend in {}\n", out.display()))?;
+        super::print_text(&format!("trend in {}\n", out.display()))?;
     }
     Ok(0)
 }
@@ -263,7 +263,16 @@ fn write(
         .with_context(|| format!("cannot create {}", charts.display()))?;
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in rows {
-        w.serialize(r)?;
+        // Text cells a spreadsheet would run as formulas are neutralised.
+        let text = |s: &str| report::csv::neutral(s).into_owned();
+        w.serialize(TrendRow {
+            commit: text(&r.commit),
+            started: text(&r.started),
+            dir: text(&r.dir),
+            dataset: text(&r.dataset),
+            strategy: text(&r.strategy),
+            ..r.clone()
+        })?;
     }
     report::write_atomic(
         &out.join("trend.csv"),
@@ -321,7 +330,7 @@ fn write(
             .collect();
         let svg = report::charts::trend_svg(ds, &labels, &lines)?;
         report::write_atomic(
-            &charts.join(format!("trend-{}.svg", report::file_safe(ds))),
+            &charts.join(format!("trend-{}.svg", report::file_part(ds))),
             svg.as_bytes(),
         )?;
         figures.push((ds.to_string(), svg));

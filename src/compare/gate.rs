@@ -9,11 +9,23 @@
 //! - either side has an answer the harness rejects (a mismatch with the
 //!   dataset, a broken rule, a wrong solution count) or a fault;
 //! - the two sides' answers differ on some puzzle (status or solution count);
-//! - with `fail_on_counters`, a search counter differs on some puzzle;
-//! - nothing could be paired (nothing was measured, so nothing was judged).
+//! - with `fail_on_counters`, a search counter differs on some puzzle.
+//!
+//! Its time is **not judged** when there is nothing sound to judge it on:
+//! - the interval rests on fewer than [`MIN_BLOCKS`] chunks (the units the
+//!   bootstrap resamples; below that it holds the true ratio far less often
+//!   than it claims, docs/MEASUREMENT.md §4), or no puzzle was timed on
+//!   both sides;
+//! - either side solved no puzzle with an accepted answer (its times are
+//!   the times of giving up or of failing);
+//! - the two sides are timed by different clocks (the harness's, the
+//!   solver's own, a round trip), whose times are not comparable.
+//!
+//! Exit status: 1 when any dataset failed, else 2 when any was not judged
+//! (or the run did not complete), else 0.
 
 use crate::bench::metrics::ResultRecord;
-use crate::bench::paired::Paired;
+use crate::bench::paired::{Paired, MIN_BLOCKS};
 use std::fmt::Write as _;
 
 /// The default threshold of `--gate`, in percent.
@@ -68,8 +80,10 @@ pub struct GateRow {
     pub paired: Option<Paired>,
     /// `slower`, `faster`, `unchanged` or `not judged`.
     pub time: &'static str,
-    /// Reasons to fail (empty: passed).
+    /// Reasons to fail (empty: passed, or not judged).
     pub failures: Vec<String>,
+    /// Why the time could not be judged (empty: it was).
+    pub unjudged: Vec<String>,
     /// Facts that do not fail the gate.
     pub notes: Vec<String>,
 }
@@ -92,95 +106,15 @@ impl Verdict {
                 datasets.push(&r.dataset);
             }
         }
-        let t = gate.threshold / 100.0;
         let rows = datasets
             .into_iter()
             .map(|d| {
-                let find = |label: &str| results.iter().find(|r| r.dataset == d && r.strategy == label);
-                let (base, cand) = (find(&gate.base), find(&gate.candidate));
-                let mut failures = Vec::new();
-                let mut notes = Vec::new();
-                for (side, r) in [("BASE", base), ("CANDIDATE", cand)] {
-                    let Some(r) = r else {
-                        failures.push(format!("{side} has no results on this dataset"));
-                        continue;
-                    };
-                    let bad = r.bad();
-                    if bad > 0 {
-                        failures.push(format!(
-                            "{bad} answers of {} rejected (mismatch, broken rule or wrong count)",
-                            r.strategy
-                        ));
-                    }
-                    if r.faults() > 0 {
-                        failures.push(format!("{} faults in {}", r.faults(), r.strategy));
-                    }
-                }
-                let paired = cand.and_then(|c| c.paired.clone());
-                let time = match &paired {
-                    Some(p) if p.baseline != gate.base => {
-                        failures.push(format!(
-                            "paired with {} rather than {}",
-                            p.baseline, gate.base
-                        ));
-                        "not judged"
-                    }
-                    Some(p) if p.pairs == 0 => {
-                        failures.push("no puzzle timed on both sides: nothing was judged".into());
-                        "not judged"
-                    }
-                    Some(p) => {
-                        if p.answers_differ > 0 {
-                            failures.push(format!(
-                                "answers differ on {} puzzles (status or solution count; e.g. index {})",
-                                p.answers_differ,
-                                examples(&p.answer_examples)
-                            ));
-                        }
-                        if p.counters_differ > 0 {
-                            let what = format!(
-                                "search counters ({}) differ on {} puzzles (e.g. index {})",
-                                p.counters_compared.names().join(", "),
-                                p.counters_differ,
-                                examples(&p.counter_examples)
-                            );
-                            if gate.fail_on_counters {
-                                failures.push(format!("{what}; failing: --fail-on counters"));
-                            } else {
-                                notes.push(format!("{what}: a behaviour change, not noise"));
-                            }
-                        }
-                        if p.unpaired > 0 {
-                            notes.push(format!("{} puzzles left out (a fault on one side)", p.unpaired));
-                        }
-                        if p.ci_low > 1.0 + t {
-                            failures.push(format!(
-                                "slower: {} with the whole {:.0}% interval above +{}%",
-                                p.ratio_text(),
-                                p.level * 100.0,
-                                gate.threshold
-                            ));
-                            "slower"
-                        } else if p.ci_high < 1.0 - t {
-                            "faster"
-                        } else {
-                            "unchanged"
-                        }
-                    }
-                    None => {
-                        if base.is_some() && cand.is_some() {
-                            failures.push("no paired statistics (not an interleaved run)".into());
-                        }
-                        "not judged"
-                    }
+                let find = |label: &str| {
+                    results
+                        .iter()
+                        .find(|r| r.dataset == d && r.strategy == label)
                 };
-                GateRow {
-                    dataset: d.to_string(),
-                    paired,
-                    time,
-                    failures,
-                    notes,
-                }
+                judge(gate, d, find(&gate.base), find(&gate.candidate))
             })
             .collect();
         Verdict {
@@ -190,25 +124,49 @@ impl Verdict {
         }
     }
 
-    pub fn passed(&self) -> bool {
-        !self.incomplete && !self.rows.is_empty() && self.rows.iter().all(|r| r.failures.is_empty())
+    /// Datasets that failed.
+    pub fn failed(&self) -> usize {
+        self.rows.iter().filter(|r| !r.failures.is_empty()).count()
     }
 
-    /// 0 passed, 1 failed.
+    /// Datasets whose time was not judged and that did not fail.
+    pub fn not_judged(&self) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| r.failures.is_empty() && !r.unjudged.is_empty())
+            .count()
+    }
+
+    pub fn passed(&self) -> bool {
+        self.exit_code() == 0
+    }
+
+    /// 1 when any dataset failed; else 2 when any was not judged, the run
+    /// did not complete or it has no dataset; else 0.
     pub fn exit_code(&self) -> i32 {
-        i32::from(!self.passed())
+        if self.failed() > 0 {
+            1
+        } else if self.incomplete || self.rows.is_empty() || self.not_judged() > 0 {
+            2
+        } else {
+            0
+        }
     }
 
     fn headline(&self) -> String {
         let g = &self.gate;
-        let failed = self.rows.iter().filter(|r| !r.failures.is_empty()).count();
         let mut s = format!(
-            "{}: {} vs {} on {} datasets, {} failed (threshold +{}%{})",
-            if self.passed() { "PASS" } else { "FAIL" },
+            "{}: {} vs {} on {} datasets, {} failed, {} not judged (threshold +{}%{})",
+            match self.exit_code() {
+                0 => "PASS",
+                1 => "FAIL",
+                _ => "NOT JUDGED",
+            },
             g.candidate,
             g.base,
             self.rows.len(),
-            failed,
+            self.failed(),
+            self.not_judged(),
             g.threshold,
             if g.fail_on_counters {
                 ", counter changes fail"
@@ -243,10 +201,12 @@ impl Verdict {
                 ),
                 None => ("-".into(), "-".into(), "-".into(), "-".into(), "-".into()),
             };
-            let verdict = if r.failures.is_empty() {
-                format!("pass ({})", r.time)
-            } else {
+            let verdict = if !r.failures.is_empty() {
                 format!("FAIL ({})", r.time)
+            } else if !r.unjudged.is_empty() {
+                "not judged".to_string()
+            } else {
+                format!("pass ({})", r.time)
             };
             out.push([
                 r.dataset.clone(),
@@ -267,7 +227,9 @@ impl Verdict {
             "Paired, in one process: {}. Ratio = {} time / {} time per puzzle; geometric mean with a \
              seeded 95% bootstrap interval (whole chunks resampled); wins/ties/losses are the candidate's (a tie is \
              within ±1%). A dataset fails when the whole interval lies above +{}%, when either side \
-             has a rejected answer or a fault, when the two sides' answers differ{}.",
+             has a rejected answer or a fault, when the two sides' answers differ{}. Its time is not judged \
+             (exit 2 unless something failed) when the interval rests on fewer than {} chunks, when either \
+             side solved no puzzle, or when the sides are timed by different clocks.",
             crate::bench::paired::METHOD,
             self.gate.candidate,
             self.gate.base,
@@ -276,13 +238,23 @@ impl Verdict {
                 ", or when a search counter differs"
             } else {
                 " (counter changes are reported, not failed; --fail-on counters fails them)"
-            }
+            },
+            MIN_BLOCKS
         )
     }
 
-    /// Aligned text for the terminal.
+    /// Aligned text for the terminal (every cell and line
+    /// [`printable`](crate::report::printable)).
     pub fn terminal(&self) -> String {
-        let cells = self.cells();
+        let cells: Vec<Vec<String>> = self
+            .cells()
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|c| crate::report::printable(c).into_owned())
+                    .collect()
+            })
+            .collect();
         let mut widths = [0usize; 7];
         for row in &cells {
             for (w, c) in widths.iter_mut().zip(row) {
@@ -302,13 +274,16 @@ impl Verdict {
         self.reasons(&mut out, "");
         let _ = writeln!(out, "{}", self.method());
         let _ = writeln!(out, "{}", self.headline());
-        out
+        crate::report::printable_lines(&out).into_owned()
     }
 
     fn reasons(&self, out: &mut String, bullet: &str) {
         for r in &self.rows {
             for f in &r.failures {
                 let _ = writeln!(out, "{bullet}{}: FAIL: {f}", r.dataset);
+            }
+            for u in &r.unjudged {
+                let _ = writeln!(out, "{bullet}{}: not judged: {u}", r.dataset);
             }
             for n in &r.notes {
                 let _ = writeln!(out, "{bullet}{}: note: {n}", r.dataset);
@@ -342,6 +317,163 @@ impl Verdict {
         let _ = writeln!(out, "**{}**", self.headline());
         out
     }
+}
+
+/// The verdict on one dataset: BASE's and CANDIDATE's results on it.
+fn judge(
+    gate: &Gate,
+    dataset: &str,
+    base: Option<&ResultRecord>,
+    cand: Option<&ResultRecord>,
+) -> GateRow {
+    let mut failures = Vec::new();
+    let mut unjudged = Vec::new();
+    let mut notes = Vec::new();
+    for (side, label, r) in [
+        ("BASE", &gate.base, base),
+        ("CANDIDATE", &gate.candidate, cand),
+    ] {
+        let Some(r) = r else {
+            unjudged.push(format!("{side} {label} has no results on this dataset"));
+            continue;
+        };
+        // Each bad answer is counted once: a rejected answer is a puzzle
+        // the solver answered wrongly, a fault one it did not answer.
+        let wrong = r.wrong();
+        if wrong > 0 {
+            failures.push(format!(
+                "{wrong} answers of {label} rejected (mismatch, broken rule, wrong count or changed between passes)"
+            ));
+        }
+        let faults = r.faults();
+        if faults > 0 {
+            failures.push(format!(
+                "{faults} puzzles failed in {label} (crashed, timeout, protocol error or error)"
+            ));
+        }
+        if solved_nothing(r) {
+            unjudged.push(format!(
+                "{side} {label} solved no puzzle with an accepted answer ({} puzzles: {} solved, {}), \
+                 so its times are not times of solving",
+                r.puzzles,
+                r.solved + r.multiple,
+                crate::report::terminal::outcomes(r)
+            ));
+        }
+    }
+    if let (Some(b), Some(c)) = (base, cand) {
+        if b.clock != c.clock {
+            unjudged.push(format!(
+                "the sides are timed by different clocks ({}: {}; {}: {}), so their times are not comparable",
+                b.strategy,
+                b.clock.describe(),
+                c.strategy,
+                c.clock.describe()
+            ));
+        }
+    }
+    let paired = cand.and_then(|c| c.paired.clone());
+    match &paired {
+        Some(p) if p.baseline != gate.base => unjudged.push(format!(
+            "paired with {} rather than {}",
+            p.baseline, gate.base
+        )),
+        Some(p) => {
+            if p.answers_differ > 0 {
+                failures.push(format!(
+                    "answers differ on {} puzzles (status or solution count; e.g. index {})",
+                    p.answers_differ,
+                    examples(&p.answer_examples)
+                ));
+            }
+            if p.counters_differ > 0 {
+                let what = format!(
+                    "search counters ({}) differ on {} puzzles (e.g. index {})",
+                    p.counters_compared.names().join(", "),
+                    p.counters_differ,
+                    examples(&p.counter_examples)
+                );
+                if gate.fail_on_counters {
+                    failures.push(format!("{what}; failing: --fail-on counters"));
+                } else {
+                    notes.push(format!("{what}: a behaviour change, not noise"));
+                }
+            }
+            if p.unpaired > 0 {
+                notes.push(format!(
+                    "{} puzzles left out (a fault on one side)",
+                    p.unpaired
+                ));
+            }
+            if p.pairs == 0 {
+                unjudged.push("no puzzle timed on both sides".into());
+            } else if p.blocks.0 < MIN_BLOCKS {
+                unjudged.push(too_few_chunks(p));
+            }
+        }
+        None => {
+            if base.is_some() && cand.is_some() {
+                unjudged.push("no paired statistics (not an interleaved run)".into());
+            }
+        }
+    }
+    let t = gate.threshold / 100.0;
+    let time = match &paired {
+        Some(p) if unjudged.is_empty() => {
+            if p.ci_low > 1.0 + t {
+                failures.push(format!(
+                    "slower: {} with the whole {:.0}% interval above +{}%",
+                    p.ratio_text(),
+                    p.level * 100.0,
+                    gate.threshold
+                ));
+                "slower"
+            } else if p.ci_high < 1.0 - t {
+                "faster"
+            } else {
+                "unchanged"
+            }
+        }
+        _ => "not judged",
+    };
+    GateRow {
+        dataset: dataset.to_string(),
+        paired,
+        time,
+        failures,
+        unjudged,
+        notes,
+    }
+}
+
+/// True when `r` has no puzzle solved with an accepted answer: every
+/// puzzle gave up, stalled, had no solution, failed or was rejected
+/// (`solved` and `multiple` count accepted answers only).
+pub(crate) fn solved_nothing(r: &ResultRecord) -> bool {
+    r.solved + r.multiple == 0
+}
+
+/// Why an interval over `p`'s chunks is not judged, and how to get one
+/// that is: chunks hold at most 64 puzzles, and never more than a batch.
+fn too_few_chunks(p: &Paired) -> String {
+    let chunks = p.blocks.0;
+    let how = match p.pairs / MIN_BLOCKS {
+        0 => format!(
+            "at least {MIN_BLOCKS} puzzles with --batch-size 1, or {} at the default batch size",
+            MIN_BLOCKS * 64
+        ),
+        b => format!(
+            "at least {} puzzles, or --batch-size {b} or less (a batch holds one chunk or more)",
+            MIN_BLOCKS * 64
+        ),
+    };
+    format!(
+        "{} pairs in {chunks} chunk{}: too few to judge. The interval resamples whole chunks \
+         and needs at least {MIN_BLOCKS} of them to hold the true ratio about 90% of the time \
+         (docs/MEASUREMENT.md §4); give {how}",
+        p.pairs,
+        if chunks == 1 { "" } else { "s" }
+    )
 }
 
 fn esc_lines(s: &str) -> String {
@@ -379,7 +511,11 @@ mod tests {
             }
             acc.result(0)
         });
-        u.summary(1)
+        let mut r = u.summary(1);
+        // Every puzzle solved (the baseline's count is the candidate's).
+        let n = logs.map_or(100, |l| l.len() as u64);
+        (r.puzzles, r.solved) = (n, n);
+        r
     }
 
     fn gate(threshold: f64) -> Gate {
@@ -421,7 +557,7 @@ mod tests {
         let v = Verdict::of(&gate(2.0), &results, true);
         assert_eq!((v.exit_code(), v.rows[0].time), (0, "faster"));
         // An incomplete run is not judged.
-        assert_eq!(Verdict::of(&gate(10.0), &results, false).exit_code(), 1);
+        assert_eq!(Verdict::of(&gate(10.0), &results, false).exit_code(), 2);
     }
 
     #[test]
@@ -450,17 +586,96 @@ mod tests {
         g.fail_on_counters = true;
         assert_eq!(Verdict::of(&g, &[base.clone(), cand], true).exit_code(), 1);
 
-        // Nothing paired, or no paired statistics at all.
+        // Nothing paired, or no paired statistics at all: not judged.
         let cand = record("cand", Some(&[]));
-        assert_eq!(
-            Verdict::of(&gate(5.0), &[base.clone(), cand], true).exit_code(),
-            1
-        );
+        let v = Verdict::of(&gate(5.0), &[base.clone(), cand], true);
+        assert_eq!(v.exit_code(), 2, "{}", v.terminal());
+        assert!(v.terminal().contains("CANDIDATE cand solved no puzzle"));
         let cand = record("cand", None);
         let v = Verdict::of(&gate(5.0), &[base.clone(), cand], true);
-        assert_eq!(v.exit_code(), 1);
+        assert_eq!(v.exit_code(), 2);
         // A missing side.
-        assert_eq!(Verdict::of(&gate(5.0), &[base], true).exit_code(), 1);
+        assert_eq!(Verdict::of(&gate(5.0), &[base], true).exit_code(), 2);
+    }
+
+    #[test]
+    fn a_fault_is_counted_once() {
+        let base = record("base", None);
+        let same = logs(1.0, 0.01, 100);
+        let mut cand = record("cand", Some(&same));
+        cand.crashed = 2;
+        cand.mismatches = 1;
+        let v = Verdict::of(&gate(5.0), &[base, cand], true);
+        assert_eq!(v.exit_code(), 1);
+        assert_eq!(
+            v.rows[0].failures,
+            [
+                "1 answers of cand rejected (mismatch, broken rule, wrong count or changed between passes)",
+                "2 puzzles failed in cand (crashed, timeout, protocol error or error)"
+            ]
+        );
+    }
+
+    #[test]
+    fn too_few_chunks_different_clocks_or_nothing_solved_are_not_judged() {
+        let base = record("base", None);
+        // A far slower candidate, but in 9 chunks: not judged, whatever the
+        // ratio.
+        let slow = logs(2.0, 0.01, (MIN_BLOCKS - 1) as usize);
+        let v = Verdict::of(
+            &gate(3.0),
+            &[base.clone(), record("cand", Some(&slow))],
+            true,
+        );
+        assert_eq!(v.exit_code(), 2, "{}", v.terminal());
+        assert_eq!(v.rows[0].time, "not judged");
+        let text = v.terminal();
+        assert!(
+            text.contains("9 pairs in 9 chunks: too few to judge"),
+            "{text}"
+        );
+        assert!(
+            text.contains("NOT JUDGED: cand vs base on 1 datasets, 0 failed, 1 not judged"),
+            "{text}"
+        );
+        // From the minimum on, it is judged.
+        let slow = logs(2.0, 0.01, MIN_BLOCKS as usize);
+        let v = Verdict::of(
+            &gate(3.0),
+            &[base.clone(), record("cand", Some(&slow))],
+            true,
+        );
+        assert_eq!((v.exit_code(), v.rows[0].time), (1, "slower"));
+        // A failure outranks what is not judged.
+        let mut cand = record("cand", Some(&[0.0; 3]));
+        cand.wrong_answers = 1;
+        assert_eq!(
+            Verdict::of(&gate(3.0), &[base.clone(), cand], true).exit_code(),
+            1
+        );
+
+        // Different clocks.
+        let same = logs(1.0, 0.01, 100);
+        let mut cand = record("cand", Some(&same));
+        cand.clock = crate::solver::Clock::Solver;
+        let v = Verdict::of(&gate(3.0), &[base.clone(), cand], true);
+        assert_eq!(v.exit_code(), 2);
+        assert!(
+            v.terminal().contains("timed by different clocks"),
+            "{}",
+            v.terminal()
+        );
+
+        // A side that solved nothing (gave up everywhere).
+        let mut cand = record("cand", Some(&same));
+        (cand.solved, cand.gave_up) = (0, 100);
+        let v = Verdict::of(&gate(3.0), &[base, cand], true);
+        assert_eq!(v.exit_code(), 2);
+        assert!(
+            v.terminal().contains("CANDIDATE cand solved no puzzle with an accepted answer (100 puzzles: 0 solved, 100 gave_up)"),
+            "{}",
+            v.terminal()
+        );
     }
 
     #[test]

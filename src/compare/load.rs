@@ -4,7 +4,6 @@
 
 use crate::bench::metrics::{Fault, ResultRecord, Skipped};
 use crate::bench::sysinfo::Meta;
-use crate::report::file_safe;
 use crate::results::puzzles::PuzzleRows;
 use crate::results::Summary;
 use anyhow::Context;
@@ -115,11 +114,9 @@ impl ResultsDir {
         strategy: &str,
         suffix: &str,
     ) -> anyhow::Result<Histogram<u64>> {
-        let file = self.path.join("histograms").join(format!(
-            "{}-{}{suffix}.hdr",
-            file_safe(dataset),
-            file_safe(strategy)
-        ));
+        let dir = self.path.join("histograms");
+        let base = crate::report::unit_file_base_in(&dir, dataset, strategy);
+        let file = dir.join(format!("{base}{suffix}.hdr"));
         let bytes =
             std::fs::read(&file).with_context(|| format!("{}: cannot read", file.display()))?;
         hdrhistogram::serialization::Deserializer::new()

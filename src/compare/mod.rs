@@ -23,6 +23,9 @@ pub enum Verdict {
     New,
     /// Only in the baseline.
     Missing,
+    /// Nothing sound to judge the time on (too few puzzles, a side that
+    /// solved nothing, different clocks): the row says why.
+    NotJudged,
 }
 
 impl Verdict {
@@ -33,6 +36,7 @@ impl Verdict {
             Verdict::Unchanged => "unchanged",
             Verdict::New => "new",
             Verdict::Missing => "missing",
+            Verdict::NotJudged => "not judged",
         }
     }
 }
@@ -67,6 +71,8 @@ pub struct Row {
     /// largest ratio of a current pass's total to a baseline pass's total.
     pub repeats: Option<(f64, f64)>,
     pub counters: Vec<CounterChange>,
+    /// Why the time is not judged (with [`Verdict::NotJudged`]).
+    pub unjudged: Vec<String>,
 }
 
 impl Row {
@@ -167,14 +173,14 @@ pub fn compare(
                 time: None,
                 repeats: None,
                 counters: Vec::new(),
+                unjudged: Vec::new(),
             });
             continue;
         };
+        let mut unjudged = Vec::new();
         if b.clock != c.clock {
-            notes.push(format!(
-                "{}/{}: times come from different clocks ({} in the baseline, {} now), so they are not comparable",
-                c.dataset,
-                c.strategy,
+            unjudged.push(format!(
+                "times come from different clocks ({} in the baseline, {} now), so they are not comparable",
                 b.clock.as_str(),
                 c.clock.as_str()
             ));
@@ -209,12 +215,38 @@ pub fn compare(
                 current: settings.metric.of_summary(c),
             },
         };
+        for (run, r, samples) in [
+            ("baseline", *b, samples_of(&bs, k)),
+            ("current run", c, samples_of(&cs, k)),
+        ] {
+            if gate::solved_nothing(r) {
+                unjudged.push(format!(
+                    "the {run} solved no puzzle with an accepted answer ({} puzzles: {} solved, {})",
+                    r.puzzles,
+                    r.solved + r.multiple,
+                    crate::report::terminal::outcomes(r)
+                ));
+                continue;
+            }
+            let timed = samples.map_or(r.puzzles - r.faults(), |s| s.len() as u64);
+            let least = settings.metric.min_puzzles();
+            if timed < least {
+                unjudged.push(format!(
+                    "the {run} timed {timed} puzzle{}: too few to judge its {} (a verdict on it needs at \
+                     least {least} timed puzzles in each run for its interval to hold the true ratio about \
+                     90% of the time, docs/MEASUREMENT.md §6)",
+                    if timed == 1 { "" } else { "s" },
+                    settings.metric.as_str(),
+                ));
+            }
+        }
         let t = settings.threshold / 100.0;
         let repeats = repeat_ratios(b, c);
         // Every repeat must agree: a run-level change (the machine busier
         // during one run) moves all of a run's passes together.
         let (rep_lo, rep_hi) = repeats.unwrap_or((f64::INFINITY, 0.0));
         let verdict = match time {
+            _ if !unjudged.is_empty() => Verdict::NotJudged,
             TimeEvidence::Bootstrap(i) if i.lo > 1.0 + t && rep_lo > 1.0 + t => Verdict::Regressed,
             TimeEvidence::Bootstrap(i) if i.hi < 1.0 - t && rep_hi < 1.0 - t => Verdict::Improved,
             TimeEvidence::Summary { base, current } if current > base * (1.0 + t) => {
@@ -232,6 +264,7 @@ pub fn compare(
             time: Some(time),
             repeats,
             counters: changes,
+            unjudged,
         });
     }
     let cur_set: std::collections::HashSet<&(String, String)> = cur_keys.iter().collect();
@@ -244,6 +277,7 @@ pub fn compare(
                 time: None,
                 repeats: None,
                 counters: Vec::new(),
+                unjudged: Vec::new(),
             });
         }
     }
@@ -425,11 +459,30 @@ impl Comparison {
     }
 
     /// 1 when a time regressed beyond the threshold (or, with
-    /// `fail_on_counters`, when a counter changed); else 0.
+    /// `fail_on_counters`, when a counter changed); else 2 when a time
+    /// could not be judged; else 0.
     pub fn exit_code(&self, fail_on_counters: bool) -> i32 {
         let failed =
             self.count(Verdict::Regressed) > 0 || (fail_on_counters && self.counters_changed() > 0);
-        i32::from(failed)
+        if failed {
+            1
+        } else if self.count(Verdict::NotJudged) > 0 {
+            2
+        } else {
+            0
+        }
+    }
+
+    /// Each row not judged and why, one line each.
+    pub fn unjudged_lines(&self) -> Vec<String> {
+        self.rows
+            .iter()
+            .flat_map(|r| {
+                r.unjudged
+                    .iter()
+                    .map(move |u| format!("{}/{}: not judged: {u}", r.dataset, r.strategy))
+            })
+            .collect()
     }
 
     /// The table cells (header first).
@@ -502,17 +555,18 @@ impl Comparison {
     pub fn verdict_line(&self, fail_on_counters: bool) -> String {
         let regressed = self.count(Verdict::Regressed);
         let changed = self.counters_changed();
-        let head = if self.exit_code(fail_on_counters) == 0 {
-            "PASS"
-        } else {
-            "FAIL"
+        let head = match self.exit_code(fail_on_counters) {
+            0 => "PASS",
+            1 => "FAIL",
+            _ => "NOT JUDGED",
         };
         let mut s = format!(
-            "{head}: {regressed} regressed, {} improved, {} unchanged, {} new, {} missing; search counters changed in {changed}",
+            "{head}: {regressed} regressed, {} improved, {} unchanged, {} new, {} missing, {} not judged; search counters changed in {changed}",
             self.count(Verdict::Improved),
             self.count(Verdict::Unchanged),
             self.count(Verdict::New),
             self.count(Verdict::Missing),
+            self.count(Verdict::NotJudged),
         );
         if changed > 0 {
             s.push_str(if fail_on_counters {
@@ -571,15 +625,29 @@ impl Comparison {
         s.push_str(
             " Counters (puzzles, faults, guesses, backtracks, max_depth) are exact and compared exactly (— where a strategy does not report one).",
         );
+        let _ = write!(
+            s,
+            " A time is not judged (exit 2 unless something regressed) when either run timed fewer than {} puzzles of the unit, solved none, or used another clock.",
+            st.metric.min_puzzles()
+        );
         s.push_str(
             " Unpaired: the two runs were made at different times, so whatever the machine did in between lands on one side; to compare two solvers or builds in one process, interleaved and paired per puzzle, use run --gate BASE:CANDIDATE.",
         );
         s
     }
 
-    /// Aligned text for the terminal.
+    /// Aligned text for the terminal (every cell and line
+    /// [`printable`](crate::report::printable)).
     pub fn terminal(&self, fail_on_counters: bool) -> String {
-        let cells = self.cells();
+        let cells: Vec<Vec<String>> = self
+            .cells()
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|c| crate::report::printable(c).into_owned())
+                    .collect()
+            })
+            .collect();
         let mut widths = vec![0usize; cells[0].len()];
         for row in &cells {
             for (w, c) in widths.iter_mut().zip(row) {
@@ -603,12 +671,15 @@ impl Comparison {
             out.push_str(line.trim_end());
             out.push('\n');
         }
+        for u in self.unjudged_lines() {
+            let _ = writeln!(out, "{u}");
+        }
         for n in &self.notes {
             let _ = writeln!(out, "note: {n}");
         }
         let _ = writeln!(out, "{}", self.method_line());
         let _ = writeln!(out, "{}", self.verdict_line(fail_on_counters));
-        out
+        crate::report::printable_lines(&out).into_owned()
     }
 
     /// A GitHub-flavoured Markdown table and a one-line verdict (for a CI
@@ -624,6 +695,9 @@ impl Comparison {
             }
         }
         out.push('\n');
+        for u in self.unjudged_lines() {
+            let _ = writeln!(out, "> {}\n", crate::report::md_cell(&u));
+        }
         for n in &self.notes {
             let _ = writeln!(out, "> note: {n}\n");
         }

@@ -40,6 +40,19 @@ impl Metric {
         *v.select_nth_unstable(rank - 1).1 as f64
     }
 
+    /// The fewest timed puzzles each run needs for a verdict on this
+    /// statistic: below it the bootstrap interval holds the true ratio
+    /// clearly less than 90 % of the time (docs/MEASUREMENT.md §6 has the
+    /// simulation). The p99 of fewer than 100 puzzles is their maximum,
+    /// whose interval holds the truth some 85 % of the time whatever the
+    /// count.
+    pub fn min_puzzles(self) -> u64 {
+        match self {
+            Metric::P99 => 100,
+            Metric::Mean | Metric::P50 | Metric::P90 => 10,
+        }
+    }
+
     /// The same statistic from a summary record (no samples).
     pub fn of_summary(self, r: &crate::bench::metrics::ResultRecord) -> f64 {
         match self {
@@ -177,6 +190,70 @@ mod tests {
         assert!(i.lo > 1.1 && i.hi < 1.3, "{i:?}");
         // Reproducible.
         assert_eq!(i, bootstrap_ratio(&a, &slow, true, Metric::Mean, 0));
+    }
+
+    /// The share of `runs` A/A comparisons of two runs of `n` puzzles each
+    /// (times drawn from one log-normal distribution, σ 1: puzzle times
+    /// spread over two orders of magnitude, as in `datasets/hard.csv`)
+    /// whose interval holds the true ratio 1.
+    fn compare_coverage(n: usize, runs: u64, metric: Metric) -> f64 {
+        let mut covered = 0;
+        for run in 0..runs {
+            let mut rng = ChaCha8Rng::seed_from_u64(run ^ ((n as u64) << 32));
+            let mut times = || -> Vec<u64> {
+                (0..n)
+                    .map(|_| {
+                        let u: f64 = 1.0 - rng.random::<f64>();
+                        let v: f64 = rng.random::<f64>();
+                        let z = (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos();
+                        (10_000.0 * z.exp()) as u64
+                    })
+                    .collect()
+            };
+            let (a, b) = (times(), times());
+            let i = bootstrap_ratio(&a, &b, false, metric, run);
+            covered += u64::from(i.lo <= 1.0 && 1.0 <= i.hi);
+        }
+        covered as f64 / runs as f64
+    }
+
+    #[test]
+    fn the_interval_covers_about_90_percent_from_the_minimum_of_puzzles() {
+        // Below the minimum: the mean of 3 puzzles, the p90 of 9 (their
+        // maximum), the p99 of 20 (their maximum) cover too rarely.
+        for (metric, n) in [(Metric::Mean, 3), (Metric::P90, 9), (Metric::P99, 20)] {
+            let few = compare_coverage(n, 300, metric);
+            assert!(few < 0.87, "{metric:?}: {n} puzzles cover {few}");
+        }
+        for metric in [Metric::Mean, Metric::P50, Metric::P90] {
+            let n = metric.min_puzzles();
+            let enough = compare_coverage(n as usize, 300, metric);
+            assert!(enough >= 0.87, "{metric:?}: {n} puzzles cover {enough}");
+        }
+    }
+
+    /// The table of docs/MEASUREMENT.md §6 (slow in a debug build):
+    /// `cargo test --release --lib compare_coverage_table -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn compare_coverage_table() {
+        let runs = std::env::var("COVERAGE_RUNS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(2000);
+        println!("puzzles  mean    p50     p90     p99     ({runs} runs each)");
+        // COVERAGE_N=40,100: only these counts.
+        let counts: Vec<usize> = match std::env::var("COVERAGE_N") {
+            Ok(v) => v.split(',').filter_map(|n| n.trim().parse().ok()).collect(),
+            Err(_) => (2..=30).chain([40, 50, 75, 100, 150, 200]).collect(),
+        };
+        for n in counts {
+            let c: Vec<String> = [Metric::Mean, Metric::P50, Metric::P90, Metric::P99]
+                .iter()
+                .map(|&m| format!("{:>5.1}%", 100.0 * compare_coverage(n, runs, m)))
+                .collect();
+            println!("{n:>7}  {}", c.join("  "));
+        }
     }
 
     #[test]

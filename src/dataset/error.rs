@@ -215,9 +215,13 @@ impl DatasetError {
 
 impl fmt::Display for DatasetError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The path as a terminal may show it (a line break or an escape
+        // sequence in a file name is escaped).
+        let path = self.path.display().to_string();
+        let path = crate::report::printable(&path);
         match self.line {
-            Some(line) => write!(f, "{}:{}: {}", self.path.display(), line, self.kind),
-            None => write!(f, "{}: {}", self.path.display(), self.kind),
+            Some(line) => write!(f, "{path}:{line}: {}", self.kind),
+            None => write!(f, "{path}: {}", self.kind),
         }
     }
 }

@@ -531,7 +531,7 @@ pub fn climb(
     // time, so each gets budget × threads / count (all of it when there are
     // fewer chains than threads).
     let slice = cfg.budget.map(|b| {
-        let rounds = cfg.count.div_ceil(threads).max(1) as u32;
+        let rounds = u32::try_from(cfg.count.div_ceil(threads).max(1)).unwrap_or(u32::MAX);
         b / rounds
     });
     // Finished chains wait here until every earlier one is delivered.

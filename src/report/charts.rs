@@ -15,7 +15,7 @@
 //! `bench-sudoku report DIR` reads them back from `puzzles.csv`, and both
 //! draw the same charts.
 
-use super::{file_safe, Exporter, Output, Report};
+use super::{file_part, Exporter, Output, Report};
 use crate::bench::metrics::UnitStats;
 use crate::bench::points::PointSample;
 use crate::solver::{Counter, Status};
@@ -90,7 +90,7 @@ impl Chart {
     pub fn rel_path(&self) -> String {
         format!(
             "charts/{}-{}.svg",
-            file_safe(&self.dataset),
+            file_part(&self.dataset),
             self.kind.slug()
         )
     }
@@ -964,22 +964,40 @@ pub fn scan_svg(
     series: &[ScanSeries],
     speedup: bool,
 ) -> anyhow::Result<String> {
+    // Only finite points are drawn: an infinite or NaN coordinate would
+    // give the axes no finite range to lay ticks on.
+    let series: Vec<ScanSeries> = series
+        .iter()
+        .map(|(n, p)| {
+            let finite = p
+                .iter()
+                .copied()
+                .filter(|(x, y)| x.is_finite() && y.is_finite());
+            (n.clone(), finite.collect())
+        })
+        .collect();
     let xs: Vec<f64> = series
         .iter()
         .flat_map(|(_, p)| p.iter().map(|&(x, _)| x))
         .collect();
-    let (xmin, xmax) = xs
+    let (lo, hi) = xs
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
             (a.min(x), b.max(x))
         });
-    let (xmin, xmax) = if xmin.is_finite() && xmax > xmin {
-        (xmin, xmax)
-    } else {
+    // The axis spans the values; a single value (or none) gets a unit-wide
+    // axis around it.
+    let (xmin, xmax) = if !lo.is_finite() {
         (0.0, 1.0)
+    } else if hi > lo {
+        (lo, hi)
+    } else {
+        (lo - 0.5, lo + 0.5)
     };
-    let ideal: Vec<(f64, f64)> = if speedup {
-        xs.iter().map(|&x| (x, x / xmin)).collect()
+    // The ideal speedup over the first value is x / (that value's x): only
+    // for a positive smallest value.
+    let ideal: Vec<(f64, f64)> = if speedup && lo.is_finite() && lo > 0.0 {
+        xs.iter().map(|&x| (x, x / lo)).collect()
     } else {
         Vec::new()
     };
@@ -989,7 +1007,11 @@ pub fn scan_svg(
         .chain(ideal.iter().map(|&(_, y)| y))
         .fold(0f64, f64::max)
         * 1.1;
-    let ymax = if ymax > 0.0 { ymax } else { 1.0 };
+    let ymax = if ymax.is_finite() && ymax > 0.0 {
+        ymax
+    } else {
+        1.0
+    };
     let names: Vec<String> = series.iter().map(|(n, _)| n.clone()).collect();
     let palette = |i: usize| PALETTE[i % PALETTE.len()];
     let mut entries: Vec<(&str, RGBColor)> = names
@@ -1005,7 +1027,11 @@ pub fn scan_svg(
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
         let title = if speedup {
-            format!("{dataset}: speedup over {xmin} {key}")
+            if lo.is_finite() {
+                format!("{dataset}: speedup over {lo} {key}")
+            } else {
+                format!("{dataset}: speedup by {key}")
+            }
         } else {
             format!("{dataset}: mean solve time by {key}")
         };
@@ -1193,5 +1219,36 @@ mod tests {
             (guess_bin(0), guess_bin(1), guess_bin(3), guess_bin(4)),
             (0, 1, 2, 3)
         );
+    }
+
+    /// Draws a scan chart on another thread; panics if it takes more than
+    /// 20 seconds (a chart over a degenerate axis used to loop for ever).
+    fn scan_within_time(series: Vec<ScanSeries>, speedup: bool) -> String {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(scan_svg("d", "threads", &series, speedup));
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(20))
+            .expect("the scan chart is drawn in time")
+            .expect("the scan chart is drawn")
+    }
+
+    #[test]
+    fn a_scan_chart_over_a_degenerate_axis_is_drawn() {
+        // Every x equal (a thread list with one value twice), x = 0, one
+        // point, no point, and values that are not finite.
+        for pts in [
+            vec![(1.0, 1.0), (1.0, 1.02)],
+            vec![(0.0, 1.0), (2.0, 1.9)],
+            vec![(0.0, 1.0), (0.0, 1.0)],
+            vec![(4.0, 3.0)],
+            vec![],
+            vec![(f64::NAN, 1.0), (2.0, f64::INFINITY), (3.0, 1.5)],
+        ] {
+            for speedup in [true, false] {
+                let svg = scan_within_time(vec![("s".to_string(), pts.clone())], speedup);
+                assert!(svg.starts_with("<svg"), "{pts:?}");
+            }
+        }
     }
 }

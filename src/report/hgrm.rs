@@ -4,7 +4,7 @@
 //! serialized V2 histogram (`.hdr`, values in ns / counts) for merging.
 //! A strategy that does not report guesses (or depth) has no such files.
 
-use super::{file_safe, Exporter, Output, Report};
+use super::{unit_file_base, Exporter, Output, Report};
 use crate::bench::metrics::{hgrm_text, v2_bytes};
 use crate::solver::Counter;
 use std::path::Path;
@@ -19,7 +19,7 @@ impl Exporter for Histograms {
         let hdir = Path::new("histograms");
         let mut files = Vec::new();
         for u in report.units {
-            let base = format!("{}-{}", file_safe(&u.dataset), file_safe(&u.strategy));
+            let base = unit_file_base(&u.dataset, &u.strategy);
             for (suffix, h, scale, present) in [
                 ("", &u.time, 1000.0, true),
                 (

@@ -366,7 +366,7 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
                     }
                 }
                 @for ds in &datasets {
-                    h2 id=(format!("ds-{}", super::file_safe(ds))) { "Dataset " (ds) }
+                    h2 id=(format!("ds-{}", super::file_part(ds))) { "Dataset " (ds) }
                     @if let Some(d) = m.datasets.iter().find(|d| &d.name == ds) {
                         p.note {
                             code { (d.path) } " · " (d.puzzles) " puzzles · " (d.format)

@@ -211,15 +211,18 @@ pub fn fastest_mean(results: &[ResultRecord], dataset: &str) -> f64 {
 
 /// An aligned text table (the `comfy-table` crate, no borders): two spaces
 /// between columns, the columns in `left` left-aligned and the others
-/// right-aligned, no trailing blanks.
+/// right-aligned, no trailing blanks. Every cell is
+/// [`printable`](super::printable): a name with a line break or an escape
+/// sequence stays one cell of one line.
 pub fn text_table<S: AsRef<str>>(header: &[&str], rows: &[Vec<S>], left: &[usize]) -> String {
+    use super::printable;
     use comfy_table::{CellAlignment, ContentArrangement, Table};
     let mut t = Table::new();
     t.load_preset(comfy_table::presets::NOTHING)
         .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(header.iter().copied());
+        .set_header(header.iter().map(|h| printable(h)));
     for row in rows {
-        t.add_row(row.iter().map(|c| c.as_ref()));
+        t.add_row(row.iter().map(|c| printable(c.as_ref())));
     }
     let last = header.len().saturating_sub(1);
     for (i, col) in t.column_iter_mut().enumerate() {
@@ -284,6 +287,7 @@ pub fn warnings(meta: &Meta, results: &[ResultRecord]) -> Vec<String> {
         ));
     }
     w.extend(answer_warnings(results));
+    w.extend(saturation_warnings(results));
     w
 }
 
@@ -322,6 +326,26 @@ pub fn answer_warnings(results: &[ResultRecord]) -> Vec<String> {
         }
     }
     w
+}
+
+/// One warning per result whose totals reached u64::MAX
+/// (`counters_saturated`).
+pub fn saturation_warnings(results: &[ResultRecord]) -> Vec<String> {
+    results
+        .iter()
+        .filter(|r| r.counters_saturated)
+        .map(|r| {
+            format!(
+                "{}/{}: {} reached {}, the most a total holds (the solver reported absurdly large \
+                 counters or times): they stopped there, so they and the means made from them are lower bounds \
+                 (counters_saturated in summary.json)",
+                r.dataset,
+                r.strategy,
+                r.saturated().join(", "),
+                u64::MAX
+            )
+        })
+        .collect()
 }
 
 /// Columns of the paired comparison with the baseline.

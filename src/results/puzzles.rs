@@ -130,10 +130,13 @@ impl PuzzleRows {
         let index =
             num(c.index, "index")?.ok_or_else(|| anyhow!("{}:{line}: no index", file.display()))?;
         let rejected = c.answer.is_some_and(|i| !matches!(field(i), "ok" | ""));
+        // Text cells a spreadsheet would run as formulas were written with
+        // a `'` first (report::csv::neutral): the names are without it.
+        let text = |i: usize| crate::report::csv::unneutral(field(i));
         Ok(Some(Row {
             line,
-            dataset: field(c.dataset),
-            strategy: field(c.strategy),
+            dataset: text(c.dataset),
+            strategy: text(c.strategy),
             index,
             time_ns: num(c.time_ns, "time_ns")?.filter(|_| !rejected),
             guesses: num(c.guesses, "guesses")?,

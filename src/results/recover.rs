@@ -175,13 +175,16 @@ impl Cols {
         }
     }
 
+    /// A cell as the run meant it (without the mark that keeps a
+    /// spreadsheet from running a text cell as a formula).
     fn get<'r>(&self, row: &'r csv::StringRecord, name: &str) -> &'r str {
-        Self::NAMES
+        let cell = Self::NAMES
             .iter()
             .position(|n| *n == name)
             .and_then(|i| self.at[i])
             .and_then(|i| row.get(i))
-            .unwrap_or("")
+            .unwrap_or("");
+        crate::report::csv::unneutral(cell)
     }
 
     fn num(&self, row: &csv::StringRecord, name: &str) -> u64 {

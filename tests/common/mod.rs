@@ -253,3 +253,31 @@ pub fn no_solution_solver(dir: &Path) -> String {
     .unwrap();
     format!("cmd=sh {},name=liar", path.display())
 }
+
+/// Runs `cmd` to its end, its output captured; panics (killing it) when it
+/// has not ended within `secs` seconds, so that a command that hangs fails
+/// its test instead of stalling the suite.
+pub fn output_within(cmd: &mut Command, secs: u64) -> std::process::Output {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            return child.wait_with_output().expect("output");
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let o = child.wait_with_output().expect("output");
+            panic!(
+                "{cmd:?} did not end within {secs} s; stderr: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

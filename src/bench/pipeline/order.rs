@@ -125,7 +125,7 @@ fn finish_batch_unguarded(
                     );
                 }
                 for (t, x) in pass_ns.iter_mut().zip(&chunk.pass_ns) {
-                    *t += x;
+                    *t = t.saturating_add(*x);
                 }
                 busy_ns += chunk.busy_ns;
             }
@@ -237,7 +237,7 @@ impl Ordered<'_> {
             for (k, u) in d.units.into_iter().enumerate() {
                 let stats = &mut self.stats[k];
                 for (t, x) in stats.pass_ns.iter_mut().zip(&u.pass_ns) {
-                    *t += x;
+                    *t = t.saturating_add(*x);
                 }
                 self.tally.busy[k] += u.busy_ns;
                 n += u.puzzles;
