@@ -171,15 +171,15 @@ fn an_isolated_library_that_segfaults_is_counted_and_the_run_goes_on() {
     );
     assert_eq!(r.code(), 1, "{}", r.stderr());
     let res = r.result("segv");
-    // Every process dies on its tenth call, after nine answers: at least 3
-    // of the 35 puzzles crash. Requests in flight when a process dies are
-    // replayed in the next one, where they are calls again, so how many
-    // more crash depends on how deep the pipeline was at that moment (the
-    // machine's load; up to 10 seen on an idle machine, more while the
-    // whole test suite runs on two cores): a lower bound, and every puzzle
-    // either solved or crashed.
+    // Every process dies on its tenth call, after nine answers. A death
+    // with one request in flight is that puzzle's crash; requests in flight
+    // when a process dies are replayed one at a time in the next process,
+    // where the puzzle that killed the last one may well be answered (it is
+    // no longer the tenth call). How many puzzles crash therefore depends
+    // on how deep the pipeline was at each death (the machine's load): at
+    // least one, and every puzzle either solved or crashed.
     let crashed = res["crashed"].as_u64().unwrap();
-    assert!(crashed >= 3, "{res}");
+    assert!(crashed >= 1, "{res}");
     assert_eq!(res["solved"].as_u64().unwrap() + crashed, 35);
     assert_eq!(
         (res["mismatches"].as_u64(), res["wrong_answers"].as_u64()),

@@ -236,7 +236,9 @@ fn fifos_devices_and_links_are_written_through_or_followed() {
         &gate,
     ]);
     let o = run(&args);
-    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", err(&o));
+    // Passed, failed or (a small dataset) not judged: the outputs are
+    // written in every case.
+    assert!(matches!(o.status.code(), Some(0..=2)), "{}", err(&o));
     let bytes = bmf_reader.join().unwrap();
     let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
     assert!(v.get("set/fast").is_some(), "{v}");
@@ -287,7 +289,7 @@ fn fifos_devices_and_links_are_written_through_or_followed() {
         &null,
     ]);
     let o = run(&args);
-    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", err(&o));
+    assert!(matches!(o.status.code(), Some(0..=2)), "{}", err(&o));
     let o = run(&[
         &"generate",
         &"-n",
@@ -332,7 +334,7 @@ fn fifos_devices_and_links_are_written_through_or_followed() {
         &gate_link,
     ]);
     let o = run(&args);
-    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", err(&o));
+    assert!(matches!(o.status.code(), Some(0..=2)), "{}", err(&o));
     assert!(json(&bmf_target).get("set/fast").is_some());
     let appended = std::fs::read_to_string(&gate_target).unwrap();
     assert!(

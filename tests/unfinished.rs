@@ -64,6 +64,9 @@ fn readers_refuse(dir: &Path, good: &Path, scratch: &Path) {
     let why = |err: &str| {
         err.contains("the run did not finish writing its results")
             || err.contains("an incomplete run")
+            // A limit below meta.json's size stops the run before it
+            // measures: the directory holds nothing of a result.
+            || err.contains("not a results directory")
     };
     let (bmf, merged) = (scratch.join("bmf.json"), scratch.join("merged"));
     let checks = [
@@ -86,10 +89,7 @@ fn readers_refuse(dir: &Path, good: &Path, scratch: &Path) {
         assert!(page.contains("INCOMPLETE RUN"), "{}", dir.display());
     } else {
         assert_eq!(code, Some(2), "report {}: {err}", dir.display());
-        assert!(
-            err.contains("the run did not finish writing its results"),
-            "{err}"
-        );
+        assert!(why(&err), "{err}");
     }
 }
 

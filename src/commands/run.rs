@@ -421,7 +421,8 @@ pub fn run(args: &RunArgs) -> CmdResult {
         "the run did not finish writing its results (it was running, or its process was killed)"
             .into(),
     );
-    report::json::write_meta(&meta, &out)?;
+    report::json::write_meta(&meta, &out)
+        .with_context(|| format!("writing the results in {}: meta.json", out.display()))?;
     meta.stopped = None;
     #[cfg(unix)]
     if let Some(b) = board {
