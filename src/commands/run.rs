@@ -61,12 +61,21 @@ shared library, -s 'cmd=COMMAND' runs a program speaking docs/SOLVER-PROTOCOL.md
 counts checked against bench-sudoku's own engine; a crash, a timeout (--timeout) or a
 protocol error is an outcome of its puzzle, and the run goes on.
 
-Exit status: 0 success; 1 when an answer disagrees with the dataset's solution, the
-rules or bench-sudoku's count of solutions, or an external solver failed on a puzzle
-(crashed, timeout, protocol_error, error), or when the --gate failed; 2 on bad input (file:line: what is wrong),
-a solver that cannot be loaded or started, an unusable output directory, or a --gate that
-could not judge a dataset (and nothing failed); 130 when interrupted (partial results
-written, meta.json \"complete\": false).";
+Every answer of every pass is verified; a rejected answer (it breaks the rules, disagrees
+with the dataset's solution or bench-sudoku's count of solutions, or changed between passes)
+is not a solve and has no time. A run that loads a library into its own process (lib=
+without isolate=yes) measures in a supervised child: a crash, an exit() or a call that
+outlives --timeout in that library names the strategy and the puzzle, and what was measured
+before is kept, marked incomplete (docs/RELIABILITY.md).
+
+Exit status: 0 success; 1 when an answer was rejected, an external solver failed on a puzzle
+(crashed, timeout, protocol_error, error), or the --gate failed; 2 on bad input (file:line:
+what is wrong), a solver that cannot be loaded or started, an unusable output directory, or
+a --gate that could not judge a dataset (and nothing failed); 70 a thread panicked; 124 a
+library call in the process did not return within --timeout; 125 a library in the process
+ended it (exit, _exit); 128+N the measuring process died of signal N (139: SIGSEGV); 130
+when interrupted. Every status but 0 and 1 keeps what was measured before, with meta.json
+\"complete\": false.";
 
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
