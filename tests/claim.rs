@@ -3,22 +3,10 @@
 //! naming its owner), and a lock left by a dead process blocks nobody.
 
 mod common;
-use common::{command, json, scratch};
+use common::{command, hard_lines, json, scratch};
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
-
-/// The first `n` puzzles of datasets/hard.csv as plain lines.
-fn hard_lines(n: usize) -> String {
-    let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/hard.csv"))
-            .unwrap();
-    text.lines()
-        .skip(1)
-        .take(n)
-        .map(|l| format!("{}\n", l.split(',').next().unwrap()))
-        .collect()
-}
 
 fn spawn(cwd: &Path, args: &[&str]) -> Child {
     command()

@@ -5,21 +5,10 @@
 //! device is written through, and a symbolic link stays a link.
 
 mod common;
-use common::{bin, command, err, json, scratch};
+use common::{bin, command, err, hard_lines, json, scratch};
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
-
-fn hard_lines(n: usize) -> String {
-    let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/hard.csv"))
-            .unwrap();
-    text.lines()
-        .skip(1)
-        .take(n)
-        .map(|l| format!("{}\n", l.split(',').next().unwrap()))
-        .collect()
-}
 
 fn run(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
     let mut cmd = command();

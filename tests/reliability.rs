@@ -3,7 +3,7 @@
 //! whatever a dataset is called, strategy specs that say one thing once.
 
 mod common;
-use common::{command, json};
+use common::{command, hard_lines, json};
 
 use std::path::{Path, PathBuf};
 
@@ -14,18 +14,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn hard_lines(n: usize) -> String {
-    let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/hard.csv"))
-            .unwrap();
-    let mut out = String::new();
-    for line in text.lines().skip(1).take(n) {
-        out.push_str(line.split(',').next().unwrap());
-        out.push('\n');
-    }
-    out
 }
 
 #[test]

@@ -4,21 +4,10 @@
 //! (`report` renders an incomplete run, marked as such).
 
 mod common;
-use common::{command, json, scratch};
+use common::{command, hard_lines, json, scratch};
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-
-fn hard_lines(n: usize) -> String {
-    let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/hard.csv"))
-            .unwrap();
-    text.lines()
-        .skip(1)
-        .take(n)
-        .map(|l| format!("{}\n", l.split(',').next().unwrap()))
-        .collect()
-}
 
 /// Every regular file under `dir`, hidden ones included.
 fn files(dir: &Path) -> Vec<PathBuf> {

@@ -246,31 +246,14 @@ impl Verdict {
     /// Aligned text for the terminal (every cell and line
     /// [`printable`](crate::report::printable)).
     pub fn terminal(&self) -> String {
-        let cells: Vec<Vec<String>> = self
-            .cells()
-            .iter()
-            .map(|row| {
-                row.iter()
-                    .map(|c| crate::report::printable(c).into_owned())
-                    .collect()
-            })
-            .collect();
-        let mut widths = [0usize; 7];
-        for row in &cells {
-            for (w, c) in widths.iter_mut().zip(row) {
-                *w = (*w).max(c.chars().count());
-            }
-        }
+        let cells = self.cells();
+        let header: Vec<&str> = cells[0].iter().map(String::as_str).collect();
+        let rows: Vec<Vec<String>> = cells[1..].iter().map(|r| r.to_vec()).collect();
+        let all_left: Vec<usize> = (0..header.len()).collect();
         let mut out = String::from("gate:\n");
-        for row in &cells {
-            let mut line = String::new();
-            for (c, w) in row.iter().zip(&widths) {
-                line.push_str(c);
-                line.push_str(&" ".repeat(w - c.chars().count() + 2));
-            }
-            out.push_str(line.trim_end());
-            out.push('\n');
-        }
+        out.push_str(&crate::report::terminal::text_table(
+            &header, &rows, &all_left,
+        ));
         self.reasons(&mut out, "");
         let _ = writeln!(out, "{}", self.method());
         let _ = writeln!(out, "{}", self.headline());

@@ -639,38 +639,12 @@ impl Comparison {
     /// Aligned text for the terminal (every cell and line
     /// [`printable`](crate::report::printable)).
     pub fn terminal(&self, fail_on_counters: bool) -> String {
-        let cells: Vec<Vec<String>> = self
-            .cells()
-            .iter()
-            .map(|row| {
-                row.iter()
-                    .map(|c| crate::report::printable(c).into_owned())
-                    .collect()
-            })
-            .collect();
-        let mut widths = vec![0usize; cells[0].len()];
-        for row in &cells {
-            for (w, c) in widths.iter_mut().zip(row) {
-                *w = (*w).max(c.chars().count());
-            }
-        }
-        let mut out = String::new();
-        for row in &cells {
-            let mut line = String::new();
-            for (i, (c, w)) in row.iter().zip(&widths).enumerate() {
-                let pad = " ".repeat(w - c.chars().count());
-                if (2..=4).contains(&i) {
-                    line.push_str(&pad);
-                    line.push_str(c);
-                } else {
-                    line.push_str(c);
-                    line.push_str(&pad);
-                }
-                line.push_str("  ");
-            }
-            out.push_str(line.trim_end());
-            out.push('\n');
-        }
+        let cells = self.cells();
+        let header: Vec<&str> = cells[0].iter().map(String::as_str).collect();
+        let rows: Vec<Vec<String>> = cells[1..].iter().map(|r| r.to_vec()).collect();
+        // Columns 2 to 4 (the numbers) right-aligned.
+        let left: Vec<usize> = (0..header.len()).filter(|i| !(2..=4).contains(i)).collect();
+        let mut out = crate::report::terminal::text_table(&header, &rows, &left);
         for u in self.unjudged_lines() {
             let _ = writeln!(out, "{u}");
         }

@@ -132,6 +132,18 @@ pub fn err(o: &std::process::Output) -> String {
 }
 
 /// A fresh, empty scratch directory, unique to this test binary and process.
+/// The first `n` puzzles of datasets/hard.csv as plain lines.
+pub fn hard_lines(n: usize) -> String {
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/hard.csv"))
+            .unwrap();
+    text.lines()
+        .skip(1)
+        .take(n)
+        .map(|l| format!("{}\n", l.split(',').next().unwrap()))
+        .collect()
+}
+
 pub fn scratch(name: &str) -> PathBuf {
     let exe = std::env::current_exe().ok();
     let tag = exe
