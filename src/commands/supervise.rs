@@ -45,10 +45,18 @@ pub const EXIT_SOLVER_EXIT: i32 = 125;
 pub const SWITCH_ENV: &str = "BENCH_SUDOKU_SUPERVISE";
 
 /// Whether `run` with `args` should measure in a supervised child: this
-/// process is not one already, supervision is not switched off, and a
-/// strategy runs inside the process (a `lib=` without `isolate=yes`).
+/// process is not one already, it runs `run` from its command line,
+/// supervision is not switched off, and a strategy runs inside the process
+/// (a `lib=` without `isolate=yes`).
 pub fn needed(args: &RunArgs) -> anyhow::Result<bool> {
-    if std::env::var_os(board::ENV).is_some() || std::env::var(SWITCH_ENV).is_ok_and(|v| v == "0") {
+    // The child is this process's own command line run again: a `run`
+    // called otherwise (from a program, through the library) is measured
+    // where it is.
+    let from_command_line = std::env::args_os().skip(1).any(|a| a == "run");
+    if std::env::var_os(board::ENV).is_some()
+        || std::env::var(SWITCH_ENV).is_ok_and(|v| v == "0")
+        || !from_command_line
+    {
         return Ok(false);
     }
     let ctx = args.engine.solvers.context(args.engine.max_guesses)?;
