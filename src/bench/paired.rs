@@ -454,14 +454,30 @@ impl Paired {
         }
     }
 
-    /// `1.023× [1.011, 1.035]`.
+    /// `1.023× [1.011, 1.035]`; `1.040× [no interval: 3 chunks]` when the
+    /// pairs fill fewer than [`MIN_BLOCKS`] chunks, too few for an interval
+    /// that holds (the gate does not judge them either).
     pub fn ratio_text(&self) -> String {
+        if self.too_few_chunks() {
+            let n = self.blocks.0;
+            return format!(
+                "{}× [no interval: {n} chunk{}]",
+                ratio(self.geomean_ratio),
+                if n == 1 { "" } else { "s" }
+            );
+        }
         format!(
             "{}× [{}, {}]",
             ratio(self.geomean_ratio),
             ratio(self.ci_low),
             ratio(self.ci_high)
         )
+    }
+
+    /// The pairs fill fewer than [`MIN_BLOCKS`] chunks. (A summary written
+    /// before the chunks were recorded has none recorded: not this.)
+    pub fn too_few_chunks(&self) -> bool {
+        self.pairs > 0 && self.blocks.0 > 0 && self.blocks.0 < MIN_BLOCKS
     }
 
     /// `1.002×`.
