@@ -196,3 +196,57 @@ fn a_chatty_isolated_library_does_not_break_the_protocol() {
     assert_eq!(r.result("chatty")["solved"], 20);
     assert_eq!(r.result("chatty")["protocol_error"], 0);
 }
+
+/// A solver that dies while a process it started holds its output open
+/// crashed: it is not a timeout, and nobody waits for one.
+#[test]
+fn a_solver_that_dies_while_its_child_holds_its_output_crashed() {
+    let dir = scratch("children-holder");
+    let m = marker(4);
+    let path = dir.join("holder.sh");
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\n\
+             read greeting\n\
+             echo 'bench-sudoku-protocol 1 name=holder reports='\n\
+             read request\n\
+             setsid sleep {m}1 &\n\
+             kill -ABRT $$\n"
+        ),
+    )
+    .unwrap();
+    let spec = format!("cmd=sh {},name=holder", path.display());
+    let started = std::time::Instant::now();
+    let r = run(
+        "children-holder-run",
+        &[
+            &dataset("easy.csv"),
+            "--limit",
+            "3",
+            "-s",
+            &spec,
+            "-j",
+            "1",
+            "--timeout",
+            "20s",
+        ],
+        &[],
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(15),
+        "waited for a timeout"
+    );
+    assert_eq!(r.code(), 1, "{}", r.stderr());
+    let res = r.result("holder");
+    assert_eq!(
+        (res["crashed"].as_u64(), res["timeout"].as_u64()),
+        (Some(3), Some(0)),
+        "{res}"
+    );
+    assert!(
+        none_left(&format!("sleep {m}")),
+        "left: {:?}",
+        alive(&m.to_string())
+    );
+}

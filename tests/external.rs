@@ -171,15 +171,14 @@ fn an_isolated_library_that_segfaults_is_counted_and_the_run_goes_on() {
     );
     assert_eq!(r.code(), 1, "{}", r.stderr());
     let res = r.result("segv");
-    // Every process dies on its tenth call, after nine answers. A death
-    // with one request in flight is that puzzle's crash; requests in flight
-    // when a process dies are replayed one at a time in the next process,
-    // where the puzzle that killed the last one may well be answered (it is
-    // no longer the tenth call). How many puzzles crash therefore depends
-    // on how deep the pipeline was at each death (the machine's load): at
-    // least one, and every puzzle either solved or crashed.
+    // Every process dies on its tenth call, after nine answers, and every
+    // death is counted (on the first request without a reply when several
+    // were in flight; the others are replayed one at a time, where they
+    // are calls again): 35 answers and faults take at least four processes,
+    // so at least 3 crashes; more depending on how deep the pipeline was at
+    // each death. Every puzzle is either solved or crashed.
     let crashed = res["crashed"].as_u64().unwrap();
-    assert!(crashed >= 1, "{res}");
+    assert!(crashed >= 3, "{res}");
     assert_eq!(res["solved"].as_u64().unwrap() + crashed, 35);
     assert_eq!(
         (res["mismatches"].as_u64(), res["wrong_answers"].as_u64()),

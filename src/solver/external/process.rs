@@ -348,7 +348,13 @@ mod imp {
                 if now >= deadline {
                     return Err(ReadFail::Timeout);
                 }
-                if !wait_readable(&self.stdout, deadline - now).map_err(ReadFail::Io)? {
+                // In slices: a process that died while something it
+                // started holds its output open never gives end of file.
+                let slice = (deadline - now).min(Duration::from_millis(50));
+                if !wait_readable(&self.stdout, slice).map_err(ReadFail::Io)? {
+                    if matches!(self.child.try_wait(), Ok(Some(_))) {
+                        return Err(ReadFail::Eof);
+                    }
                     continue; // the deadline is checked above
                 }
                 let old = self.buf.len();
@@ -583,7 +589,8 @@ mod imp {
             let timeout = self.shared.timeout;
             // Requests before this index go one at a time: a fault happened
             // while several were in flight, and a solver may hold replies
-            // in its output buffer, so which one caused it is not known.
+            // in its output buffer, so which one caused it is not known
+            // for sure.
             let mut careful_until = 0;
             let mut i = 0;
             while i < puzzles.len() {
@@ -651,15 +658,22 @@ mod imp {
                             (Status::Crashed, format!("reading its reply: {e}"))
                         }
                     };
-                    let why = self.fail(&why);
+                    let mut why = self.fail(&why);
                     if end - i > 1 {
-                        // Several requests in flight: send them again one
-                        // at a time to the restarted solver.
+                        // Several requests in flight: the fault is counted
+                        // on the first that got no reply (the one a solver
+                        // answering in order was on), and the others are
+                        // sent again one at a time to the restarted solver.
+                        // A solver that held replies back may have died on
+                        // a later one: the detail says so.
+                        why.push_str(&format!(
+                            " [{} requests were in flight: this, the first without a reply, is counted]",
+                            end - i
+                        ));
                         careful_until = end;
-                    } else {
-                        out.push(Answer::fault(puzzle, status, why));
-                        i += 1;
                     }
+                    out.push(Answer::fault(puzzle, status, why));
+                    i += 1;
                     break;
                 }
             }
