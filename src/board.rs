@@ -43,7 +43,12 @@ pub fn this() -> Option<&'static Board> {
                 return None;
             }
             die_with_parent(parent);
-            let path = Path::new(std::ffi::OsStr::from_bytes(&bytes[colon + 1..]));
+            let path = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&bytes[colon + 1..]));
+            // Not left where a library in this process would read it. The
+            // first call of `this()` is made by `run` before it starts any
+            // thread, so no other thread reads the environment meanwhile.
+            std::env::remove_var(ENV);
+            let path = path.as_path();
             match Board::open(path) {
                 Ok(b) => {
                     watch_for_culprits(&b);
@@ -232,6 +237,9 @@ pub enum Phase {
     Writing = 4,
     /// Done: its exit status is on the board.
     Finished = 5,
+    /// Unloading the solvers (a library's destructors run here), the
+    /// results written.
+    Unloading = 6,
 }
 
 impl Phase {
@@ -242,6 +250,7 @@ impl Phase {
             3 => Phase::Measuring,
             4 => Phase::Writing,
             5 => Phase::Finished,
+            6 => Phase::Unloading,
             _ => return None,
         })
     }
@@ -425,6 +434,22 @@ impl SlotRef<'_> {
     pub fn position(&self, i: usize) {
         self.0[s::POSITION].store(i as u64, Ordering::Relaxed);
     }
+
+    /// A call that is not a solve: making or freeing a thread's state.
+    pub fn lifecycle(&self, what: Lifecycle) {
+        self.0[s::POSITION].store(what as u64, Ordering::Relaxed);
+    }
+}
+
+/// Calls into a library other than solves, as a slot names them (in place
+/// of a position in the chunk).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u64)]
+pub enum Lifecycle {
+    /// `create`: a thread's state is made.
+    Create = u64::MAX - 1,
+    /// `destroy`: a thread's state is freed.
+    Destroy = u64::MAX - 2,
 }
 
 /// What the parent reads off the board.
@@ -456,6 +481,8 @@ pub struct Call {
     pub strategy: usize,
     /// The puzzle's dataset index and line, when the slot names it.
     pub puzzle: Option<(u64, u64)>,
+    /// A call that is not a solve.
+    pub lifecycle: Option<Lifecycle>,
 }
 
 /// Reads the board file (the parent's side).
@@ -488,6 +515,9 @@ pub fn read(file: &File) -> std::io::Result<Reading> {
         }
         let position = word(base + s::POSITION) as usize;
         let chunk_len = word(base + s::CHUNK_LEN) as usize;
+        let lifecycle = [Lifecycle::Create, Lifecycle::Destroy]
+            .into_iter()
+            .find(|&l| l as u64 == word(base + s::POSITION));
         let puzzle = (position < chunk_len && position < TABLE).then(|| {
             (
                 word(base + s::TABLE + 2 * position),
@@ -499,6 +529,7 @@ pub fn read(file: &File) -> std::io::Result<Reading> {
             number,
             strategy: (word(h::GROUP) + word(base + s::STRATEGY)) as usize,
             puzzle,
+            lifecycle,
         });
     }
     Ok(Reading {
@@ -565,11 +596,16 @@ mod tests {
                 number: 7,
                 strategy: 7,
                 puzzle: Some((41, 43)),
+                lifecycle: None,
             }]
         );
         // Past the chunk: the call is known, its puzzle is not.
         slot.position(3);
         assert_eq!(read(&parent).unwrap().calls[0].puzzle, None);
+        // A state freed: named as such.
+        slot.lifecycle(Lifecycle::Destroy);
+        let c = &read(&parent).unwrap().calls[0];
+        assert_eq!((c.puzzle, c.lifecycle), (None, Some(Lifecycle::Destroy)));
         // An even counter: no call running.
         slot.calls().store(8, Ordering::Relaxed);
         assert!(read(&parent).unwrap().calls.is_empty());

@@ -336,3 +336,136 @@ fn a_crashing_solver_never_passes_a_gate() {
     let md = std::fs::read_to_string(&summary).unwrap();
     assert!(md.contains("not judged") && md.contains("SIGSEGV"), "{md}");
 }
+
+/// `run` of `fast` and the fixture-rich solver (labelled `rich`) on
+/// hard.csv with `envs` set, `--timeout 1s`.
+fn run_rich(name: &str, envs: &[(&str, &str)]) -> Run {
+    let lib = fixtures().expect("checked by the caller");
+    let spec = format!("lib={},solver=fixture-rich,name=rich", lib.display());
+    run(
+        name,
+        &[
+            &dataset("hard.csv"),
+            "--limit",
+            "100",
+            "-s",
+            "fast",
+            "-s",
+            &spec,
+            "--timeout",
+            "1s",
+        ],
+        envs,
+    )
+}
+
+/// A library that spins or stops the process while it is loaded is ended
+/// at `--timeout`, named, and nothing is left waiting.
+#[test]
+fn a_library_that_hangs_or_stops_while_loading_is_ended_at_the_timeout() {
+    if fixtures().is_none() {
+        return;
+    }
+    for how in ["spin", "stop"] {
+        let started = std::time::Instant::now();
+        let r = run_rich(&format!("ctor-{how}"), &[("BS_FIXTURE_CTOR", how)]);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "{how}"
+        );
+        assert_eq!(r.code(), 124, "{how}: {}", r.stderr());
+        let err = r.stderr();
+        assert!(err.contains("did not finish loading within 1s"), "{err}");
+        assert!(err.contains("solver=fixture-rich"), "{err}");
+    }
+}
+
+/// A fault after the results were written (a destructor that crashes,
+/// exits or spins while the library is unloaded) fails the run with its
+/// status, and the complete results are kept as they are.
+#[test]
+fn a_fault_after_the_results_keeps_them_complete() {
+    if fixtures().is_none() {
+        return;
+    }
+    for (how, code) in [("segv", 139), ("exit3", 125), ("spin", 124)] {
+        let r = run_rich(&format!("dtor-{how}"), &[("BS_FIXTURE_DTOR", how)]);
+        assert_eq!(r.code(), code, "{how}: {}", r.stderr());
+        let err = r.stderr();
+        assert!(
+            err.contains("while the solvers were unloaded"),
+            "{how}: {err}"
+        );
+        assert!(err.contains("were complete before that"), "{how}: {err}");
+        assert_eq!(json(&r.dir.join("meta.json"))["complete"], true, "{how}");
+        assert_eq!(r.result("rich")["solved"], 100, "{how}");
+    }
+}
+
+/// A `destroy` of a thread's state that never returns is a hang, named as
+/// such, and what was measured is kept.
+#[test]
+fn a_hang_freeing_a_state_is_named() {
+    if fixtures().is_none() {
+        return;
+    }
+    let r = run_rich("destroy-spin", &[("BS_FIXTURE_DESTROY", "spin")]);
+    assert_eq!(r.code(), 124, "{}", r.stderr());
+    let err = r.stderr();
+    assert!(
+        err.contains("rich freed a thread's state (destroy)"),
+        "{err}"
+    );
+    assert_eq!(r.result("rich")["puzzles"], 100);
+    assert_eq!(json(&r.dir.join("meta.json"))["complete"], false);
+}
+
+/// An interrupt a solver raises is not taken for the user's: the run says
+/// so, and what was measured is kept.
+#[test]
+fn an_interrupt_a_solver_raises_is_said_to_be_one() {
+    if fixtures().is_none() {
+        return;
+    }
+    let r = run_dying("raised-term", "term", &["-j", "1"]);
+    assert_eq!(r.code(), 130, "{}", r.stderr());
+    let err = r.stderr();
+    assert!(err.contains("the supervisor did not pass on"), "{err}");
+    assert!(err.contains("die solved puzzle 200 ("), "{err}");
+    assert_eq!(json(&r.dir.join("meta.json"))["complete"], false);
+}
+
+/// A library that ignores SIGINT cannot keep the run from stopping: the
+/// second interrupt reaches the measuring process as SIGTERM.
+#[test]
+fn a_library_that_ignores_sigint_can_still_be_interrupted() {
+    let Some(lib) = fixtures() else { return };
+    let spec = format!("lib={},symbol=solve_die,name=die", lib.display());
+    let (first, _) = hard_puzzle(0);
+    let out = scratch("ignore-int").join("out");
+    let child = command()
+        .args(["run", &dataset("hard.csv"), "-q", "-s", "mrv", "-s", &spec])
+        .args(["--repeat", "200", "--out"])
+        .arg(&out)
+        .env("BS_FIXTURE_DIE", &first)
+        .env("BS_FIXTURE_DIE_HOW", "ignore_int")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let started = std::time::Instant::now();
+    for _ in 0..2 {
+        let pid = child.id().to_string();
+        assert!(std::process::Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success());
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", err(&o));
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    assert_eq!(json(&out.join("meta.json"))["complete"], false);
+}

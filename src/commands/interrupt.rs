@@ -25,13 +25,13 @@ pub fn flag(doing: &'static str) -> Arc<AtomicBool> {
         let installed = ctrlc::set_handler(move || {
             if SIGNALS.fetch_add(1, Ordering::SeqCst) > 0 {
                 eprintln!("\nbench-sudoku: second interrupt, exiting now");
-                // Asked to quit at once: a supervisor does not rebuild
-                // the results either. Solver processes go with it.
+                // Asked to quit at once: solver processes go with it, and
+                // a supervisor rebuilds what was measured from the rows.
                 #[cfg(unix)]
                 {
                     crate::solver::external::reaper::end_all();
                     if let Some(board) = crate::board::this() {
-                        board.finished(EXIT_INTERRUPTED);
+                        board.abandoned(EXIT_INTERRUPTED);
                     }
                 }
                 std::process::exit(EXIT_INTERRUPTED);

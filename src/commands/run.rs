@@ -600,13 +600,21 @@ pub fn run(args: &RunArgs) -> CmdResult {
             out.display()
         ));
     }
-    Ok(match results.stopped {
+    let code = match results.stopped {
         Some(Stop::Interrupted) => EXIT_INTERRUPTED,
         Some(Stop::Panic(_)) => EXIT_PANIC,
         Some(Stop::Dataset(_) | Stop::Output(_)) => 2,
         None if bad + faults > 0 => 1,
         None => verdict.map_or(0, |v| v.exit_code()),
-    })
+    };
+    // The solvers are unloaded here, after the results: a supervisor then
+    // tells a library's destructor that hangs or crashes from the run.
+    #[cfg(unix)]
+    if let Some(b) = board {
+        b.phase(crate::board::Phase::Unloading);
+    }
+    drop(opts);
+    Ok(code)
 }
 
 /// The run's stop flag, raised by the first SIGINT, SIGTERM or SIGHUP.

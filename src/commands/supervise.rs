@@ -53,7 +53,8 @@ pub fn needed(args: &RunArgs) -> anyhow::Result<bool> {
     // called otherwise (from a program, through the library) is measured
     // where it is.
     let from_command_line = std::env::args_os().skip(1).any(|a| a == "run");
-    if std::env::var_os(board::ENV).is_some()
+    if board::this().is_some()
+        || std::env::var_os(board::ENV).is_some()
         || std::env::var(SWITCH_ENV).is_ok_and(|v| v == "0")
         || !from_command_line
     {
@@ -78,9 +79,32 @@ fn specs(args: &RunArgs) -> Vec<String> {
 /// How the child ended.
 enum Ending {
     Exited(ExitStatus),
-    /// The parent killed it: `call` had not returned within the timeout.
-    Hung(Call),
+    /// The parent killed it, and why.
+    Killed(Stuck),
 }
+
+/// Why the parent killed the child.
+#[derive(Clone, Debug)]
+enum Stuck {
+    /// A call into a library had not returned within `--timeout`.
+    Call(Call),
+    /// The child stayed in a phase where it only waits on libraries
+    /// (loading or unloading them, or exiting after it finished) for
+    /// `--timeout`.
+    Phase(Phase),
+    /// The child was stopped (SIGSTOP, SIGTSTP) for `--timeout`.
+    Stopped,
+    /// The child did not end within the grace period after an interrupt,
+    /// or a third interrupt came.
+    Interrupt,
+}
+
+/// Interrupts this process received (each is passed on to the child).
+static SIGNALS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// How long a child may take to end after an interrupt before it is
+/// killed: its own grace period, and a margin to write what it measured.
+const INTERRUPT_GRACE: Duration = Duration::from_secs(super::interrupt::STOP_GRACE.as_secs() + 5);
 
 /// Runs the same command as a supervised child and returns its exit
 /// status, or the status of the fault that ended it.
@@ -91,29 +115,75 @@ pub fn run(args: &RunArgs) -> CmdResult {
         .clamp(1, 4096);
     let board_file = tempfile::Builder::new()
         .prefix("bench-sudoku-board-")
-        .tempfile()?;
-    board::create(board_file.as_file(), slots)?;
+        .tempfile()
+        .map_err(|e| {
+            anyhow::anyhow!("cannot make the supervisor's board in the temporary directory: {e}")
+        })?;
+    board::create(board_file.as_file(), slots).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: cannot write the supervisor's board: {e}",
+            board_file.path().display()
+        )
+    })?;
     // What the measuring child's solver processes leave behind when it
     // dies comes here, and is ended once it has.
     external::reaper::adopt_orphans();
     let child = spawn(board_file.path())?;
-    let ending = watch(child, board_file.as_file(), args.engine.solvers.timeout)?;
+    let (file, path) = board_file.into_parts();
+    let ending = watch(child, &file, Some(path), args.engine.solvers.timeout)?;
     external::reaper::sweep();
-    let reading = board::read(board_file.as_file()).unwrap_or_default();
+    let reading = board::read(&file).unwrap_or_default();
+    Ok(verdict(args, &reading, ending))
+}
+
+/// The exit status of the run: the child's own when it finished as it
+/// says, otherwise the fault's (said, and what was measured kept).
+fn verdict(args: &RunArgs, reading: &Reading, ending: Ending) -> i32 {
+    let interrupted = SIGNALS.load(std::sync::atomic::Ordering::SeqCst) > 0;
     match ending {
         Ending::Exited(status) if reading.phase == Some(Phase::Finished) => {
-            Ok(reading.exit.unwrap_or_else(|| code_of(status)))
+            let code = reading.exit.unwrap_or_else(|| code_of(status));
+            if code == code_of(status) && finished_as_said(reading, code) {
+                if code == super::interrupt::EXIT_INTERRUPTED && !interrupted {
+                    super::print_err(
+                        "bench-sudoku: error: the measuring process was interrupted by a signal the \
+                         supervisor did not pass on (a solver raised it, or another process sent it)",
+                    );
+                }
+                return code;
+            }
+            fault(args, reading, Ending::Exited(status))
         }
-        ending => Ok(fault(args, &reading, ending)),
+        ending => fault(args, reading, ending),
     }
+}
+
+/// Whether a child that says it finished left what it says: a run that
+/// ends with 0 or 1 has written complete results.
+fn finished_as_said(reading: &Reading, code: i32) -> bool {
+    if code > 1 {
+        return true;
+    }
+    match reading.dir.as_deref() {
+        None => true,
+        Some(dir) => complete(dir),
+    }
+}
+
+/// The results in `dir` say they are complete.
+fn complete(dir: &Path) -> bool {
+    std::fs::read(dir.join("meta.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .is_some_and(|m| m["complete"] == true)
 }
 
 /// Starts the measuring child: this executable with the same arguments,
 /// the board in its environment, in a process group of its own (so that
-/// the terminal's Ctrl-C reaches the parent alone, which forwards it
-/// once).
+/// the terminal's Ctrl-C reaches the parent alone, which forwards it).
 fn spawn(board_path: &Path) -> anyhow::Result<std::process::Child> {
     use std::os::unix::process::CommandExt;
+    use std::sync::atomic::Ordering;
     let exe = std::env::current_exe()
         .map_err(|e| anyhow::anyhow!("cannot find bench-sudoku's own executable: {e}"))?;
     let mut value = std::ffi::OsString::from(format!("{}:", std::process::id()));
@@ -121,14 +191,16 @@ fn spawn(board_path: &Path) -> anyhow::Result<std::process::Child> {
     // The handler comes first, so that no signal finds the default action
     // (which would end this process and leave the child to its death
     // signal); one that comes before the child exists is passed on as soon
-    // as it does.
+    // as it does. The first two are passed on (the child stops, then quits
+    // at once); the watch kills the child at the third.
     static CHILD: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
-    static EARLY: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let forwarded = ctrlc::set_handler(|| match CHILD.load(std::sync::atomic::Ordering::SeqCst) {
-        0 => {
-            EARLY.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let forwarded = ctrlc::set_handler(|| {
+        let n = SIGNALS.fetch_add(1, Ordering::SeqCst) + 1;
+        match CHILD.load(Ordering::SeqCst) {
+            0 => {}
+            pid if n <= 2 => forward(pid, n),
+            _ => {}
         }
-        pid => forward(pid),
     });
     if let Err(e) = forwarded {
         super::print_err(&format!(
@@ -142,30 +214,124 @@ fn spawn(board_path: &Path) -> anyhow::Result<std::process::Child> {
         .spawn()
         .map_err(|e| anyhow::anyhow!("cannot start the measuring process: {e}"))?;
     let pid = child.id() as i32;
-    CHILD.store(pid, std::sync::atomic::Ordering::SeqCst);
-    for _ in 0..EARLY.swap(0, std::sync::atomic::Ordering::SeqCst) {
-        forward(pid);
+    CHILD.store(pid, Ordering::SeqCst);
+    for n in 1..=SIGNALS.load(Ordering::SeqCst).min(2) {
+        forward(pid, n);
     }
     Ok(child)
 }
 
-/// Passes an interrupt on to the measuring child.
-fn forward(pid: i32) {
+/// Passes the `n`-th interrupt on to the measuring child: SIGINT, then
+/// SIGTERM (which it takes the same way), so that a library that ignores
+/// one of them cannot keep the run from stopping.
+fn forward(pid: i32, n: u32) {
+    let sig = if n == 1 { libc::SIGINT } else { libc::SIGTERM };
     // SAFETY: kill(2) sends a signal to a process id; no memory is
     // involved. (Once the child is reaped the parent exits at once; a
     // signal in that instant could reach a process that reused the pid,
     // which the parent's own exit makes vanishingly rare.)
     unsafe {
-        libc::kill(pid, libc::SIGINT);
+        libc::kill(pid, sig);
     }
 }
 
-/// Waits for the child, reading the board every period: a call seen
-/// running, with the same number, for `timeout` is a hang, and the
-/// child's process group is killed.
+/// A phase of the child, with the strategy spec it is loading.
+type PhaseKey = (Option<Phase>, Option<usize>);
+
+/// What the watch remembers from one reading of the board to the next.
+#[derive(Default)]
+struct Seen {
+    /// Calls running: (thread, call number, first seen).
+    calls: Vec<(usize, u64, Instant)>,
+    /// The phase (and the spec being loaded), and since when.
+    phase: Option<(PhaseKey, Instant)>,
+    /// Since when the child has been stopped.
+    stopped: Option<Instant>,
+    /// When the first interrupt was seen.
+    interrupted: Option<Instant>,
+}
+
+impl Seen {
+    /// Why the child should be killed now, if it should.
+    fn stuck(&mut self, reading: &Reading, pid: i32, timeout: Duration) -> Option<Stuck> {
+        let now = Instant::now();
+        self.calls
+            .retain(|&(t, n, _)| reading.calls.iter().any(|c| c.thread == t && c.number == n));
+        for call in &reading.calls {
+            let since = match self
+                .calls
+                .iter()
+                .find(|(t, n, _)| *t == call.thread && *n == call.number)
+            {
+                Some(&(_, _, since)) => since,
+                None => {
+                    self.calls.push((call.thread, call.number, now));
+                    now
+                }
+            };
+            if now.duration_since(since) >= timeout {
+                return Some(Stuck::Call(call.clone()));
+            }
+        }
+        // Loading, unloading and exiting wait on libraries alone: each
+        // spec loaded, and each of the others, gets --timeout (at least a
+        // second).
+        let key = (reading.phase, reading.loading);
+        let since = match self.phase {
+            Some((k, since)) if k == key => since,
+            _ => {
+                self.phase = Some((key, now));
+                now
+            }
+        };
+        let waits = matches!(
+            reading.phase,
+            Some(Phase::Loading | Phase::Unloading | Phase::Finished)
+        );
+        if waits && now.duration_since(since) >= timeout.max(Duration::from_secs(1)) {
+            return Some(Stuck::Phase(reading.phase.unwrap_or(Phase::Loading)));
+        }
+        if stopped(pid) {
+            let since = *self.stopped.get_or_insert(now);
+            if now.duration_since(since) >= timeout.max(Duration::from_secs(1)) {
+                return Some(Stuck::Stopped);
+            }
+        } else {
+            self.stopped = None;
+        }
+        let signals = SIGNALS.load(std::sync::atomic::Ordering::SeqCst);
+        if signals > 0 {
+            let since = *self.interrupted.get_or_insert(now);
+            if signals >= 3 || now.duration_since(since) >= INTERRUPT_GRACE {
+                return Some(Stuck::Interrupt);
+            }
+        }
+        None
+    }
+}
+
+/// Whether process `pid` is stopped (its state in /proc is T or t).
+fn stopped(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            let after = s.rfind(')').map(|i| &s[i + 1..])?;
+            after
+                .split_whitespace()
+                .next()
+                .map(|st| st == "T" || st == "t")
+        })
+        .unwrap_or(false)
+}
+
+/// Waits for the child, reading the board every period, and kills the
+/// child's process group when it is stuck ([`Seen::stuck`]). Once the
+/// child has attached to the board, the board's file name is removed (the
+/// parent reads it through its open file).
 fn watch(
     mut child: std::process::Child,
     board_file: &std::fs::File,
+    mut path: Option<tempfile::TempPath>,
     timeout: Duration,
 ) -> anyhow::Result<Ending> {
     let pid = child.id() as i32;
@@ -174,7 +340,7 @@ fn watch(
         let _ = tx.send(child.wait());
     });
     let period = (timeout / 4).clamp(Duration::from_millis(10), Duration::from_millis(250));
-    let mut seen: Vec<(usize, u64, Instant)> = Vec::new();
+    let mut seen = Seen::default();
     loop {
         match rx.recv_timeout(period) {
             Ok(status) => return Ok(Ending::Exited(status?)),
@@ -186,28 +352,19 @@ fn watch(
         let Ok(reading) = board::read(board_file) else {
             continue;
         };
-        let now = Instant::now();
-        seen.retain(|&(t, n, _)| reading.calls.iter().any(|c| c.thread == t && c.number == n));
-        for call in &reading.calls {
-            let since = match seen
-                .iter()
-                .find(|(t, n, _)| *t == call.thread && *n == call.number)
-            {
-                Some(&(_, _, since)) => since,
-                None => {
-                    seen.push((call.thread, call.number, now));
-                    now
-                }
-            };
-            if now.duration_since(since) >= timeout {
-                // SAFETY: kill(2) with a negative pid signals the child's
-                // process group (it leads it); no memory is involved.
-                unsafe {
-                    libc::kill(-pid, libc::SIGKILL);
-                }
-                let _ = rx.recv();
-                return Ok(Ending::Hung(call.clone()));
+        if reading.pid != 0 {
+            if let Some(p) = path.take() {
+                let _ = p.close();
             }
+        }
+        if let Some(why) = seen.stuck(&reading, pid, timeout) {
+            // SAFETY: kill(2) with a negative pid signals the child's
+            // process group (it leads it); no memory is involved.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+            let _ = rx.recv();
+            return Ok(Ending::Killed(why));
         }
     }
 }
@@ -223,36 +380,13 @@ fn code_of(status: ExitStatus) -> i32 {
 /// Says what ended the child and where, keeps what it measured, and
 /// returns the exit status of the fault.
 fn fault(args: &RunArgs, reading: &Reading, ending: Ending) -> i32 {
-    use std::os::unix::process::ExitStatusExt;
     let labels = reading.dir.as_deref().map(labels).unwrap_or_default();
-    let (what, code) = match &ending {
-        Ending::Hung(_) => (
-            format!(
-                "a call did not return within {} (--timeout)",
-                humantime::format_duration(args.engine.solvers.timeout)
-            ),
-            EXIT_HANG,
-        ),
-        Ending::Exited(status) => match (status.signal(), status.code(), reading.exit) {
-            // The child gave up on an interrupt (a solve that did not
-            // return): its own status, and what it measured is kept.
-            (_, _, Some(code)) => ("stopped after an interrupt".to_string(), code),
-            (Some(sig), _, _) => (
-                format!("the process died of signal {sig}{}", signal_name(sig)),
-                128 + sig,
-            ),
-            (None, Some(c), _) => (
-                format!("the solver ended the process itself (exit status {c})"),
-                EXIT_SOLVER_EXIT,
-            ),
-            (None, None, _) => ("the process ended".to_string(), EXIT_SOLVER_EXIT),
-        },
-    };
+    let (what, code) = what_ended(args, reading, &ending);
     let calls = match &ending {
-        Ending::Hung(call) => vec![call.clone()],
+        Ending::Killed(Stuck::Call(call)) => vec![call.clone()],
         // The thread that raised the signal or called exit(), when it is
         // known and was in a call; otherwise every call that was running.
-        Ending::Exited(_) => match reading.culprit {
+        _ => match reading.culprit {
             Some(t) if reading.calls.iter().any(|c| c.thread == t) => reading
                 .calls
                 .iter()
@@ -264,19 +398,86 @@ fn fault(args: &RunArgs, reading: &Reading, ending: Ending) -> i32 {
     };
     let place = where_it_was(args, reading, &calls, &labels);
     super::print_err(&format!("bench-sudoku: error: {what} {place}"));
-    if matches!(ending, Ending::Hung(_)) {
-        super::print_err("bench-sudoku: a library running inside the measuring process cannot be stopped, so the \
+    match &ending {
+        Ending::Killed(Stuck::Call(_) | Stuck::Phase(_) | Stuck::Stopped) => super::print_err(
+            "bench-sudoku: a library running inside the measuring process cannot be stopped, so the \
              process was killed; run it with isolate=yes to have a hang counted as a timeout of that \
-             puzzle and the run go on");
-    } else if code != super::interrupt::EXIT_INTERRUPTED {
-        super::print_err(
+             puzzle and the run go on",
+        ),
+        Ending::Killed(Stuck::Interrupt) => {}
+        Ending::Exited(_) if code == super::interrupt::EXIT_INTERRUPTED => {}
+        Ending::Exited(_) => super::print_err(
             "bench-sudoku: a solver loaded into the process takes it down with it; run it with \
              isolate=yes to have a crash counted as a fault of that puzzle and the run go on",
-        );
+        ),
     }
-    let stopped = format!("{what} {place}");
-    keep_measured(args, reading, &stopped);
+    // Results the child finished writing are kept as they are: the fault
+    // came after them (a library's destructor, an exit handler).
+    match reading.dir.as_deref() {
+        Some(dir) if complete(dir) => super::print_err(&format!(
+            "bench-sudoku: the results in {} were complete before that; they are kept as written",
+            dir.display()
+        )),
+        _ => keep_measured(args, reading, &format!("{what} {place}")),
+    }
     code
+}
+
+/// What ended the child, and the exit status that says so.
+fn what_ended(args: &RunArgs, reading: &Reading, ending: &Ending) -> (String, i32) {
+    use std::os::unix::process::ExitStatusExt;
+    let within = humantime::format_duration(args.engine.solvers.timeout);
+    match ending {
+        Ending::Killed(Stuck::Call(_)) => (
+            format!("a call did not return within {within} (--timeout)"),
+            EXIT_HANG,
+        ),
+        Ending::Killed(Stuck::Phase(Phase::Finished | Phase::Unloading)) => (
+            format!("the measuring process did not end within {within} (--timeout, at least 1 s)"),
+            EXIT_HANG,
+        ),
+        Ending::Killed(Stuck::Phase(_)) => (
+            format!("a library did not finish loading within {within} (--timeout, at least 1 s)"),
+            EXIT_HANG,
+        ),
+        Ending::Killed(Stuck::Stopped) => (
+            format!("the measuring process was stopped (SIGSTOP?) for {within} (--timeout)"),
+            EXIT_HANG,
+        ),
+        Ending::Killed(Stuck::Interrupt) => (
+            "the measuring process did not stop after the interrupts, and was killed".to_string(),
+            super::interrupt::EXIT_INTERRUPTED,
+        ),
+        Ending::Exited(status) => match (status.signal(), status.code(), reading.exit) {
+            // The child gave up on an interrupt (a solve that did not
+            // return, or a second signal): its own status, and what it
+            // measured is kept.
+            (_, _, Some(code)) if reading.phase != Some(Phase::Finished) => {
+                let from = if SIGNALS.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+                    ""
+                } else {
+                    " the supervisor did not pass on (a solver raised it, or another process sent it)"
+                };
+                (format!("stopped after an interrupt{from}"), code)
+            }
+            (Some(sig), _, _) => (
+                format!("the process died of signal {sig}{}", signal_name(sig)),
+                128 + sig,
+            ),
+            (None, Some(c), Some(said)) if c == said => (
+                format!(
+                    "the measuring process said it finished (exit status {c}) but its results are \
+                     not complete (a solver that wrote on the supervisor's board?)"
+                ),
+                EXIT_SOLVER_EXIT,
+            ),
+            (None, Some(c), _) => (
+                format!("the solver ended the process itself (exit status {c})"),
+                EXIT_SOLVER_EXIT,
+            ),
+            (None, None, _) => ("the process ended".to_string(), EXIT_SOLVER_EXIT),
+        },
+    }
 }
 
 /// "while X solved puzzle 7 (line 9 of hard.csv)", or the phase.
@@ -293,11 +494,17 @@ fn where_it_was(args: &RunArgs, reading: &Reading, calls: &[Call], labels: &[Str
                     .get(c.strategy)
                     .cloned()
                     .unwrap_or_else(|| format!("strategy #{}", c.strategy + 1));
-                match c.puzzle {
-                    Some((index, line)) => {
+                match (c.puzzle, c.lifecycle) {
+                    (Some((index, line)), _) => {
                         format!("{who} solved puzzle {index} ({dataset}:{line})")
                     }
-                    None => format!("{who} solved a puzzle of {dataset}"),
+                    (None, Some(board::Lifecycle::Create)) => {
+                        format!("{who} made a thread's state (create)")
+                    }
+                    (None, Some(board::Lifecycle::Destroy)) => {
+                        format!("{who} freed a thread's state (destroy)")
+                    }
+                    (None, None) => format!("{who} solved a puzzle of {dataset}"),
                 }
             })
             .collect();
@@ -314,6 +521,13 @@ fn where_it_was(args: &RunArgs, reading: &Reading, calls: &[Call], labels: &[Str
             specs(args).get(i).cloned().unwrap_or_default()
         ),
         (Some(Phase::Writing), _) => "while the reports were written".to_string(),
+        (Some(Phase::Unloading), _) => {
+            "while the solvers were unloaded (a library's destructors run then)".to_string()
+        }
+        (Some(Phase::Finished), _) => {
+            "after the run finished, as the process exited (a library's exit handlers run then)"
+                .to_string()
+        }
         (Some(Phase::Measuring), _) => {
             format!("while measuring {dataset}, outside any call into a library")
         }

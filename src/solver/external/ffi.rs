@@ -449,8 +449,13 @@ impl ExternalSolver for LibSolver {
         let state = match self.function {
             Function::Tdoku(_) => std::ptr::null_mut(),
             Function::Native { create, .. } => {
+                // Announced like a solve: a `create` that never returns is
+                // a hang the supervisor ends and names.
+                let counter = slot.lifecycle(Lifecycle::Create);
+                let n = enter(counter);
                 // SAFETY: the descriptor's `create`, called as specified.
                 let state = unsafe { create(self.spec.config) };
+                counter.store(n + 1, Ordering::Relaxed);
                 if state.is_null() {
                     anyhow::bail!(
                         "{}: create({}) returned NULL",
@@ -486,6 +491,17 @@ struct LibInstance {
     slot: CallSlot,
 }
 
+#[cfg(unix)]
+use crate::board::Lifecycle;
+
+/// Calls other than solves (without a board, only counted).
+#[cfg(not(unix))]
+#[derive(Clone, Copy)]
+enum Lifecycle {
+    Create,
+    Destroy,
+}
+
 /// Where an instance announces its calls: its watchdog's slot, or its
 /// thread's slot on the supervisor's board.
 enum CallSlot {
@@ -495,6 +511,22 @@ enum CallSlot {
 }
 
 impl CallSlot {
+    /// The call counter for a call that is not a solve (`create`,
+    /// `destroy`); on the board, also which it is.
+    fn lifecycle(&self, what: Lifecycle) -> &AtomicU64 {
+        match self {
+            CallSlot::Watched(a) => {
+                let _ = what;
+                a
+            }
+            #[cfg(unix)]
+            CallSlot::Board(s) => {
+                s.lifecycle(what);
+                s.calls()
+            }
+        }
+    }
+
     /// The call counter; on the board, also the call's position in its
     /// chunk (which names the puzzle).
     #[inline(always)]
@@ -520,9 +552,12 @@ unsafe impl Send for LibInstance {}
 impl Drop for LibInstance {
     fn drop(&mut self) {
         if let Function::Native { destroy, .. } = self.function {
+            let counter = self.slot.lifecycle(Lifecycle::Destroy);
+            let n = enter(counter);
             // SAFETY: `state` came from this solver's `create`, is not null
             // and is freed exactly once, after its last `solve`.
             unsafe { destroy(self.state) };
+            counter.store(n + 1, Ordering::Relaxed);
         }
     }
 }

@@ -589,11 +589,18 @@ mod imp {
             let timeout = self.shared.timeout;
             // Requests before this index go one at a time: a fault happened
             // while several were in flight, and a solver may hold replies
-            // in its output buffer, so which one caused it is not known
-            // for sure.
+            // in its output buffer, so which one caused it is not known.
             let mut careful_until = 0;
+            // That fault, until the requests sent again one at a time show
+            // which puzzle causes it; if none does, it is counted on the
+            // first request that had no reply (its position in `out`).
+            let mut pending: Option<(usize, Status, String)> = None;
+            let base = out.len();
             let mut i = 0;
             while i < puzzles.len() {
+                if i >= careful_until {
+                    settle(&mut pending, puzzles, base, out);
+                }
                 if let Err(why) = self.ensure_running() {
                     out.push(Answer::fault(&puzzles[i], Status::Crashed, why));
                     i += 1;
@@ -658,24 +665,44 @@ mod imp {
                             (Status::Crashed, format!("reading its reply: {e}"))
                         }
                     };
-                    let mut why = self.fail(&why);
+                    let why = self.fail(&why);
                     if end - i > 1 {
-                        // Several requests in flight: the fault is counted
-                        // on the first that got no reply (the one a solver
-                        // answering in order was on), and the others are
-                        // sent again one at a time to the restarted solver.
-                        // A solver that held replies back may have died on
-                        // a later one: the detail says so.
-                        why.push_str(&format!(
-                            " [{} requests were in flight: this, the first without a reply, is counted]",
+                        // Several requests in flight: sent again one at a
+                        // time to the restarted solver, and the fault kept
+                        // until they show whose it is.
+                        let note = format!(
+                            "{why} [{} requests were in flight; sent again one at a time, none \
+                             failed: counted on the first that had no reply]",
                             end - i
-                        ));
+                        );
+                        pending = Some((i, status, note));
                         careful_until = end;
+                    } else {
+                        // Its own fault: the one kept, if any, was this.
+                        pending = None;
+                        out.push(Answer::fault(puzzle, status, why));
+                        i += 1;
                     }
-                    out.push(Answer::fault(puzzle, status, why));
-                    i += 1;
                     break;
                 }
+            }
+            settle(&mut pending, puzzles, base, out);
+        }
+    }
+
+    /// Counts a fault that happened with several requests in flight and that
+    /// the requests sent again one at a time did not show again: on the
+    /// first request that had no reply (replacing the answer it got when
+    /// sent again), so that no death of a solver process goes uncounted.
+    fn settle(
+        pending: &mut Option<(usize, Status, String)>,
+        puzzles: &[Grid],
+        base: usize,
+        out: &mut [Answer],
+    ) {
+        if let Some((k, status, why)) = pending.take() {
+            if let Some(a) = out.get_mut(base + k) {
+                *a = Answer::fault(&puzzles[k], status, why);
             }
         }
     }
