@@ -469,3 +469,85 @@ fn a_library_that_ignores_sigint_can_still_be_interrupted() {
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
     assert_eq!(json(&out.join("meta.json"))["complete"], false);
 }
+
+/// A library that changes the working directory cannot scatter the results
+/// of a run given a relative `--out`, nor keep it from reading its dataset.
+#[test]
+fn a_library_that_changes_directory_does_not_move_the_results() {
+    let Some(lib) = fixtures() else { return };
+    let spec = format!("lib={},symbol=solve_die,name=die", lib.display());
+    let (first, _) = hard_puzzle(0);
+    let here = scratch("chdir");
+    std::fs::write(here.join("set.txt"), hard_lines(300)).unwrap();
+    let o = command()
+        .current_dir(&here)
+        .args([
+            "run",
+            "set.txt",
+            "-q",
+            "-s",
+            "fast",
+            "-s",
+            &spec,
+            "--batch-size",
+            "16",
+        ])
+        .args(["--out", "rel"])
+        .env("BS_FIXTURE_DIE", &first)
+        .env("BS_FIXTURE_DIE_HOW", "chdir")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(
+        text(&o.stdout).contains("results in rel"),
+        "{}",
+        text(&o.stdout)
+    );
+    let meta = json(&here.join("rel/meta.json"));
+    assert_eq!(meta["complete"], true);
+    let summary = json(&here.join("rel/summary.json"));
+    assert!(summary["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["solved"] == 300));
+    assert!(!std::path::Path::new("/rel").exists());
+}
+
+/// `--force` replaces the files a run writes, and nothing else: a user's
+/// file in `charts/` or `histograms/` stays.
+#[test]
+fn force_replaces_the_results_and_nothing_else() {
+    let out = scratch("force-own").join("out");
+    for (folder, name) in [("charts", "notes.txt"), ("histograms", "mine.so")] {
+        std::fs::create_dir_all(out.join(folder)).unwrap();
+        std::fs::write(out.join(folder).join(name), b"keep").unwrap();
+    }
+    for _ in 0..2 {
+        let o = command()
+            .args([
+                "run",
+                &dataset("easy.csv"),
+                "--limit",
+                "20",
+                "-q",
+                "-s",
+                "fast",
+                "--force",
+            ])
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    }
+    assert_eq!(
+        std::fs::read(out.join("charts/notes.txt")).unwrap(),
+        b"keep"
+    );
+    assert_eq!(
+        std::fs::read(out.join("histograms/mine.so")).unwrap(),
+        b"keep"
+    );
+    assert!(out.join("charts/easy-latency.svg").is_file());
+}

@@ -208,9 +208,12 @@ pub fn inspect(opts: &RunOptions, estimate: bool) -> Result<Vec<DatasetInfo>, Da
             } else {
                 None
             };
-            let source = spool
-                .as_ref()
-                .map_or_else(|| path.clone(), |t| t.to_path_buf());
+            // Read by its absolute name: a solver loaded into the process
+            // may change the working directory between two groups.
+            let source = spool.as_ref().map_or_else(
+                || std::path::absolute(path).unwrap_or_else(|_| path.clone()),
+                |t| t.to_path_buf(),
+            );
             let reader = dataset::open_as(&source, path, opts.format)?;
             // The name every report and message shows: a file name's
             // control characters (an escape sequence, a line break) are

@@ -346,6 +346,11 @@ pub fn run(args: &RunArgs) -> CmdResult {
     // File-level problems surface before anything is created.
     let infos = bench::inspect(&opts, mode != ProgressMode::None)?;
     let (out, outputs) = output_dir(args, &infos)?;
+    // Written by its absolute name; shown as it was given.
+    let shown = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| out.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| out.clone());
     let stop = interrupted();
     let pool = bench::pool(opts.threads)?;
     let (timer_overhead_ns, timer_resolution_ns) = sysinfo::timer_overhead();
@@ -574,7 +579,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
         ));
     }
     match &results.stopped {
-        None => super::print_text(&format!("results in {}\n", out.display()))?,
+        None => super::print_text(&format!("results in {}\n", shown.display()))?,
         Some(Stop::Dataset(e)) => super::print_err(&format!("bench-sudoku: error: {e}")),
         Some(Stop::Output(e)) => {
             super::print_err(&format!("bench-sudoku: error: writing puzzles.csv: {e}"))
@@ -585,19 +590,19 @@ pub fn run(args: &RunArgs) -> CmdResult {
     if results.stopped.is_some() {
         super::print_err(&format!(
             "run incomplete: what was measured before it stopped is in {} (meta.json has \"complete\": false)",
-            out.display()
+            shown.display()
         ));
     }
     if bad > 0 {
         super::print_err(&format!(
             "{bad} answers rejected: they break the rules, disagree with the dataset's solution or bench-sudoku's count of solutions, or changed between passes; they count as neither solved nor timed (see mismatch_list in {}/summary.json)",
-            out.display()
+            shown.display()
         ));
     }
     if faults > 0 {
         super::print_err(&format!(
             "{faults} puzzles failed in external solvers (crashed, timeout, protocol_error, error; see fault_list in {}/summary.json)",
-            out.display()
+            shown.display()
         ));
     }
     let code = match results.stopped {
@@ -741,7 +746,7 @@ fn output_dir(args: &RunArgs, infos: &[bench::DatasetInfo]) -> anyhow::Result<(P
         results::remove(d)?;
     }
     Ok((
-        d.clone(),
+        claim.dir().to_path_buf(),
         Outputs {
             _claim: claim,
             exports,

@@ -87,8 +87,10 @@ impl Claim {
             if !same_file(&file, &path) {
                 continue;
             }
+            // Held by its absolute name: a solver loaded into the process
+            // may change the working directory.
             let mut claim = Claim {
-                dir: dir.to_path_buf(),
+                dir: std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()),
                 file,
             };
             claim.write_owner().map_err(Refused::Io)?;

@@ -378,9 +378,16 @@ impl Dest {
             Some(Kind::Regular) => (magic, false),
             None => (false, false),
         };
+        // Written by its absolute name: a solver loaded into the process
+        // may change the working directory.
+        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
         Ok(Dest {
             given: path.to_path_buf(),
-            at: if through { path.to_path_buf() } else { at },
+            at: if through {
+                absolute(path)
+            } else {
+                absolute(&at)
+            },
             through,
             is_device,
             descriptor: magic,

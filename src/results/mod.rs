@@ -41,19 +41,47 @@ pub fn holds_results(dir: &Path) -> bool {
     FILES.iter().any(|f| dir.join(f).exists())
 }
 
+/// What bench-sudoku writes inside the folders of [`FILES`]: files ending
+/// so, one level down.
+const FOLDER_FILES: &[(&str, &[&str])] =
+    &[("histograms", &[".hgrm", ".hdr"]), ("charts", &[".svg"])];
+
 /// Removes every file of a results directory from `dir` (what `--force`
-/// replaces); other files are left alone.
+/// replaces), and the temporary row files of a run that stopped
+/// (`puzzles.csv.partial.<k>`); other files are left alone, also inside
+/// `histograms/` and `charts/` (a folder is removed only when nothing else
+/// is left in it).
 pub fn remove(dir: &Path) -> anyhow::Result<()> {
+    let gone = |p: &Path, r: std::io::Result<()>| {
+        r.with_context(|| format!("--force: cannot remove {}", p.display()))
+    };
     for f in FILES {
         let p = dir.join(f);
-        if p.is_dir() {
-            std::fs::remove_dir_all(&p)
-        } else if p.exists() {
-            std::fs::remove_file(&p)
-        } else {
-            Ok(())
+        if let Some((_, endings)) = FOLDER_FILES.iter().find(|(name, _)| name == f) {
+            if p.is_dir() {
+                for entry in std::fs::read_dir(&p).with_context(|| format!("{}", p.display()))? {
+                    let e = entry?.path();
+                    let ours = e.is_file()
+                        && e.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| endings.iter().any(|end| n.ends_with(end)));
+                    if ours {
+                        gone(&e, std::fs::remove_file(&e))?;
+                    }
+                }
+                // Only when nothing of the user's is left in it.
+                let _ = std::fs::remove_dir(&p);
+            }
+        } else if p.is_file() {
+            gone(&p, std::fs::remove_file(&p))?;
         }
-        .with_context(|| format!("--force: cannot remove {}", p.display()))?;
+    }
+    for k in 1.. {
+        let spill = crate::bench::spill_path(&dir.join("puzzles.csv.partial"), k);
+        if !spill.is_file() {
+            break;
+        }
+        gone(&spill, std::fs::remove_file(&spill))?;
     }
     Ok(())
 }
