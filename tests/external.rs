@@ -815,3 +815,42 @@ done
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     check(&json(&merged.join("summary.json")), &err(&o));
 }
+
+/// Times a solver reports on its own clock beyond what the histograms hold
+/// (seven days) are warned about: the percentiles stop there, the mean and
+/// the maximum are exact.
+#[test]
+fn times_beyond_the_histograms_are_said_to_cap_the_percentiles() {
+    let dir = scratch("capped");
+    let slow = script(
+        &dir,
+        "slow.sh",
+        &format!(
+            "'{BIN}' serve -s fast | while IFS= read -r line; do
+  case $line in
+    *ns=*) pre=${{line%%ns=*}}; rest=${{line#*ns=}}; rest=${{rest#* }}
+      line=\"${{pre}}ns=700000000000000 $rest\" ;;
+  esac
+  printf '%s\\n' \"$line\"
+done
+"
+        ),
+    );
+    let spec = format!("{slow},name=slow");
+    let r = run(
+        "capped-run",
+        &[&dataset("hard.csv"), "--limit", "5", "-s", &spec],
+        &[],
+    );
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    let res = r.result("slow");
+    assert_eq!(res["max_ns"].as_u64(), Some(700_000_000_000_000));
+    // Seven days, to the histogram's precision (0.1 %).
+    let p50 = res["p50_ns"].as_u64().unwrap() as f64;
+    assert!((p50 / (7.0 * 24.0 * 3.6e12) - 1.0).abs() < 0.002, "{p50}");
+    assert!(
+        r.stderr().contains("its percentiles stop at"),
+        "{}",
+        r.stderr()
+    );
+}

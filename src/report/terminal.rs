@@ -329,8 +329,23 @@ pub fn answer_warnings(results: &[ResultRecord]) -> Vec<String> {
 }
 
 /// One warning per result whose totals reached u64::MAX
-/// (`counters_saturated`).
+/// (`counters_saturated`), and per result with times beyond what the
+/// histograms hold (its percentiles are capped).
 pub fn saturation_warnings(results: &[ResultRecord]) -> Vec<String> {
+    let capped = results
+        .iter()
+        .filter(|r| r.max_ns > crate::bench::metrics::HIST_MAX)
+        .map(|r| {
+            format!(
+                "{}/{}: times up to {} were reported (a solver's own clock), beyond the {} the \
+                 histograms hold: its percentiles stop at {} (the mean and the maximum are exact)",
+                r.dataset,
+                r.strategy,
+                fmt_ns(r.max_ns as f64),
+                fmt_ns(crate::bench::metrics::HIST_MAX as f64),
+                fmt_ns(crate::bench::metrics::HIST_MAX as f64),
+            )
+        });
     results
         .iter()
         .filter(|r| r.counters_saturated)
@@ -345,6 +360,7 @@ pub fn saturation_warnings(results: &[ResultRecord]) -> Vec<String> {
                 u64::MAX
             )
         })
+        .chain(capped)
         .collect()
 }
 
