@@ -384,3 +384,43 @@ fn fifos_devices_and_links_are_written_through_or_followed() {
         assert!(!name.ends_with(".tmp"), "{name}");
     }
 }
+
+/// A FIFO output that no process reads is an error after a wait, never a
+/// run that hangs; the results are written before it.
+#[cfg(unix)]
+#[test]
+fn a_fifo_output_nobody_reads_is_an_error_not_a_hang() {
+    let dir = scratch("fifo-unread");
+    let fifo = dir.join("nobody.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let started = std::time::Instant::now();
+    let o = command()
+        .args([
+            "run",
+            &common::solvers::dataset("easy.csv"),
+            "--limit",
+            "20",
+            "-q",
+            "-s",
+            "fast",
+        ])
+        .arg("--out")
+        .arg(dir.join("out"))
+        .arg("--export")
+        .arg("bmf")
+        .arg(&fifo)
+        .output()
+        .unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(40));
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(
+        err(&o).contains("no process reads this FIFO"),
+        "{}",
+        err(&o)
+    );
+    assert_eq!(json(&dir.join("out/meta.json"))["complete"], true);
+}

@@ -414,10 +414,11 @@ impl Dest {
     /// Appends `bytes` to the file (created when missing); a symbolic link
     /// is followed, a FIFO or device written through.
     pub fn append(&self, bytes: &[u8]) -> std::io::Result<()> {
-        let mut f = File::options()
-            .create(!self.through)
-            .append(true)
-            .open(&self.at)?;
+        let mut f = if self.through {
+            self.open_through()?
+        } else {
+            File::options().create(true).append(true).open(&self.at)?
+        };
         f.write_all(bytes)
     }
 
@@ -452,10 +453,57 @@ impl Dest {
 
     /// Appends: on a FIFO or a device it makes no difference, and a
     /// regular file reached through `/dev/stdout` keeps what the process
-    /// wrote there before (as writing to the descriptor would).
+    /// wrote there before (as writing to the descriptor would). A FIFO that
+    /// no process reads is waited for up to [`FIFO_WAIT`], then an error
+    /// (opening it would otherwise block for ever).
     fn open_through(&self) -> std::io::Result<File> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            let waited = std::time::Instant::now();
+            loop {
+                let opened = File::options()
+                    .append(true)
+                    .custom_flags(libc::O_NONBLOCK)
+                    .open(&self.at);
+                match opened {
+                    Ok(f) => return blocking(f),
+                    Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+                        if waited.elapsed() >= FIFO_WAIT {
+                            return Err(std::io::Error::other(format!(
+                                "no process reads this FIFO (waited {} s)",
+                                FIFO_WAIT.as_secs()
+                            )));
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(50));
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        #[cfg(not(unix))]
         File::options().append(true).open(&self.at)
     }
+}
+
+/// How long an output FIFO is waited for a reader.
+pub const FIFO_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// `f` with its writes blocking again (it was opened without blocking, so
+/// that a FIFO with no reader could not hang the open).
+#[cfg(unix)]
+fn blocking(f: File) -> std::io::Result<File> {
+    use std::os::fd::AsRawFd;
+    let fd = f.as_raw_fd();
+    // SAFETY: fcntl(2) F_GETFL/F_SETFL on a descriptor this `File` owns and
+    // keeps open for the duration; only the status flags change.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(f)
 }
 
 /// An output being written ([`Dest::create`]).
