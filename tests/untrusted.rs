@@ -551,3 +551,96 @@ fn force_replaces_the_results_and_nothing_else() {
     );
     assert!(out.join("charts/easy-latency.svg").is_file());
 }
+
+/// The gate judges only sides whose times and answers it can believe: not
+/// a side that may cache answers, one whose answers carry no grid, or one
+/// whose own clock claims a sliver of the time its calls took. Each is
+/// "not judged" (exit 2), never passed.
+#[test]
+fn a_gate_does_not_judge_what_it_cannot_believe() {
+    let Some(lib) = fixtures() else { return };
+    let honest = format!("lib={},symbol=solve,name=base", lib.display());
+    let data = dataset("hard.csv");
+    let gate = |name: &str, cand: &str, extra: &[&str]| {
+        let mut args = vec![
+            data.as_str(),
+            "--batch-size",
+            "16",
+            "-s",
+            &honest,
+            "-s",
+            cand,
+        ];
+        args.extend_from_slice(&["--gate", "base:cand"]);
+        args.extend_from_slice(extra);
+        run(name, &args, &[])
+    };
+    let cache = format!("lib={},symbol=solve_cache,name=cand", lib.display());
+    let r = gate("gate-cache", &cache, &["--limit", "400"]);
+    assert_eq!(r.code(), 2, "{}", r.stderr());
+    assert!(
+        text(&r.out.stdout).contains("may be caching answers"),
+        "{}",
+        text(&r.out.stdout)
+    );
+
+    let count_only = format!("lib={},symbol=solve_count_only,name=cand", lib.display());
+    let r = gate(
+        "gate-count-only",
+        &count_only,
+        &["--limit", "400", "--count", "2"],
+    );
+    assert_eq!(r.code(), 2, "{}", r.stderr());
+    assert!(
+        text(&r.out.stdout).contains("wrote no solution for 400 answers"),
+        "{}",
+        text(&r.out.stdout)
+    );
+    assert_eq!(r.result("cand")["unverified"], 400);
+
+    // `serve -s fast` with every reply's time replaced by 1 ns, against the
+    // same served honestly.
+    let dir = scratch("gate-fake-clock");
+    let liar = dir.join("liar.sh");
+    std::fs::write(
+        &liar,
+        format!(
+            "'{BIN}' serve -s fast | while IFS= read -r line; do
+  case $line in
+    *ns=*) pre=${{line%%ns=*}}; rest=${{line#*ns=}}; rest=${{rest#* }}
+      line=\"${{pre}}ns=1 $rest\" ;;
+  esac
+  printf '%s\\n' \"$line\"
+done
+"
+        ),
+    )
+    .unwrap();
+    let served = format!("cmd={BIN} serve -s fast,name=base");
+    let fake = format!("cmd=sh {},name=cand", liar.display());
+    let r = run(
+        "gate-fake-clock-run",
+        &[
+            &data,
+            "--limit",
+            "200",
+            "--batch-size",
+            "16",
+            "-s",
+            &served,
+            "-s",
+            &fake,
+            "--gate",
+            "base:cand",
+        ],
+        &[],
+    );
+    assert_eq!(r.code(), 2, "{}", r.stderr());
+    let out = text(&r.out.stdout);
+    assert!(
+        out.contains("timed by its own clock") && out.contains("not believable"),
+        "{out}"
+    );
+    assert!(r.result("cand")["claimed_share"].as_f64().unwrap() < 0.02);
+    assert!(r.result("base")["claimed_share"].as_f64().unwrap() > 0.1);
+}

@@ -41,6 +41,9 @@ pub struct PuzzleOutcome {
     pub fault: Option<Box<str>>,
     /// How the puzzle's later passes compared with its first.
     pub repeats: Repeats,
+    /// The solver counted solutions without writing one (tdoku's signature
+    /// with a limit above 1): only the count could be checked.
+    pub unverified: bool,
 }
 
 /// A repeated pass at least this many times faster than a puzzle's first
@@ -48,6 +51,11 @@ pub struct PuzzleOutcome {
 /// a trained branch predictor (up to about 1.3×, docs/MEASUREMENT.md), as
 /// much as a solver gains by remembering answers.
 pub const CACHE_FACTOR: u64 = 4;
+
+/// A solver's own clock that claims less than this share of the time the
+/// harness measured around its passes is not believed (a solve that the
+/// solver says took 1 ns of a 100 µs round trip).
+pub const CLAIMED_SHARE_MIN: f64 = 0.02;
 
 /// How a puzzle's passes after the first compared with the first (an
 /// answer is checked on every pass, not only the one kept).
@@ -181,6 +189,13 @@ pub struct UnitStats {
     /// passes were far faster than the first ([`Repeats::far_faster`]).
     pub repeated: u64,
     pub repeat_far_faster: u64,
+    /// Accepted answers that carried no grid (only their count was
+    /// checked).
+    pub unverified: u64,
+    /// The time the harness measured around the strategy's passes over its
+    /// chunks (every pass, the clock reads and, for a solver process, the
+    /// round trips included).
+    pub busy_ns: u64,
     pub solve_ns_total: u64,
     pub time: Histogram<u64>,
     pub guesses: Histogram<u64>,
@@ -369,6 +384,8 @@ impl UnitStats {
             unstable_counters: 0,
             repeated: 0,
             repeat_far_faster: 0,
+            unverified: 0,
+            busy_ns: 0,
             solve_ns_total: 0,
             time: histogram(),
             guesses: histogram(),
@@ -505,6 +522,7 @@ impl UnitStats {
         if let Some(points) = &mut self.points {
             points.offer(o.index, c.guesses, o.time_ns);
         }
+        self.unverified += u64::from(o.unverified);
         let r = &o.repeats;
         if r.repeated {
             self.repeated += 1;
@@ -630,6 +648,8 @@ impl UnitStats {
             unstable_counters: r.unstable_counters,
             repeated: r.repeated,
             repeat_far_faster: r.repeat_far_faster,
+            unverified: r.unverified,
+            busy_ns: r.busy_ns.unwrap_or(0),
             solve_ns_total: r.solve_ns_total,
             time,
             guesses,
@@ -706,6 +726,8 @@ impl UnitStats {
         self.unstable_counters += o.unstable_counters;
         self.repeated += o.repeated;
         self.repeat_far_faster += o.repeat_far_faster;
+        self.unverified += o.unverified;
+        self.busy_ns = self.busy_ns.saturating_add(o.busy_ns);
         self.solve_ns_total = self.solve_ns_total.saturating_add(o.solve_ns_total);
         self.guesses_total = self.guesses_total.saturating_add(o.guesses_total);
         self.guesses_max = self.guesses_max.max(o.guesses_max);
@@ -728,6 +750,17 @@ impl UnitStats {
 
     pub fn count(&self, st: Status) -> u64 {
         self.status[st as usize]
+    }
+
+    /// See [`ResultRecord::claimed_share`].
+    fn claimed_share(&self) -> Option<f64> {
+        if self.clock != Clock::Solver || self.busy_ns == 0 || self.pass_ns.is_empty() {
+            return None;
+        }
+        let claimed =
+            self.pass_ns.iter().map(|&n| n as f64).sum::<f64>() / self.pass_ns.len() as f64;
+        let per_pass = self.busy_ns as f64 / self.passes.max(1) as f64;
+        Some(claimed / per_pass)
     }
 
     /// The summary record (the `results` entries of summary.json).
@@ -775,6 +808,9 @@ impl UnitStats {
             unstable_counters: self.unstable_counters,
             repeated: self.repeated,
             repeat_far_faster: self.repeat_far_faster,
+            unverified: self.unverified,
+            busy_ns: Some(self.busy_ns).filter(|&b| b > 0),
+            claimed_share: self.claimed_share(),
             skipped: self.skipped,
             threads,
             wall_ns: self.wall_ns,
@@ -877,6 +913,22 @@ pub struct ResultRecord {
     pub repeated: u64,
     #[serde(default)]
     pub repeat_far_faster: u64,
+    /// Accepted answers that carried no solution grid (tdoku's signature
+    /// with a limit above 1): only their solution count was checked.
+    #[serde(default)]
+    pub unverified: u64,
+    /// The time the harness measured around the strategy's passes over its
+    /// chunks (every pass, round trips to a solver process included):
+    /// what a solver's own clock is held against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_ns: Option<u64>,
+    /// For a strategy timed by its own clock: the share of the harness's
+    /// measured time per pass that its claimed times account for. An
+    /// honest solver's claims cover most of each round trip (over a pipe,
+    /// about two thirds for `fast` served, docs/PERFORMANCE.md §5); a tiny
+    /// share is a clock that cannot be believed ([`CLAIMED_SHARE_MIN`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claimed_share: Option<f64>,
     /// Rows skipped with --skip-invalid.
     pub skipped: u64,
     pub threads: usize,
@@ -978,6 +1030,17 @@ impl ResultRecord {
     /// Puzzles with a time: the accepted answers.
     pub fn timed(&self) -> u64 {
         self.puzzles.saturating_sub(self.faults() + self.rejected)
+    }
+
+    /// For a strategy timed by its own clock, the share of the harness's
+    /// time its claims account for ([`ResultRecord::claimed_share`]).
+    pub fn claimed_share(&self) -> Option<f64> {
+        self.claimed_share
+    }
+
+    /// Its own clock claims too little of the harness's time to be believed.
+    pub fn implausible_clock(&self) -> bool {
+        self.claimed_share.is_some_and(|s| s < CLAIMED_SHARE_MIN)
     }
 
     /// A strategy whose repeated passes were far faster than its first on
@@ -1099,6 +1162,7 @@ mod tests {
             wrong_count: None,
             fault: None,
             repeats: Default::default(),
+            unverified: false,
         }
     }
 

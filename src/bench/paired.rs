@@ -525,6 +525,7 @@ mod tests {
             wrong_count: None,
             fault: None,
             repeats: Default::default(),
+            unverified: false,
         };
         let pairs: Vec<(PuzzleOutcome, PuzzleOutcome)> = (0..3000u64)
             .map(|i| {

@@ -389,6 +389,7 @@ mod tests {
             wrong_count: None,
             fault: None,
             repeats: Default::default(),
+            unverified: false,
         };
         let mut row = Vec::new();
         format.push(&mut row, &rec, &o);
@@ -441,6 +442,7 @@ mod tests {
                 wrong_count: None,
                 fault: None,
                 repeats: Default::default(),
+                unverified: false,
             };
             let mut row = Vec::new();
             f.push(&mut row, &rec, &o);
@@ -478,6 +480,7 @@ mod tests {
             wrong_count: None,
             fault: None,
             repeats: Default::default(),
+            unverified: false,
         };
         let mut row = Vec::new();
         f.push(&mut row, &record(4, None, None), &o);
@@ -543,6 +546,7 @@ mod tests {
                     wrong_count: None,
                     fault: None,
                     repeats: Default::default(),
+                    unverified: false,
                 };
                 // Appended after earlier bytes, as in a batch.
                 let mut row = b"prev\n".to_vec();
@@ -599,6 +603,7 @@ mod tests {
                 wrong_count: None,
                 fault: None,
                 repeats: Default::default(),
+                unverified: false,
             };
             f.push_in_place(&mut a, &pieces, &o);
             f.push_by_field(&mut b, &rec, &o);

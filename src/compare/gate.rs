@@ -334,6 +334,33 @@ fn judge(
                 "{faults} puzzles failed in {label} (crashed, timeout, protocol error or error)"
             ));
         }
+        if r.cache_suspect() {
+            unjudged.push(format!(
+                "{side} {label} may be caching answers: on {} of {} puzzles a repeated pass was at \
+                 least {}× faster than its first, so its kept times may not be solves; judge it on \
+                 first calls (--repeat 1 --warmup 0)",
+                r.repeat_far_faster,
+                r.repeated,
+                crate::bench::metrics::CACHE_FACTOR
+            ));
+        }
+        if r.unverified > 0 {
+            unjudged.push(format!(
+                "{side} {label} wrote no solution for {} answers (tdoku's signature with --count \
+                 above 1): only their counts could be checked",
+                r.unverified
+            ));
+        }
+        if let Some(share) = r
+            .claimed_share()
+            .filter(|&s| s < crate::bench::metrics::CLAIMED_SHARE_MIN)
+        {
+            unjudged.push(format!(
+                "{side} {label} is timed by its own clock, which claims {:.2}% of the time the \
+                 harness measured around its calls: not believable",
+                share * 100.0
+            ));
+        }
         if solved_nothing(r) {
             unjudged.push(format!(
                 "{side} {label} solved no puzzle with an accepted answer ({} puzzles: {} solved, {}), \

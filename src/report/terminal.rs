@@ -94,7 +94,7 @@ pub fn unfinished(r: &ResultRecord) -> bool {
 /// passes do not look like remembered answers. (A strategy
 /// that stalls or gives up by design may, when no strategy finished.)
 pub fn trusted(r: &ResultRecord) -> bool {
-    r.bad() == 0 && !r.cache_suspect()
+    r.bad() == 0 && !r.cache_suspect() && r.unverified == 0 && !r.implausible_clock()
 }
 
 /// Why a ranked strategy is not a fair competitor, for its "relative"
@@ -112,6 +112,12 @@ pub fn rank_mark(r: &ResultRecord) -> Option<String> {
     }
     if r.cache_suspect() {
         why.push("may cache answers".to_string());
+    }
+    if r.unverified > 0 {
+        why.push(format!("{} unverified", r.unverified));
+    }
+    if r.implausible_clock() {
+        why.push("clock not believable".to_string());
     }
     if why.is_empty() && unfinished(r) {
         why.push("unfinished".to_string());
@@ -310,6 +316,20 @@ pub fn answer_warnings(results: &[ResultRecord]) -> Vec<String> {
                 "{unit}: search counters changed between passes on {} puzzles; the first pass's \
                  counters are reported",
                 r.unstable_counters
+            ));
+        }
+        if r.unverified > 0 {
+            w.push(format!(
+                "{unit}: {} answers carried no solution grid (tdoku's signature with --count above \
+                 1 writes none): only their solution counts were checked",
+                r.unverified
+            ));
+        }
+        if let Some(share) = r.claimed_share().filter(|_| r.implausible_clock()) {
+            w.push(format!(
+                "{unit}: its own clock claims {:.2}% of the time the harness measured around its \
+                 calls: its times cannot be believed",
+                share * 100.0
             ));
         }
         if r.cache_suspect() {

@@ -305,6 +305,7 @@ pub(super) fn run_group(
         } else {
             (wall_ns as u128 * b as u128 / busy as u128) as u64
         };
+        u.busy_ns = b;
         u.complete = stopped.is_none();
     }
     for (u, acc) in stats.iter_mut().zip(&tally.pairs) {

@@ -74,6 +74,7 @@ fn outcome_of(rec: &Record, s: &Solved, x: &Extra, count_check: Option<&Limits>)
             wrong_count: None,
             fault: x.note.clone(),
             repeats: Repeats::default(),
+            unverified: false,
         };
     }
     let wrong = match (&x.note, r.solution()) {
@@ -133,6 +134,7 @@ fn outcome_of(rec: &Record, s: &Solved, x: &Extra, count_check: Option<&Limits>)
         wrong_count,
         fault: None,
         repeats: repeats(s),
+        unverified: x.unwritten,
     }
 }
 
