@@ -146,7 +146,9 @@ fn repeats(s: &Solved) -> Repeats {
         answer_changed: if s.changed.answer { s.changed.pass } else { 0 },
         counters_changed: if s.changed.answer { 0 } else { s.changed.pass },
         repeated,
-        far_faster: repeated && s.later_ns.saturating_mul(CACHE_FACTOR) <= s.first_ns,
+        far_faster: repeated
+            && s.first_ns > 0
+            && s.later_ns.saturating_mul(CACHE_FACTOR) <= s.first_ns,
     }
 }
 
