@@ -73,6 +73,9 @@ pub struct Repeats {
     /// Its fastest later pass took at most 1/[`CACHE_FACTOR`] of its
     /// first pass's time.
     pub far_faster: bool,
+    /// Its kept time was an outlier against the puzzles of like search
+    /// effort, and it was solved again (the minimum kept).
+    pub remeasured: bool,
 }
 
 impl PuzzleOutcome {
@@ -192,6 +195,8 @@ pub struct UnitStats {
     /// Accepted answers that carried no grid (only their count was
     /// checked).
     pub unverified: u64,
+    /// Puzzles whose kept time was an outlier and was measured again.
+    pub remeasured: u64,
     /// The time the harness measured around the strategy's passes over its
     /// chunks (every pass, the clock reads and, for a solver process, the
     /// round trips included).
@@ -385,6 +390,7 @@ impl UnitStats {
             repeated: 0,
             repeat_far_faster: 0,
             unverified: 0,
+            remeasured: 0,
             busy_ns: 0,
             solve_ns_total: 0,
             time: histogram(),
@@ -524,6 +530,7 @@ impl UnitStats {
         }
         self.unverified += u64::from(o.unverified);
         let r = &o.repeats;
+        self.remeasured += u64::from(r.remeasured);
         if r.repeated {
             self.repeated += 1;
             self.repeat_far_faster += u64::from(r.far_faster);
@@ -649,6 +656,7 @@ impl UnitStats {
             repeated: r.repeated,
             repeat_far_faster: r.repeat_far_faster,
             unverified: r.unverified,
+            remeasured: r.remeasured,
             busy_ns: r.busy_ns.unwrap_or(0),
             solve_ns_total: r.solve_ns_total,
             time,
@@ -727,6 +735,7 @@ impl UnitStats {
         self.repeated += o.repeated;
         self.repeat_far_faster += o.repeat_far_faster;
         self.unverified += o.unverified;
+        self.remeasured += o.remeasured;
         self.busy_ns = self.busy_ns.saturating_add(o.busy_ns);
         self.solve_ns_total = self.solve_ns_total.saturating_add(o.solve_ns_total);
         self.guesses_total = self.guesses_total.saturating_add(o.guesses_total);
@@ -809,6 +818,7 @@ impl UnitStats {
             repeated: self.repeated,
             repeat_far_faster: self.repeat_far_faster,
             unverified: self.unverified,
+            remeasured: self.remeasured,
             busy_ns: Some(self.busy_ns).filter(|&b| b > 0),
             claimed_share: self.claimed_share(),
             skipped: self.skipped,
@@ -917,6 +927,11 @@ pub struct ResultRecord {
     /// with a limit above 1): only their solution count was checked.
     #[serde(default)]
     pub unverified: u64,
+    /// Puzzles whose kept time was an outlier against puzzles of like
+    /// search effort and was measured again, the minimum kept
+    /// (docs/MEASUREMENT.md, "Spikes").
+    #[serde(default)]
+    pub remeasured: u64,
     /// The time the harness measured around the strategy's passes over its
     /// chunks (every pass, round trips to a solver process included):
     /// what a solver's own clock is held against.

@@ -52,6 +52,9 @@ pub struct RunOptions {
     pub threads: usize,
     pub repeat: u32,
     pub warmup: u32,
+    /// Solve a chunk's passes back to back (the CPU has just practised each
+    /// puzzle) instead of cold (docs/MEASUREMENT.md).
+    pub practised: bool,
     pub limit: Option<u64>,
     pub shuffle: bool,
     pub seed: u64,

@@ -75,6 +75,9 @@ impl Meta {
                 self.threads, self.logical_cores
             ));
         }
+        if let Some(w2) = self.options.practised_warning() {
+            w.push(w2);
+        }
         if let Some(load) = self.load_average {
             if busy(load, self.logical_cores) {
                 w.push(format!(
@@ -84,6 +87,27 @@ impl Meta {
             }
         }
         w
+    }
+}
+
+/// Solves between two of one puzzle by one strategy from which the second
+/// is as slow as the first: on the corpora a repeat 256 puzzles later is
+/// within 1-2 % of the first solve, one 16 later is 10-35 % faster
+/// (`examples/cold_distance.rs`, docs/MEASUREMENT.md "Cold by default").
+pub const COLD_SOLVES: usize = 256;
+
+impl RunOptionsMeta {
+    /// A cold run whose batches are too small for cold repeats: the
+    /// repeats of a puzzle are only a batch of solves apart.
+    pub fn practised_warning(&self) -> Option<String> {
+        let gap = self.batch_size.saturating_mul(self.strategies.len().max(1));
+        (self.timing == "cold" && self.repeat + self.warmup > 1 && gap < COLD_SOLVES).then(|| {
+            format!(
+                "--batch-size {}: a puzzle's repeats are only {gap} solves apart, fewer than the \
+                 {COLD_SOLVES} that make a repeat cold: the times are partly practised",
+                self.batch_size
+            )
+        })
     }
 }
 
@@ -219,6 +243,10 @@ pub fn thread_cpu_ns() -> Option<u64> {
     }
 }
 
+fn practised() -> String {
+    "practised".into()
+}
+
 /// The options that shape the numbers.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RunOptionsMeta {
@@ -236,6 +264,12 @@ pub struct RunOptionsMeta {
     pub skip_invalid: bool,
     /// Which per-puzzle time is kept over the measured repeats.
     pub time_kept: String,
+    /// `cold` (every pass over a whole batch before the next, so repeats
+    /// of a puzzle are a batch of solves apart) or `practised` (`run
+    /// --practised`: each chunk's passes back to back). Results written
+    /// before the field existed were practised.
+    #[serde(default = "practised")]
+    pub timing: String,
     /// `--shard K/N` when the run covered one part of every dataset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
@@ -462,9 +496,11 @@ mod tests {
         let before = thread_cpu_ns().unwrap();
         let wall = spin(40);
         let used = thread_cpu_ns().unwrap() - before;
-        // Shared machines may take the core away now and then.
+        // Shared machines may take the core away for most of the spin (the
+        // tests run in parallel with each other): only a thread credited
+        // with almost nothing is wrong.
         assert!(
-            used >= wall / 4 && used <= wall + 1_000_000,
+            used >= wall / 10 && used <= wall + 1_000_000,
             "{used} ns of CPU in {wall} ns"
         );
     }
@@ -478,8 +514,8 @@ mod tests {
         let before = process_cpu_ns().unwrap();
         let wall = spin(60);
         let used = process_cpu_ns().unwrap() - before;
-        // Shared machines may take the core away now and then.
-        assert!(used >= wall / 4, "{used} ns of CPU in {wall} ns");
+        // Shared machines may take the core away for most of the spin.
+        assert!(used >= wall / 10, "{used} ns of CPU in {wall} ns");
         assert!(
             used <= wall * logical_cores() as u64 + 20_000_000,
             "{used} in {wall}"

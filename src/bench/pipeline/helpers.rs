@@ -281,12 +281,18 @@ pub(super) fn with_helpers(
 /// threads.
 /// A panic in a solve ends the group (its message, [`solve_chunk`]).
 pub(super) fn solve_batch(job: &Job, batch: Batch, seq: u64) -> Result<Raw, String> {
-    let parts: Vec<(usize, Vec<Chunk>)> = batch
+    let span = job.span(CHUNK).min(batch.records.len()).max(1);
+    let spans: Vec<Vec<(usize, Vec<Chunk>)>> = batch
         .records
-        .par_chunks(CHUNK)
+        .par_chunks(span)
         .enumerate()
-        .map(|(i, chunk)| Ok((i * CHUNK, solve_chunk(chunk, job, seq as usize + i)?)))
+        .map(|(i, records)| {
+            let rotation = seq as usize + i * span.div_ceil(CHUNK);
+            let blocks = solve_chunk(records, job, rotation, CHUNK)?;
+            Ok(blocks.into_iter().map(|(a, c)| (i * span + a, c)).collect())
+        })
         .collect::<Result<_, String>>()?;
+    let parts = spans.into_iter().flatten().collect();
     Ok(Raw { seq, batch, parts })
 }
 

@@ -77,6 +77,7 @@ mod helpers;
 mod order;
 mod probe;
 mod read;
+mod remeasure;
 mod solve;
 mod stages;
 mod verify;
@@ -258,6 +259,7 @@ pub(super) fn run_group(
         formats: &formats,
         baseline: tally.baseline,
         stages: StageCpu::default(),
+        practised: opts.practised,
     };
     let partials = Partials::new(
         match layout {
@@ -340,9 +342,23 @@ struct Job<'a> {
     baseline: Option<usize>,
     /// CPU time per stage, when asked for ([`stages`]).
     stages: StageCpu,
+    /// Each block's passes back to back (`run --practised`) instead of
+    /// each pass over a whole span first (cold).
+    practised: bool,
 }
 
 impl Job<'_> {
+    /// Puzzles a thread takes at a time, given the layout's chunk: with
+    /// repeated passes in the cold regime, a whole batch (its passes are
+    /// then a batch of other solves apart); otherwise the chunk.
+    fn span(&self, chunk: usize) -> usize {
+        if self.passes > 1 && !self.practised {
+            usize::MAX
+        } else {
+            chunk
+        }
+    }
+
     /// Where an external strategy's counts are checked (`None` for the
     /// built-in engines, which are the reference).
     fn count_check(&self, k: usize) -> Option<&Limits> {
@@ -454,6 +470,7 @@ mod tests {
             threads: 2,
             repeat: 1,
             warmup: 0,
+            practised: false,
             limit: None,
             shuffle: false,
             seed: 1,

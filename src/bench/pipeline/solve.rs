@@ -59,6 +59,9 @@ pub(super) struct Solved {
     /// The first later pass whose answer or counters differ from the
     /// first pass's.
     pub(super) changed: Changed,
+    /// Its kept time was an outlier and the puzzle was solved again
+    /// ([`super::remeasure`]).
+    pub(super) remeasured: bool,
 }
 
 impl Solved {
@@ -71,6 +74,7 @@ impl Solved {
             first_ns: ns,
             later_ns: u64::MAX,
             changed: Changed::NONE,
+            remeasured: false,
         }
     }
 
@@ -84,6 +88,21 @@ impl Solved {
             self.time_ns = self.time_ns.min(ns);
         }
         self.later_ns = self.later_ns.min(ns);
+        self.compare(result, pass);
+    }
+
+    /// A re-measurement of an outlier time (pass `pass`, after the
+    /// measured ones): the minimum is kept and the answer is checked like
+    /// any later pass's, but it is not a repeat (a spike removed is not a
+    /// sign of a cache).
+    pub(super) fn again_remeasured(&mut self, result: &SolveResult, ns: u64, pass: u32) {
+        self.time_ns = self.time_ns.min(ns);
+        self.remeasured = true;
+        self.compare(result, pass);
+    }
+
+    #[inline(always)]
+    fn compare(&mut self, result: &SolveResult, pass: u32) {
         if self.changed.pass == 0 {
             let r = &self.result;
             let answer = r.status != result.status
@@ -139,21 +158,31 @@ pub(super) struct Chunk {
     pub(super) busy_ns: u64,
 }
 
-/// Solves a chunk `passes` times with every strategy of the job: pass by
-/// pass, and within a pass strategy after strategy, starting with strategy
-/// `(rotation + pass) % n` (so that each strategy comes first as often as
-/// the others, and no strategy always follows another on the same
-/// puzzles). Keeps each puzzle's minimum time over the measured passes and
-/// each measured pass's total. Returns one [`Chunk`] per strategy, in the
-/// job's order.
+/// Solves a span of puzzles `passes` times with every strategy of the job,
+/// in blocks of `block` puzzles: each block is solved by every strategy in
+/// turn, starting with strategy `(rotation + block + pass) % n` (so that
+/// each strategy comes first as often as the others, and no strategy
+/// always follows another on the same puzzles).
+///
+/// The order of passes is the timing regime ([`Job::practised`]): cold
+/// (the default), every pass goes over the whole span before the next
+/// starts, so that two solves of one puzzle by one strategy are a span of
+/// other solves apart and the CPU has forgotten the puzzle
+/// (docs/MEASUREMENT.md, "Cold by default"); practised, a block's passes
+/// run back to back. Keeps each puzzle's minimum time over the measured
+/// passes and each measured pass's total, then solves again the puzzles
+/// whose kept time is an outlier ([`super::remeasure`]). Returns each
+/// block's offset in the span and its [`Chunk`] per strategy, in the job's
+/// order.
 ///
 /// A panic while solving ends the group: the error names the puzzle (or,
-/// with an external solver, the chunk) and the strategy.
+/// with an external solver, the block) and the strategy.
 pub(super) fn solve_chunk(
     records: &[Record],
     job: &Job,
     rotation: usize,
-) -> Result<Vec<Chunk>, String> {
+    block: usize,
+) -> Result<Vec<(usize, Vec<Chunk>)>, String> {
     guarded(
         || {
             let (i, k) = SOLVING.get();
@@ -165,59 +194,122 @@ pub(super) fn solve_chunk(
             let strategy = job.strategies.get(k).map_or("?", |s| s.name());
             format!("solving {which} of {} with {strategy}", job.dataset)
         },
-        || solve_chunk_unguarded(records, job, rotation),
+        || solve_chunk_unguarded(records, job, rotation, block.max(1)),
     )
 }
 
-fn solve_chunk_unguarded(records: &[Record], job: &Job, rotation: usize) -> Vec<Chunk> {
+fn solve_chunk_unguarded(
+    records: &[Record],
+    job: &Job,
+    rotation: usize,
+    block: usize,
+) -> Vec<(usize, Vec<Chunk>)> {
     let n = job.strategies.len();
     let measured = (job.passes - job.warmup) as usize;
-    let mut out: Vec<Chunk> = (0..n)
-        .map(|_| Chunk {
-            solved: Vec::with_capacity(records.len()),
-            extra: Vec::new(),
-            pass_ns: vec![0; measured],
-            busy_ns: 0,
+    let blocks: Vec<&[Record]> = records.chunks(block).collect();
+    let mut out: Vec<Vec<Chunk>> = blocks
+        .iter()
+        .map(|b| {
+            (0..n)
+                .map(|_| Chunk {
+                    solved: Vec::with_capacity(b.len()),
+                    extra: Vec::new(),
+                    pass_ns: vec![0; measured],
+                    busy_ns: 0,
+                })
+                .collect()
         })
         .collect();
     // An external solver's puzzles, made once.
     let external = job.runners.iter().any(|r| matches!(r, Runner::External(_)));
-    let puzzles: Vec<Grid> = if external {
-        records.iter().map(|r| r.puzzle).collect()
+    let puzzles: Vec<Vec<Grid>> = if external {
+        blocks
+            .iter()
+            .map(|b| b.iter().map(|r| r.puzzle).collect())
+            .collect()
     } else {
         Vec::new()
     };
-    // A supervised run names the chunk's puzzles on the board, so that the
-    // supervisor can say which one a library died or hung on.
-    #[cfg(unix)]
-    let board = external.then(crate::board::this_thread_slot).flatten();
-    #[cfg(unix)]
-    if let Some(slot) = &board {
-        slot.chunk(records.iter().map(|r| (r.index, r.line)));
+    let mut ctx = Ctx {
+        job,
+        #[cfg(unix)]
+        board: external.then(crate::board::this_thread_slot).flatten(),
+    };
+    let solve = |ctx: &mut Ctx, out: &mut Vec<Vec<Chunk>>, j: usize, pass: u32| {
+        let p = puzzles.get(j).map_or(&[][..], |p| &p[..]);
+        ctx.solve_block(blocks[j], j * block, p, rotation + j, pass, &mut out[j]);
+    };
+    if job.practised {
+        for j in 0..blocks.len() {
+            for pass in 0..job.passes {
+                solve(&mut ctx, &mut out, j, pass);
+            }
+        }
+    } else {
+        for pass in 0..job.passes {
+            for j in 0..blocks.len() {
+                solve(&mut ctx, &mut out, j, pass);
+            }
+        }
     }
-    for pass in 0..job.passes {
+    super::remeasure::outliers(&blocks, &puzzles, job, &mut out);
+    out.into_iter()
+        .enumerate()
+        .map(|(j, c)| (j * block, c))
+        .collect()
+}
+
+/// What solving a block needs beside the block.
+pub(super) struct Ctx<'j, 'a> {
+    pub(super) job: &'j Job<'a>,
+    /// The calling thread's slot on a supervised run's board (external
+    /// strategies only), where the block's puzzles are named so that the
+    /// supervisor can say which one a library died or hung on.
+    #[cfg(unix)]
+    pub(super) board: Option<crate::board::SlotRef<'static>>,
+}
+
+impl Ctx<'_, '_> {
+    /// One pass of a block (records `base..` of the span) by every
+    /// strategy, in the rotated order.
+    fn solve_block(
+        &mut self,
+        records: &[Record],
+        base: usize,
+        puzzles: &[Grid],
+        rotation: usize,
+        pass: u32,
+        out: &mut [Chunk],
+    ) {
+        let job = self.job;
+        let n = job.strategies.len();
+        #[cfg(unix)]
+        if let Some(slot) = &self.board {
+            slot.chunk(records.iter().map(|r| (r.index, r.line)));
+        }
         for j in 0..n {
             let k = (rotation + pass as usize + j) % n;
             let start = Instant::now();
             match &job.runners[k] {
-                Runner::Builtin(b) => solve_pass_builtin(records, job, b, k, pass, &mut out[k]),
+                Runner::Builtin(b) => {
+                    solve_pass_builtin(records, base, job, b, k, pass, &mut out[k])
+                }
                 Runner::External(instances) => {
                     SOLVING.set((usize::MAX, k));
                     #[cfg(unix)]
-                    if let Some(slot) = &board {
+                    if let Some(slot) = &self.board {
                         slot.strategy(k);
                     }
                     if records.iter().any(|r| r.candidates().is_some()) {
                         pencilmark_faults(records, pass, &mut out[k]);
                     } else {
-                        solve_pass_external(&puzzles, job, instances, pass, &mut out[k])
+                        solve_pass_external(puzzles, job, instances, pass, &mut out[k])
                     }
                 }
             }
             out[k].busy_ns += start.elapsed().as_nanos() as u64;
         }
     }
-    out
 }
 
 /// One pass of [`solve_chunk`] for a built-in engine, called directly
@@ -228,6 +320,7 @@ fn solve_chunk_unguarded(records: &[Record], job: &Job, rotation: usize) -> Vec<
 #[inline(never)]
 pub(super) fn solve_pass_builtin(
     records: &[Record],
+    base: usize,
     job: &Job,
     builtin: &Builtin,
     k: usize,
@@ -242,7 +335,7 @@ pub(super) fn solve_pass_builtin(
         let mut solver = s.borrow_mut();
         for (i, rec) in records.iter().enumerate() {
             // Outside the timed region: which puzzle, should the solve panic.
-            SOLVING.set((i, k));
+            SOLVING.set((base + i, k));
             let t = Instant::now();
             let result = solver.solve_builtin_with(
                 &rec.puzzle,

@@ -149,6 +149,7 @@ fn repeats(s: &Solved) -> Repeats {
         far_faster: repeated
             && s.first_ns > 0
             && s.later_ns.saturating_mul(CACHE_FACTOR) <= s.first_ns,
+        remeasured: s.remeasured,
     }
 }
 

@@ -169,7 +169,11 @@ impl Workers<'_, '_> {
                     let mut task = q.chunks.pop_front();
                     if let Some((w, a, b)) = &mut task {
                         // The tail of the input: take half, leave half.
-                        if q.ended && q.chunks.len() < self.threads && *b - *a >= 2 * MIN_CHUNK {
+                        if q.ended
+                            && q.chunks.len() < self.threads
+                            && *b - *a >= 2 * MIN_CHUNK
+                            && self.job.span(WORKER_CHUNK) == WORKER_CHUNK
+                        {
                             let mid = *a + (*b - *a) / 2;
                             q.chunks.push_front((Arc::clone(w), mid, *b));
                             *b = mid;
@@ -318,10 +322,11 @@ impl Workers<'_, '_> {
             self.finish(&window);
             return self.changed();
         }
+        let span = self.job.span(WORKER_CHUNK).min(n);
         q.chunks.extend(
             (0..n)
-                .step_by(WORKER_CHUNK)
-                .map(|a| (Arc::clone(&window), a, (a + WORKER_CHUNK).min(n))),
+                .step_by(span)
+                .map(|a| (Arc::clone(&window), a, (a + span).min(n))),
         );
         drop(q);
         self.changed();
@@ -331,13 +336,14 @@ impl Workers<'_, '_> {
     /// batch finishes it.
     pub(super) fn solve(&self, window: &Window, a: usize, b: usize) {
         let rotation = window.seq as usize + a / WORKER_CHUNK;
-        let chunk = match solve_chunk(&window.records[a..b], self.job, rotation) {
+        let blocks = match solve_chunk(&window.records[a..b], self.job, rotation, WORKER_CHUNK) {
             Ok(c) => c,
             Err(e) => return self.fail(e),
         };
         let last = {
             let mut st = window.state.lock().unwrap_or_else(|e| e.into_inner());
-            st.parts.push((a, chunk));
+            st.parts
+                .extend(blocks.into_iter().map(|(offset, c)| (a + offset, c)));
             st.remaining -= b - a;
             st.remaining == 0
         };

@@ -1,0 +1,278 @@
+//! Spikes: a kept time that is an outlier for its puzzle is measured again
+//! and the minimum kept.
+//!
+//! A solve that the scheduler preempts, or that an interrupt or a page
+//! fault lands in, takes the time of the interruption on top of its own:
+//! on a shared machine a 3 µs solve is now and then measured at 4 ms. One
+//! such time dominates a strategy's maximum and moves its mean, so it must
+//! not survive into a statistic. Whether a time is such an outlier is
+//! judged against what the puzzle's search effort predicts: after a span's
+//! passes, each strategy's kept times are ranked by effort (1 + the larger
+//! of its nodes and guesses; 1 for a solver that reports neither), and a
+//! time more than [`FACTOR`] times the median of its [`NEIGHBOURS`] nearest
+//! in effort, plus [`SLACK_NS`], is an outlier. Each outlier is solved again
+//! (up to [`ATTEMPTS`] times, until a time is no outlier) and its minimum
+//! kept; every answer is checked like a later pass's.
+//!
+//! In the cold regime a re-measured puzzle is first kept at least [`GAP`]
+//! other solves from its last one (untimed solves of other puzzles of the
+//! span are put in between when the span's end is nearer), so that the
+//! second measurement is no more practised than the first.
+
+use super::*;
+
+/// How many times the reference an outlier takes.
+pub(super) const FACTOR: u64 = 3;
+/// Added to the bound, so that the clock's own jitter on the cheapest
+/// solves is not taken for a spike.
+pub(super) const SLACK_NS: u64 = 1_000;
+/// Puzzles nearest in effort whose median time is the reference.
+pub(super) const NEIGHBOURS: usize = 8;
+/// Measurements of an outlier at most, beside the one that was flagged.
+pub(super) const ATTEMPTS: usize = 3;
+/// Solves between two of one puzzle before it is measured again (cold).
+pub(super) const GAP: usize = 128;
+/// Outliers re-measured at most per strategy and span: at most one in
+/// eight of its puzzles (a busy machine cannot double the run's length).
+const SHARE: usize = 8;
+
+/// One kept time of a span: block, position in the block, effort, time.
+#[derive(Clone, Copy)]
+struct Kept {
+    block: usize,
+    i: usize,
+    effort: u64,
+    ns: u64,
+}
+
+/// Re-measures every strategy's outliers of the span whose blocks are
+/// `blocks` (and, for external solvers, `puzzles`), solved into `out`.
+pub(super) fn outliers(
+    blocks: &[&[Record]],
+    puzzles: &[Vec<Grid>],
+    job: &Job,
+    out: &mut [Vec<Chunk>],
+) {
+    let width = blocks.first().map_or(0, |b| b.len());
+    let span: usize = blocks.iter().map(|b| b.len()).sum();
+    for k in 0..job.strategies.len() {
+        // Should anything below panic, the message names the strategy.
+        SOLVING.set((usize::MAX, k));
+        let flagged = flag(out, k);
+        if flagged.is_empty() {
+            continue;
+        }
+        let start = Instant::now();
+        if !job.practised {
+            let fill = gap_needed(&flagged, width, span);
+            solve_filler(blocks, puzzles, job, k, &flagged, fill);
+        }
+        again(blocks, puzzles, job, k, flagged, out);
+        out[0][k].busy_ns += start.elapsed().as_nanos() as u64;
+    }
+}
+
+/// Strategy `k`'s outliers in the span with their bound, in span order.
+fn flag(out: &[Vec<Chunk>], k: usize) -> Vec<(Kept, u64)> {
+    let mut kept: Vec<Kept> = Vec::new();
+    for (block, chunks) in out.iter().enumerate() {
+        for (i, s) in chunks[k].solved.iter().enumerate() {
+            if s.time_ns == u64::MAX || s.result.status.is_fault() {
+                continue;
+            }
+            let c = &s.result.counters;
+            let effort = c.nodes.max(c.guesses).saturating_add(1);
+            kept.push(Kept {
+                block,
+                i,
+                effort,
+                ns: s.time_ns,
+            });
+        }
+    }
+    if kept.len() <= NEIGHBOURS / 2 {
+        // Too few puzzles to say what is usual.
+        return Vec::new();
+    }
+    kept.sort_by_key(|x| x.effort);
+    let mut flagged: Vec<(Kept, u64)> = (0..kept.len())
+        .filter_map(|s| {
+            let bound = bound(&kept, s);
+            (kept[s].ns > bound).then_some((kept[s], bound))
+        })
+        .collect();
+    // The worst first when there are more than the share allows.
+    let most = kept.len().div_ceil(SHARE);
+    if flagged.len() > most {
+        flagged.sort_by_key(|(x, b)| std::cmp::Reverse(x.ns / b.max(&1)));
+        flagged.truncate(most);
+    }
+    flagged.sort_by_key(|(x, _)| (x.block, x.i));
+    flagged
+}
+
+/// The outlier bound of the time at rank `s` (by effort): [`FACTOR`] times
+/// the median of its nearest neighbours in rank, plus [`SLACK_NS`].
+fn bound(kept: &[Kept], s: usize) -> u64 {
+    let half = NEIGHBOURS / 2;
+    let lo = s.saturating_sub(half);
+    let hi = (lo + NEIGHBOURS + 1).min(kept.len());
+    let lo = hi.saturating_sub(NEIGHBOURS + 1);
+    let mut near: Vec<u64> = (lo..hi).filter(|&t| t != s).map(|t| kept[t].ns).collect();
+    near.sort_unstable();
+    let median = near[(near.len() - 1) / 2];
+    median.saturating_mul(FACTOR).saturating_add(SLACK_NS)
+}
+
+/// Untimed solves needed before the outliers are measured again, so that
+/// each is at least [`GAP`] solves from its last (which was at its place in
+/// the last pass: the rest of the span followed it).
+fn gap_needed(flagged: &[(Kept, u64)], width: usize, span: usize) -> usize {
+    flagged
+        .iter()
+        .map(|(x, _)| {
+            let after = span - 1 - (x.block * width + x.i);
+            GAP.saturating_sub(after)
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Solves `fill` puzzles of the span that are not flagged, untimed, with
+/// strategy `k` (their answers are dropped: no time of theirs is kept).
+fn solve_filler(
+    blocks: &[&[Record]],
+    puzzles: &[Vec<Grid>],
+    job: &Job,
+    k: usize,
+    flagged: &[(Kept, u64)],
+    fill: usize,
+) {
+    if fill == 0 {
+        return;
+    }
+    let is_flagged = |b: usize, i: usize| flagged.iter().any(|(x, _)| x.block == b && x.i == i);
+    let chosen: Vec<(usize, usize)> = blocks
+        .iter()
+        .enumerate()
+        .flat_map(|(b, recs)| (0..recs.len()).map(move |i| (b, i)))
+        .filter(|&(b, i)| !is_flagged(b, i))
+        .take(fill)
+        .collect();
+    let mut sink = Vec::new();
+    solve_each(blocks, puzzles, job, k, &chosen, &mut sink);
+}
+
+/// Measures the outliers again until each has a time within its bound or
+/// [`ATTEMPTS`] more measurements; keeps the minimum and checks each
+/// answer ([`Solved::again_remeasured`]).
+fn again(
+    blocks: &[&[Record]],
+    puzzles: &[Vec<Grid>],
+    job: &Job,
+    k: usize,
+    mut flagged: Vec<(Kept, u64)>,
+    out: &mut [Vec<Chunk>],
+) {
+    for _ in 0..ATTEMPTS {
+        let at: Vec<(usize, usize)> = flagged.iter().map(|(x, _)| (x.block, x.i)).collect();
+        let mut answers = Vec::with_capacity(at.len());
+        solve_each(blocks, puzzles, job, k, &at, &mut answers);
+        for (&(b, i), (result, ns, note)) in at.iter().zip(answers) {
+            let chunk = &mut out[b][k];
+            let s = &mut chunk.solved[i];
+            if s.result.status.is_fault() {
+                continue;
+            }
+            match (result.status.is_fault(), chunk.extra.get_mut(i)) {
+                // A solver that fails on a puzzle it answered before: the
+                // fault is the puzzle's outcome, as in a later pass.
+                (true, Some(e)) => {
+                    *s = Solved::first(result, u64::MAX, false);
+                    *e = Extra {
+                        note,
+                        unwritten: false,
+                    };
+                }
+                (false, e) => {
+                    s.again_remeasured(&result, ns, job.passes);
+                    // What is wrong with an answer is part of the answer.
+                    let noted = e.is_some_and(|e| e.note.is_some() != note.is_some());
+                    if noted && s.changed.pass == 0 {
+                        s.changed = Changed {
+                            pass: job.passes + 1,
+                            answer: true,
+                        };
+                    }
+                }
+                (true, None) => s.again_remeasured(&result, ns, job.passes),
+            }
+        }
+        flagged.retain(|(x, bound)| {
+            let s = &out[x.block][k].solved[x.i];
+            !s.result.status.is_fault() && s.time_ns > *bound
+        });
+        if flagged.is_empty() {
+            break;
+        }
+    }
+}
+
+/// Solves the puzzles at `at` (block, position) with strategy `k`, each
+/// timed alone, pushing (result, ns, note) in order.
+fn solve_each(
+    blocks: &[&[Record]],
+    puzzles: &[Vec<Grid>],
+    job: &Job,
+    k: usize,
+    at: &[(usize, usize)],
+    out: &mut Vec<(SolveResult, u64, Option<Box<str>>)>,
+) {
+    match &job.runners[k] {
+        Runner::Builtin(b) => SOLVER.with(|s| {
+            let mut solver = s.borrow_mut();
+            for &(j, i) in at {
+                let rec = &blocks[j][i];
+                SOLVING.set((usize::MAX, k));
+                let t = Instant::now();
+                let r = solver.solve_builtin_with(
+                    &rec.puzzle,
+                    rec.candidates(),
+                    b,
+                    job.limits,
+                    &mut NoopObserver,
+                );
+                let ns = t.elapsed().as_nanos() as u64;
+                out.push((r, ns, None));
+            }
+        }),
+        Runner::External(instances) => {
+            // Never pencilmark puzzles: those were faults on every pass.
+            let grids: Vec<Grid> = at.iter().map(|&(j, i)| puzzles[j][i]).collect();
+            // In parts a supervised run's board can name puzzle by puzzle.
+            const PART: usize = 64;
+            for (p, part) in grids.chunks(PART).enumerate() {
+                #[cfg(unix)]
+                if let Some(slot) = crate::board::this_thread_slot() {
+                    let named = &at[p * PART..(p * PART + part.len())];
+                    slot.chunk(
+                        named
+                            .iter()
+                            .map(|&(j, i)| (blocks[j][i].index, blocks[j][i].line)),
+                    );
+                    slot.strategy(k);
+                }
+                let mut answers = Vec::with_capacity(part.len());
+                instances.solve_batch(part, job.limits, &mut answers);
+                out.extend(answers.into_iter().map(|a| {
+                    let ns = if a.result.status.is_fault() {
+                        0
+                    } else {
+                        a.time_ns.unwrap_or(0)
+                    };
+                    (a.result, ns, a.note)
+                }));
+            }
+        }
+    }
+}
