@@ -397,6 +397,7 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
                         }
                     }
                 }
+                (worst_sections(report))
                 (mismatches)
                 (fault_list)
                 (skipped)
@@ -421,6 +422,62 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
     let mut s = page.into_string();
     s.push('\n');
     s
+}
+
+/// A table whose first `text` columns are text (the rest numbers), in a
+/// box that scrolls sideways with its first column fixed.
+fn boxed_table<const N: usize>(headers: &[&str], rows: &[[String; N]], text: &[usize]) -> Markup {
+    html! {
+        div.tw {
+            table {
+                thead { tr { @for h in headers { th { (h) } } } }
+                tbody {
+                    @for row in rows {
+                        tr {
+                            @for (i, cell) in row.iter().enumerate() {
+                                td class=[(!text.contains(&i)).then_some("n")] { (cell) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The slowest puzzles of every strategy and, in a paired run, where each
+/// candidate lost most to the baseline ([`super::worst`]); without a
+/// puzzles.csv, a note that they need one.
+fn worst_sections(report: &Report) -> Markup {
+    use super::worst::{self, LOSS_COLUMNS, SLOWEST_COLUMNS};
+    let paired = report.results.iter().any(|r| r.paired.is_some());
+    let Some(w) = report.worst() else {
+        return html! {
+            h2 #slowest { "Slowest puzzles" }
+            p.note { (worst::NEEDS_CSV) }
+        };
+    };
+    let file = |ds: &str| worst::dataset_file(report.meta, ds).to_string();
+    html! {
+        h2 #slowest { "Slowest puzzles" }
+        p.note { "The " (worst::TOP) " slowest of each strategy. " (worst::SLOWEST_NOTE) }
+        @for s in &w.slowest {
+            h3 { (s.dataset) " · " (s.strategy) }
+            (boxed_table(&SLOWEST_COLUMNS, &worst::slowest_rows(s, &file(&s.dataset)), &[2]))
+        }
+        @if paired {
+            h2 #losses { "Where each strategy lost most to the baseline" }
+            p.note { (worst::LOSS_NOTE) }
+            @for l in &w.losses {
+                h3 { (l.dataset) " · " (l.strategy) " vs " (l.baseline) }
+                @if l.rows.is_empty() {
+                    p.note { "Not slower than " (l.baseline) " on any puzzle." }
+                } @else {
+                    (boxed_table(&LOSS_COLUMNS, &worst::loss_rows(l, &file(&l.dataset)), &[2]))
+                }
+            }
+        }
+    }
 }
 
 /// A section of listed rows per unit (mismatches, faults, skipped rows),
