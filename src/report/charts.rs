@@ -268,9 +268,9 @@ fn paired_svg(dataset: &str, series: &[PairedSeries]) -> anyhow::Result<String> 
             .map_err(plot_err)?;
         chart
             .configure_mesh()
-            .x_desc(format!(
-                "time / {baseline}'s time, same puzzle (log scale, every ratio on the axis; dashed: geometric mean)"
-            ))
+            .x_desc(
+                "time / the baseline's time, same puzzle (log scale, every ratio on the axis; dashed: geometric mean)",
+            )
             .y_desc("share of puzzles (%)")
             .x_label_formatter(&|x: &f64| ratio_tick(*x))
             .y_label_formatter(&|y: &f64| format!("{y:.1}%"))
@@ -486,27 +486,46 @@ fn frame<'a>(
     entries: &[(&str, RGBColor)],
     marker: Marker,
 ) -> anyhow::Result<DrawingArea<SVGBackend<'a>, Shift>> {
+    // A long title (a long dataset or strategy name) gets a smaller font,
+    // so that it fits the chart's width (about 0.55 em per character).
+    let chars = title.chars().count().max(1) as f64;
+    let title_font = (f64::from(SIZE.0 - 40) / (chars * 0.55)).clamp(14.0, 27.0);
     let body = root
         .margin(8, 0, 0, 0)
-        .titled(title, (FONT, 27))
+        .titled(title, (FONT, title_font))
         .map_err(plot_err)?;
-    let longest = entries
+    let wrapped: Vec<Vec<String>> = entries
         .iter()
-        .map(|(n, _)| n.chars().count())
+        .map(|(n, _)| legend_lines(n, LEGEND_CHARS))
+        .collect();
+    let longest = wrapped
+        .iter()
+        .flatten()
+        .map(|l| l.chars().count())
         .max()
         .unwrap_or(0) as i32;
     let width = (longest * 9 + 60).clamp(130, 360);
     let (plot, legend) = body.split_horizontally(SIZE.0 as i32 - width);
-    let (top, row) = (16, 28);
-    let height = row * entries.len() as i32 + 12;
+    // Line height, gap between entries and font size: smaller when the
+    // entries would not fit the chart's height otherwise.
+    let lines: i32 = wrapped.iter().map(|w| w.len() as i32).sum();
+    let n = entries.len() as i32;
+    let (line_h, gap, font) = if lines * 20 + n * 8 <= 440 {
+        (20, 8, 18)
+    } else {
+        (17, 4, 15)
+    };
+    let top = 16;
+    let height = lines * line_h + n * gap + 12;
     legend
         .draw(&Rectangle::new(
             [(4, top), (width - 12, top + height)],
             RGBColor(170, 170, 170),
         ))
         .map_err(plot_err)?;
-    for (i, (name, color)) in entries.iter().enumerate() {
-        let y = top + 8 + row * i as i32 + row / 2 - 2;
+    let mut y0 = top + 6 + gap / 2;
+    for ((_, color), text) in entries.iter().zip(&wrapped) {
+        let y = y0 + line_h / 2;
         let x = 16;
         match marker {
             Marker::Line => legend.draw(&PathElement::new(
@@ -516,18 +535,53 @@ fn frame<'a>(
             Marker::Dot => legend.draw(&Circle::new((x + 11, y), 6, color.filled())),
         }
         .map_err(plot_err)?;
-        legend
-            .draw(&Text::new(
-                name.to_string(),
-                (x + 32, y),
-                (FONT, 18)
-                    .into_font()
-                    .color(&BLACK)
-                    .pos(Pos::new(HPos::Left, VPos::Center)),
-            ))
-            .map_err(plot_err)?;
+        for (k, line) in text.iter().enumerate() {
+            legend
+                .draw(&Text::new(
+                    line.clone(),
+                    (x + 32, y + k as i32 * line_h),
+                    (FONT, font)
+                        .into_font()
+                        .color(&BLACK)
+                        .pos(Pos::new(HPos::Left, VPos::Center)),
+                ))
+                .map_err(plot_err)?;
+        }
+        y0 += text.len() as i32 * line_h + gap;
     }
     Ok(plot)
+}
+
+/// Characters per line of a legend entry.
+const LEGEND_CHARS: usize = 30;
+
+/// A legend entry's text in lines of at most `max` characters, so that a
+/// long label (a 60-character `name=`) is shown whole: each line breaks
+/// after the last `-`, `_`, `,`, `=`, `/`, `.` or space in its second
+/// half, or at `max` characters when there is none; at most three lines,
+/// the third ending in `…` when the label is longer still.
+pub fn legend_lines(name: &str, max: usize) -> Vec<String> {
+    let chars: Vec<char> = name.chars().collect();
+    let mut lines = Vec::new();
+    let mut start = 0;
+    while chars.len() - start > max {
+        if lines.len() == 2 {
+            let mut last: String = chars[start..start + max - 1].iter().collect();
+            last.push('…');
+            lines.push(last);
+            return lines;
+        }
+        let window = &chars[start..start + max];
+        let cut = window
+            .iter()
+            .rposition(|c| "-_,=/. ".contains(*c))
+            .filter(|&i| i >= max / 2)
+            .map_or(max, |i| i + 1);
+        lines.push(chars[start..start + cut].iter().collect());
+        start += cut;
+    }
+    lines.push(chars[start..].iter().collect());
+    lines
 }
 
 /// The plot area's builder, with the margins and label areas every chart
@@ -1286,6 +1340,19 @@ mod tests {
         assert_eq!(dots.len(), 2, "{svg}");
         assert!(dots[0].contains(r#"opacity="0.6975""#), "{}", dots[0]);
         assert!(dots[1].contains(r#"opacity="0.45""#), "{}", dots[1]);
+    }
+
+    #[test]
+    fn long_legend_entries_wrap_whole() {
+        let name = "python-solver-with-a-label-of-exactly-sixty-characters-long";
+        let lines = legend_lines(name, LEGEND_CHARS);
+        assert_eq!(lines.concat(), name);
+        assert!(lines.iter().all(|l| l.chars().count() <= LEGEND_CHARS));
+        assert_eq!(legend_lines("fast", LEGEND_CHARS), ["fast"]);
+        let huge = "x".repeat(200);
+        let lines = legend_lines(&huge, 30);
+        assert_eq!(lines.len(), 3);
+        assert!(lines[2].ends_with('…'));
     }
 
     #[test]

@@ -71,14 +71,18 @@ h3{font-size:16px;margin:20px 0 6px;overflow-wrap:anywhere}
 p.sub{color:#555;margin:0 0 16px}
 .banner{background:#fdecea;border:1px solid #e0a39c;color:#8a1f11;padding:10px 14px;border-radius:6px;font-weight:600;margin:12px 0;overflow-wrap:anywhere}
 .ok{background:#eaf6ec;border:1px solid #9fd0a8;color:#1e5b2a;padding:8px 14px;border-radius:6px;margin:12px 0;overflow-wrap:anywhere}
-.tw{max-width:100%;overflow-x:auto;margin:8px 0;border:1px solid #e6e6e6;border-radius:4px}
+.tw{width:fit-content;max-width:100%;overflow-x:auto;margin:8px 0;border:1px solid #e6e6e6;border-radius:4px}
+.tw table.ranked th:first-child,.tw table.ranked td:first-child{min-width:0}
+.grid2{display:grid;grid-template-columns:repeat(auto-fill,minmax(600px,1fr));gap:0 24px;align-items:start}
+.grid2>div{min-width:0}
 .tw table{margin:0}
 table{border-collapse:separate;border-spacing:0;font-size:13.5px;margin:8px 0}
 th,td{padding:5px 10px;border-bottom:1px solid #e6e6e6;text-align:left;vertical-align:top}
 th{background:#f4f5f7;font-weight:600;white-space:nowrap}
-td{background:#fff;min-width:4em;max-width:24em;overflow-wrap:anywhere}
+td{background:#fff;min-width:8em;max-width:24em;overflow-wrap:anywhere}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap;min-width:0}
-.tw th:first-child,.tw td:first-child{position:sticky;left:0;z-index:1;max-width:14em;box-shadow:inset -1px 0 #d6d6d6}
+.tw th:first-child,.tw td:first-child{position:sticky;left:0;z-index:1;min-width:10em;max-width:16em;box-shadow:inset -1px 0 #d6d6d6}
+.tw td.n:first-child{min-width:0}
 .tw th:first-child{white-space:normal}
 tr.fastest td{background:#f1f8f2}
 table.kv{width:100%}
@@ -429,7 +433,7 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
 fn boxed_table<const N: usize>(headers: &[&str], rows: &[[String; N]], text: &[usize]) -> Markup {
     html! {
         div.tw {
-            table {
+            table.ranked {
                 thead { tr { @for h in headers { th { (h) } } } }
                 tbody {
                     @for row in rows {
@@ -461,9 +465,14 @@ fn worst_sections(report: &Report) -> Markup {
     html! {
         h2 #slowest { "Slowest puzzles" }
         p.note { "The " (worst::TOP) " slowest of each strategy. " (worst::SLOWEST_NOTE) }
-        @for s in &w.slowest {
-            h3 { (s.dataset) " · " (s.strategy) }
-            (boxed_table(&SLOWEST_COLUMNS, &worst::slowest_rows(s, &file(&s.dataset)), &[2]))
+        // Two tables side by side where the window is wide enough.
+        div.grid2 {
+            @for s in &w.slowest {
+                div {
+                    h3 { (s.dataset) " · " (s.strategy) }
+                    (boxed_table(&SLOWEST_COLUMNS, &worst::slowest_rows(s, &file(&s.dataset)), &[2]))
+                }
+            }
         }
         @if paired {
             h2 #losses { "Where each strategy lost most to the baseline" }
