@@ -45,8 +45,11 @@ fn the_paired_axis_reaches_a_ratio_far_beyond_128() {
     assert_eq!(paired_axis(&[&acc.result(1)]), (-1.0, 1.0));
 }
 
-/// A puzzles.csv of `rows` (dataset, index, strategy, time_ns, guesses).
-fn puzzles_csv(path: &Path, rows: &[(&str, u64, &str, Option<u64>, Option<u64>)]) {
+/// A row of a test puzzles.csv: dataset, index, strategy, time_ns, guesses.
+type TestRow<'a> = (&'a str, u64, &'a str, Option<u64>, Option<u64>);
+
+/// A puzzles.csv of `rows`.
+fn puzzles_csv(path: &Path, rows: &[TestRow]) {
     let mut text = bench_sudoku::results::puzzles::HEADER.join(",");
     text.push('\n');
     for (d, i, s, t, g) in rows {
