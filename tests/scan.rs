@@ -49,7 +49,7 @@ fn a_thread_scan_writes_one_directory_with_a_speedup_curve() {
     }
     let csv = std::fs::read_to_string(out.join("scan.csv")).unwrap();
     assert!(
-        csv.starts_with("key,value,dataset,strategy,puzzles,solved,mean_ns"),
+        csv.starts_with("key,value,dataset,strategy,spec,puzzles,solved,mean_ns"),
         "{csv}"
     );
     assert_eq!(csv.lines().count(), 5);

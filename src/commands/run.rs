@@ -543,6 +543,13 @@ pub fn run(args: &RunArgs) -> CmdResult {
         .collect();
     let units: Vec<UnitStats> = results.units;
     let report = Report::new(&meta, &units).with_unit_scatter(meta.options.puzzle_csv);
+    // The tables of slowest puzzles are read back from the puzzles.csv
+    // just written, as `report DIR` reads them.
+    let report = if meta.options.puzzle_csv {
+        report.with_worst(&out)?
+    } else {
+        report
+    };
     // meta.json last; a failure leaves the directory marked incomplete.
     report::finish::write(&report, &out)?;
     for (exporter, dest) in trackers.iter().zip(&outputs.exports) {

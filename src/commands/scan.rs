@@ -182,7 +182,12 @@ pub struct ScanRow {
     pub key: String,
     pub value: String,
     pub dataset: String,
+    /// The strategy's label, the same for every value (rows of one
+    /// strategy line up across the values).
     pub strategy: String,
+    /// What this value's run of the strategy was: a built-in's axes
+    /// (`prop=none,branch=mrv,order=asc`), an external solver's spec.
+    pub spec: String,
     pub puzzles: u64,
     pub solved: u64,
     pub mean_ns: f64,
@@ -239,6 +244,7 @@ pub fn run(args: &RunArgs, plan: &Plan) -> CmdResult {
                 value: value.clone(),
                 dataset: r.dataset.clone(),
                 strategy: r.strategy.clone(),
+                spec: spec_of(&loaded.meta, &r.strategy),
                 puzzles: r.puzzles,
                 solved: r.solved,
                 mean_ns: (r.mean_ns * 10.0).round() / 10.0,
@@ -279,6 +285,16 @@ pub fn run(args: &RunArgs, plan: &Plan) -> CmdResult {
         dir.display()
     ))?;
     Ok(status)
+}
+
+/// The spec a run recorded for its strategy `name` (`meta.json`'s
+/// `strategy_details`), or the name when the run recorded none.
+fn spec_of(meta: &crate::bench::sysinfo::Meta, name: &str) -> String {
+    meta.options
+        .strategy_details
+        .iter()
+        .find(|d| d.name == name)
+        .map_or_else(|| name.to_string(), |d| d.spec.clone())
 }
 
 /// The files of a scan's directory (besides one subdirectory per value).
@@ -333,6 +349,7 @@ fn write_scan(dir: &Path, plan: &Plan, rows: &[ScanRow]) -> anyhow::Result<()> {
             value: text(&r.value),
             dataset: text(&r.dataset),
             strategy: text(&r.strategy),
+            spec: text(&r.spec),
             dir: text(&r.dir),
             ..r.clone()
         })?;
@@ -355,7 +372,7 @@ fn write_scan(dir: &Path, plan: &Plan, rows: &[ScanRow]) -> anyhow::Result<()> {
     let charts = dir.join("charts");
     std::fs::create_dir_all(&charts)
         .with_context(|| format!("{}: cannot create", charts.display()))?;
-    let numeric = plan.values.iter().all(|v| v.parse::<f64>().is_ok());
+    let ticks = x_ticks(plan);
     let mut datasets: Vec<&str> = Vec::new();
     for r in rows {
         if !datasets.contains(&r.dataset.as_str()) {
@@ -365,15 +382,11 @@ fn write_scan(dir: &Path, plan: &Plan, rows: &[ScanRow]) -> anyhow::Result<()> {
     for ds in datasets {
         let mut series: Vec<report::charts::ScanSeries> = Vec::new();
         for r in rows.iter().filter(|r| r.dataset == ds) {
-            // Non-numeric values (prop=naked,hidden) are placed 1, 2, 3, …
-            let x = if plan.key == "threads" && r.value == "0" {
-                // 0 threads: one per logical core.
-                crate::bench::sysinfo::logical_cores() as f64
-            } else if numeric {
-                r.value.parse::<f64>().unwrap_or(0.0)
-            } else {
-                plan.values.iter().position(|v| *v == r.value).unwrap_or(0) as f64 + 1.0
-            };
+            let x = ticks
+                .iter()
+                .zip(&plan.values)
+                .find(|(_, v)| **v == r.value)
+                .map_or(0.0, |((x, _), _)| *x);
             let y = if plan.key == "threads" {
                 r.speedup.unwrap_or(0.0)
             } else {
@@ -384,7 +397,7 @@ fn write_scan(dir: &Path, plan: &Plan, rows: &[ScanRow]) -> anyhow::Result<()> {
                 None => series.push((r.strategy.clone(), vec![(x, y)])),
             }
         }
-        let svg = report::charts::scan_svg(ds, &plan.key, &series, plan.key == "threads")?;
+        let svg = report::charts::scan_svg(ds, &plan.key, &series, &ticks, plan.key == "threads")?;
         report::write_atomic(
             &charts.join(format!("scan-{}.svg", report::file_part(ds))),
             svg.as_bytes(),
@@ -393,12 +406,36 @@ fn write_scan(dir: &Path, plan: &Plan, rows: &[ScanRow]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Where each of the plan's values stands on the chart's x axis, and its
+/// tick label: numbers at their value (0 threads at the number of logical
+/// cores it means), other values (`prop=naked,hidden`) at 1, 2, 3, …
+/// under their own names. The axis has a tick at each value and nowhere
+/// else, so a thread count is never labelled 1.5.
+pub fn x_ticks(plan: &Plan) -> Vec<(f64, String)> {
+    let numeric = plan.values.iter().all(|v| v.parse::<f64>().is_ok());
+    plan.values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            if plan.key == "threads" && v.parse::<u64>() == Ok(0) {
+                let cores = crate::bench::sysinfo::logical_cores();
+                (cores as f64, format!("{cores} (0 = all cores)"))
+            } else if numeric {
+                (v.parse::<f64>().unwrap_or(0.0), v.clone())
+            } else {
+                (i as f64 + 1.0, v.clone())
+            }
+        })
+        .collect()
+}
+
 /// The scan as an aligned text table.
 fn table(plan: &Plan, rows: &[ScanRow]) -> String {
     let header = [
         plan.key.as_str(),
         "dataset",
         "strategy",
+        "spec",
         "solved",
         "mean",
         "p99",
@@ -413,6 +450,7 @@ fn table(plan: &Plan, rows: &[ScanRow]) -> String {
                 r.value.clone(),
                 r.dataset.clone(),
                 r.strategy.clone(),
+                r.spec.clone(),
                 format!("{}/{}", r.solved, r.puzzles),
                 report::terminal::fmt_ns(r.mean_ns),
                 report::terminal::fmt_ns(r.p99_ns as f64),
@@ -422,5 +460,5 @@ fn table(plan: &Plan, rows: &[ScanRow]) -> String {
             ]
         })
         .collect();
-    crate::report::terminal::text_table(&header, &cells, &[0, 1, 2])
+    crate::report::terminal::text_table(&header, &cells, &[0, 1, 2, 3])
 }

@@ -342,23 +342,29 @@ fn write(
         html lang="en" {
             head {
                 meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
                 title { "bench-sudoku trend" }
-                style { (maud::PreEscaped(
-                    "body{font-family:sans-serif;margin:2em}svg{max-width:100%;height:auto}"
-                )) }
+                // The report's style, so that both pages look alike.
+                style { (maud::PreEscaped(report::html::CSS)) }
             }
             body {
                 h1 { "bench-sudoku trend" }
                 @if !incomplete.is_empty() {
-                    p.banner {
+                    div.banner {
                         "INCOMPLETE RUNS (marked [incomplete]): "
                         (incomplete.join(", "))
                         " — their numbers cover only what was measured before they stopped."
                     }
                 }
+                p.sub { (rows.len()) " points from " (commits.len()) " commit(s), oldest first." }
                 @for (ds, svg) in &figures {
-                    h2 { (ds) }
-                    (maud::PreEscaped(svg))
+                    h2 { "Dataset " (ds) }
+                    figure {
+                        (maud::PreEscaped(report::html::inline_svg(svg)))
+                        figcaption {
+                            "Per strategy: the mean solve time (thick line; a bar spans the smallest to the largest run's mean when a commit was run several times) and the p99 (thin line), log scale."
+                        }
+                    }
                 }
                 h2 { "Table" }
                 pre { (table(series)) }

@@ -4,8 +4,8 @@
 //! - `<dataset>-latency.svg`: the solve-time percentile distribution of every
 //!   strategy, HdrHistogram style (x = percentile on a log "nines" axis,
 //!   i.e. `1/(1−p)` log-scaled; y = time, log-scaled);
-//! - `<dataset>-guesses.svg`: the share of puzzles per guess count, in
-//!   power-of-two bins, one bar per strategy;
+//! - `<dataset>-guesses.svg`: the share of puzzles solved with fewer than
+//!   1, 2, 4, 8, … guesses, one line per strategy;
 //! - `<dataset>-scatter.svg`: solve time against guesses, one point per
 //!   puzzle (at most [`SCATTER_MAX`] per strategy, the same puzzles for
 //!   every strategy, sampled as `bench::points` describes), log axes.
@@ -210,54 +210,47 @@ type PairedSeries<'a> = (&'a str, RGBColor, &'a crate::bench::paired::Paired);
 fn paired_svg(dataset: &str, series: &[PairedSeries]) -> anyhow::Result<String> {
     use crate::bench::paired::CHART_BIN_LOG2;
     let w = CHART_BIN_LOG2;
-    // The range holding 99.8% of each strategy's pairs, within 1/128..128.
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    let pairs: Vec<&crate::bench::paired::Paired> = series.iter().map(|s| s.2).collect();
+    let (lo, hi) = paired_axis(&pairs);
+    let (core_lo, core_hi) = paired_core(&pairs);
     let mut ymax = 1.0f64;
     // (label, colour, points, log2 of the geometric mean) per strategy.
     let mut lines: Vec<(&str, RGBColor, LinePoints, f64)> = Vec::new();
     for (name, color, p) in series {
-        let (mut seen, cut) = (0u64, (p.pairs as f64 * 0.001).floor() as u64);
-        for &(edge, c) in &p.log2_histogram {
-            seen += c;
-            if seen > cut {
-                lo = lo.min(edge);
-                break;
-            }
-        }
-        seen = 0;
-        for &(edge, c) in p.log2_histogram.iter().rev() {
-            seen += c;
-            if seen > cut {
-                hi = hi.max(edge + w);
-                break;
-            }
-        }
-        lines.push((name, *color, Vec::new(), p.geomean_ratio.log2()));
-    }
-    let lo = lo.clamp(-7.0, -0.25).floor();
-    let hi = hi.clamp(0.25, 7.0).ceil();
-    // Wider bins for fewer pairs (about 2·√n bins over the range, at least
-    // 16, at most 160), so that the curves show the shape, not the noise.
-    for ((_, _, p), line) in series.iter().zip(lines.iter_mut()) {
+        // Wider bins for fewer pairs (about 2·√n bins over the range
+        // holding most ratios, at least 16, at most 160), so that the
+        // curves show the shape, not the noise; the outliers beyond it
+        // fall in bins of the same width, at most 1,000 over the axis.
         let n = p.pairs.max(1) as f64;
         let bins = (2.0f64 * n.sqrt()).clamp(16.0, 160.0);
-        let width = (((hi - lo) / bins) / w).ceil().max(1.0) * w;
-        let count = ((hi - lo) / width).ceil() as usize;
+        let width = (((core_hi - core_lo) / bins) / w)
+            .ceil()
+            .max(((hi - lo) / 1000.0 / w).ceil())
+            .max(1.0)
+            * w;
+        let count = ((hi - lo) / width).ceil().max(1.0) as usize;
         let mut shares = vec![0.0f64; count];
         for &(edge, c) in &p.log2_histogram {
-            let i = ((edge + w / 2.0 - lo) / width).floor();
-            if i >= 0.0 && (i as usize) < count {
-                shares[i as usize] += c as f64 * 100.0 / n;
-            }
+            let i = (((edge + w / 2.0 - lo) / width).floor().max(0.0) as usize).min(count - 1);
+            shares[i] += c as f64 * 100.0 / n;
         }
         ymax = shares.iter().copied().fold(ymax, f64::max);
-        line.2 = shares
+        let pts = shares
             .iter()
             .enumerate()
             .map(|(i, &v)| (lo + (i as f64 + 0.5) * width, v))
             .collect();
+        lines.push((name, *color, pts, p.geomean_ratio.log2()));
     }
-    let xticks: Vec<f64> = (lo as i32..=hi as i32).map(f64::from).collect();
+    // A tick at every power of two, or of 4, 16, … when the axis is wide.
+    let mut step = 1;
+    while (hi - lo) / f64::from(step) > 16.0 {
+        step *= 2;
+    }
+    let xticks: Vec<f64> = (lo as i32..=hi as i32)
+        .filter(|e| e.rem_euclid(step) == 0)
+        .map(f64::from)
+        .collect();
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
@@ -275,18 +268,11 @@ fn paired_svg(dataset: &str, series: &[PairedSeries]) -> anyhow::Result<String> 
             .map_err(plot_err)?;
         chart
             .configure_mesh()
-            .x_desc(format!(
-                "time / {baseline}'s time, same puzzle (log scale; dashed: geometric mean)"
-            ))
+            .x_desc(
+                "time / the baseline's time, same puzzle (log scale, every ratio on the axis; dashed: geometric mean)",
+            )
             .y_desc("share of puzzles (%)")
-            .x_label_formatter(&|x: &f64| {
-                let r = x.exp2();
-                if r >= 1.0 {
-                    format!("{r:.0}×")
-                } else {
-                    format!("1/{:.0}", 1.0 / r)
-                }
-            })
+            .x_label_formatter(&|x: &f64| ratio_tick(*x))
             .y_label_formatter(&|y: &f64| format!("{y:.1}%"))
             .label_style((FONT, 17))
             .axis_desc_style((FONT, 19))
@@ -304,7 +290,8 @@ fn paired_svg(dataset: &str, series: &[PairedSeries]) -> anyhow::Result<String> 
             chart
                 .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
                 .map_err(plot_err)?;
-            if (lo..=hi).contains(mean) {
+            // Always within the axis (paired_axis covers every mean).
+            if mean.is_finite() {
                 chart
                     .draw_series(DashedLineSeries::new(
                         [(*mean, 0.0), (*mean, ymax * 1.1)],
@@ -318,6 +305,77 @@ fn paired_svg(dataset: &str, series: &[PairedSeries]) -> anyhow::Result<String> 
         root.present().map_err(plot_err)?;
     }
     Ok(svg)
+}
+
+/// The paired chart's x axis, in log2 of the ratio: whole powers of two
+/// around every ratio of every strategy (the first and last non-empty bins
+/// of their histograms) and every geometric mean, and at least 1/2 to 2.
+/// Nothing lies off it: a solver 2,000× slower than the baseline stretches
+/// the axis to 2048×.
+pub fn paired_axis(pairs: &[&crate::bench::paired::Paired]) -> (f64, f64) {
+    use crate::bench::paired::CHART_BIN_LOG2;
+    let (mut lo, mut hi) = (-1.0f64, 1.0f64);
+    for p in pairs {
+        if let (Some(first), Some(last)) = (p.log2_histogram.first(), p.log2_histogram.last()) {
+            lo = lo.min(first.0);
+            hi = hi.max(last.0 + CHART_BIN_LOG2);
+        }
+        let mean = p.geomean_ratio.log2();
+        if mean.is_finite() {
+            lo = lo.min(mean);
+            hi = hi.max(mean);
+        }
+    }
+    (lo.floor(), hi.ceil())
+}
+
+/// The range (log2) holding 99.8 % of each strategy's ratios, widened to
+/// at least 1/2 to 2: what the bin width is chosen for.
+fn paired_core(pairs: &[&crate::bench::paired::Paired]) -> (f64, f64) {
+    let w = crate::bench::paired::CHART_BIN_LOG2;
+    let (mut lo, mut hi) = (-1.0f64, 1.0f64);
+    for p in pairs {
+        let cut = (p.pairs as f64 * 0.001).floor() as u64;
+        // The first bin (from either end) past the 0.1 % cut.
+        let past_cut = |bins: &mut dyn Iterator<Item = &(f64, u64)>| {
+            let mut seen = 0u64;
+            for &(edge, c) in bins {
+                seen += c;
+                if seen > cut {
+                    return Some(edge);
+                }
+            }
+            None
+        };
+        if let Some(e) = past_cut(&mut p.log2_histogram.iter()) {
+            lo = lo.min(e);
+        }
+        if let Some(e) = past_cut(&mut p.log2_histogram.iter().rev()) {
+            hi = hi.max(e + w);
+        }
+    }
+    (lo, hi)
+}
+
+/// A tick label of the paired chart at `2^x`: `4×`, `1/8`, `4Ki×` (a
+/// multiple of 1,024), `1/2Ki`.
+pub fn ratio_tick(x: f64) -> String {
+    let whole = |r: f64| {
+        let r = r.round() as u64;
+        if r >= 1 << 20 && r % (1 << 20) == 0 {
+            format!("{}Mi", r >> 20)
+        } else if r >= 1 << 10 && r % (1 << 10) == 0 {
+            format!("{}Ki", r >> 10)
+        } else {
+            r.to_string()
+        }
+    };
+    let r = x.exp2();
+    if r >= 1.0 {
+        format!("{}×", whole(r))
+    } else {
+        format!("1/{}", whole(1.0 / r))
+    }
 }
 
 /// A strategy's points on the scatter: `(guesses, time_ns)`.
@@ -417,7 +475,6 @@ impl Ranged for Axis {
 #[derive(Clone, Copy)]
 enum Marker {
     Line,
-    Bar,
     Dot,
 }
 
@@ -429,52 +486,102 @@ fn frame<'a>(
     entries: &[(&str, RGBColor)],
     marker: Marker,
 ) -> anyhow::Result<DrawingArea<SVGBackend<'a>, Shift>> {
+    // A long title (a long dataset or strategy name) gets a smaller font,
+    // so that it fits the chart's width (about 0.55 em per character).
+    let chars = title.chars().count().max(1) as f64;
+    let title_font = (f64::from(SIZE.0 - 40) / (chars * 0.55)).clamp(14.0, 27.0);
     let body = root
         .margin(8, 0, 0, 0)
-        .titled(title, (FONT, 27))
+        .titled(title, (FONT, title_font))
         .map_err(plot_err)?;
-    let longest = entries
+    let wrapped: Vec<Vec<String>> = entries
         .iter()
-        .map(|(n, _)| n.chars().count())
+        .map(|(n, _)| legend_lines(n, LEGEND_CHARS))
+        .collect();
+    let longest = wrapped
+        .iter()
+        .flatten()
+        .map(|l| l.chars().count())
         .max()
         .unwrap_or(0) as i32;
     let width = (longest * 9 + 60).clamp(130, 360);
     let (plot, legend) = body.split_horizontally(SIZE.0 as i32 - width);
-    let (top, row) = (16, 28);
-    let height = row * entries.len() as i32 + 12;
+    // Line height, gap between entries and font size: smaller when the
+    // entries would not fit the chart's height otherwise.
+    let lines: i32 = wrapped.iter().map(|w| w.len() as i32).sum();
+    let n = entries.len() as i32;
+    let (line_h, gap, font) = if lines * 20 + n * 8 <= 440 {
+        (20, 8, 18)
+    } else {
+        (17, 4, 15)
+    };
+    let top = 16;
+    let height = lines * line_h + n * gap + 12;
     legend
         .draw(&Rectangle::new(
             [(4, top), (width - 12, top + height)],
             RGBColor(170, 170, 170),
         ))
         .map_err(plot_err)?;
-    for (i, (name, color)) in entries.iter().enumerate() {
-        let y = top + 8 + row * i as i32 + row / 2 - 2;
+    let mut y0 = top + 6 + gap / 2;
+    for ((_, color), text) in entries.iter().zip(&wrapped) {
+        let y = y0 + line_h / 2;
         let x = 16;
         match marker {
             Marker::Line => legend.draw(&PathElement::new(
                 vec![(x, y), (x + 22, y)],
                 color.stroke_width(3),
             )),
-            Marker::Bar => legend.draw(&Rectangle::new(
-                [(x + 4, y - 7), (x + 18, y + 7)],
-                color.filled(),
-            )),
             Marker::Dot => legend.draw(&Circle::new((x + 11, y), 6, color.filled())),
         }
         .map_err(plot_err)?;
-        legend
-            .draw(&Text::new(
-                name.to_string(),
-                (x + 32, y),
-                (FONT, 18)
-                    .into_font()
-                    .color(&BLACK)
-                    .pos(Pos::new(HPos::Left, VPos::Center)),
-            ))
-            .map_err(plot_err)?;
+        for (k, line) in text.iter().enumerate() {
+            legend
+                .draw(&Text::new(
+                    line.clone(),
+                    (x + 32, y + k as i32 * line_h),
+                    (FONT, font)
+                        .into_font()
+                        .color(&BLACK)
+                        .pos(Pos::new(HPos::Left, VPos::Center)),
+                ))
+                .map_err(plot_err)?;
+        }
+        y0 += text.len() as i32 * line_h + gap;
     }
     Ok(plot)
+}
+
+/// Characters per line of a legend entry.
+const LEGEND_CHARS: usize = 30;
+
+/// A legend entry's text in lines of at most `max` characters, so that a
+/// long label (a 60-character `name=`) is shown whole: each line breaks
+/// after the last `-`, `_`, `,`, `=`, `/`, `.` or space in its second
+/// half, or at `max` characters when there is none; at most three lines,
+/// the third ending in `…` when the label is longer still.
+pub fn legend_lines(name: &str, max: usize) -> Vec<String> {
+    let chars: Vec<char> = name.chars().collect();
+    let mut lines = Vec::new();
+    let mut start = 0;
+    while chars.len() - start > max {
+        if lines.len() == 2 {
+            let mut last: String = chars[start..start + max - 1].iter().collect();
+            last.push('…');
+            lines.push(last);
+            return lines;
+        }
+        let window = &chars[start..start + max];
+        let cut = window
+            .iter()
+            .rposition(|c| "-_,=/. ".contains(*c))
+            .filter(|&i| i >= max / 2)
+            .map_or(max, |i| i + 1);
+        lines.push(chars[start..start + cut].iter().collect());
+        start += cut;
+    }
+    lines.push(chars[start..].iter().collect());
+    lines
 }
 
 /// The plot area's builder, with the margins and label areas every chart
@@ -693,63 +800,82 @@ fn bin_label(b: usize) -> String {
     }
 }
 
-/// The guesses histogram of one dataset: share of puzzles per bin.
-fn guesses_svg(dataset: &str, units: &[(&UnitStats, RGBColor, &str)]) -> anyhow::Result<String> {
-    let mut bars: Vec<(&str, RGBColor, Vec<f64>)> = Vec::new();
-    let mut nbins = 1usize;
-    let mut ymax = 1.0f64;
-    for &(u, c, label) in units
-        .iter()
-        .filter(|(u, _, _)| u.counters.has(Counter::Guesses))
-    {
-        let h = &u.guesses;
-        let mut counts: Vec<u64> = Vec::new();
-        for v in h.iter_recorded() {
-            let b = guess_bin(h.lowest_equivalent(v.value_iterated_to()));
-            if counts.len() <= b {
-                counts.resize(b + 1, 0);
-            }
-            counts[b] += v.count_at_value();
+/// The share of puzzles (%) solved with fewer than 2^b guesses, for each
+/// power-of-two bin b from the guesses histogram (`[0]`: no guess at
+/// all); the last value is 100.
+pub fn cumulative_guess_shares(h: &hdrhistogram::Histogram<u64>) -> Vec<f64> {
+    let mut counts: Vec<u64> = Vec::new();
+    for v in h.iter_recorded() {
+        let b = guess_bin(h.lowest_equivalent(v.value_iterated_to()));
+        if counts.len() <= b {
+            counts.resize(b + 1, 0);
         }
-        let n = h.len().max(1) as f64;
-        let shares: Vec<f64> = counts.iter().map(|&k| k as f64 * 100.0 / n).collect();
-        nbins = nbins.max(shares.len());
-        ymax = shares.iter().copied().fold(ymax, f64::max);
-        bars.push((label, c, shares));
+        counts[b] += v.count_at_value();
     }
+    let n = h.len().max(1) as f64;
+    let mut seen = 0u64;
+    counts
+        .iter()
+        .map(|&k| {
+            seen += k;
+            seen as f64 * 100.0 / n
+        })
+        .collect()
+}
+
+/// The x label of [`cumulative_guess_shares`]'s position b: `0` (no
+/// guess), then `<2`, `<4`, … `<1Ki`.
+fn cumulative_label(b: usize) -> String {
+    if b == 0 {
+        "0".to_string()
+    } else {
+        format!("<{}", bin_label(b + 1))
+    }
+}
+
+/// The guesses chart of one dataset: per strategy, the share of puzzles
+/// solved with fewer than 1, 2, 4, 8, … guesses, one line each (lines stay
+/// readable at ten strategies where side-by-side bars would not). A line
+/// that rises early belongs to a strategy that guesses little.
+fn guesses_svg(dataset: &str, units: &[(&UnitStats, RGBColor, &str)]) -> anyhow::Result<String> {
+    let lines: Vec<(&str, RGBColor, Vec<f64>)> = units
+        .iter()
+        .filter(|(u, _, _)| u.counters.has(Counter::Guesses) && !u.guesses.is_empty())
+        .map(|&(u, c, label)| (label, c, cumulative_guess_shares(&u.guesses)))
+        .collect();
+    let nbins = lines.iter().map(|l| l.2.len()).max().unwrap_or(1).max(2);
     let xticks: Vec<f64> = (0..nbins).map(|b| b as f64).collect();
-    let every = if nbins > 14 { 2 } else { 1 };
+    let every = nbins.div_ceil(16);
     let label = move |x: &f64| {
         let b = x.round() as usize;
         if b % every == 0 {
-            bin_label(b)
+            cumulative_label(b)
         } else {
             String::new()
         }
     };
-    let k = bars.len().max(1) as f64;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
-        let entries: Vec<(&str, RGBColor)> = bars.iter().map(|(n, c, _)| (*n, *c)).collect();
+        let entries: Vec<(&str, RGBColor)> = lines.iter().map(|(n, c, _)| (*n, *c)).collect();
         let area = frame(
             &root,
-            &format!("{dataset}: guesses per puzzle"),
+            &format!("{dataset}: puzzles solved within a number of guesses"),
             &entries,
-            Marker::Bar,
+            Marker::Line,
         )?;
         let mut chart = plot_builder(&area)
             .build_cartesian_2d(
-                Axis::new(-0.6..nbins as f64 - 0.4, xticks),
-                0.0..(ymax * 1.1).min(105.0),
+                Axis::new(-0.2..(nbins - 1) as f64 + 0.2, xticks),
+                // Grid lines every 10 % only: the chart stays small.
+                Axis::new(0.0..102.0, (0..=10).map(|k| f64::from(k) * 10.0).collect()),
             )
             .map_err(plot_err)?;
         chart
             .configure_mesh()
-            .disable_x_mesh()
-            .x_desc("guesses per puzzle (power-of-two bins: 0, 1, 2–3, 4–7, …; Ki = 1024)")
-            .y_desc("share of puzzles (%)")
+            .x_desc("guesses per puzzle, fewer than (log scale; Ki = 1024)")
+            .y_desc("share of puzzles (%, cumulative)")
             .x_label_formatter(&label)
             .y_label_formatter(&|y: &f64| format!("{y:.0}%"))
             .label_style((FONT, 17))
@@ -758,21 +884,17 @@ fn guesses_svg(dataset: &str, units: &[(&UnitStats, RGBColor, &str)]) -> anyhow:
             .bold_line_style(RGBColor(210, 210, 210))
             .draw()
             .map_err(plot_err)?;
-        for (j, (_, color, shares)) in bars.iter().enumerate() {
-            let w = 0.8 / k;
-            let left = -0.4 + j as f64 * w;
-            let fill = color.filled();
+        for (_, color, shares) in &lines {
+            // Each line runs on at 100 % to the right end, so that a
+            // strategy that never guessed much still shows as a line.
+            let pts: Vec<(f64, f64)> = (0..nbins)
+                .map(|b| (b as f64, shares.get(b).copied().unwrap_or(100.0)))
+                .collect();
             chart
-                .draw_series(
-                    shares
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, s)| **s > 0.0)
-                        .map(|(b, s)| {
-                            let x0 = b as f64 + left;
-                            Rectangle::new([(x0, 0.0), (x0 + w, *s)], fill)
-                        }),
-                )
+                .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
+                .map_err(plot_err)?;
+            chart
+                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
                 .map_err(plot_err)?;
         }
         root.present().map_err(plot_err)?;
@@ -957,11 +1079,14 @@ pub type ScanSeries = (String, Vec<(f64, f64)>);
 
 /// The chart of a parameter scan on one dataset: for `threads`, the speedup
 /// over the smallest thread count (throughput ratio) with the ideal line
-/// y = x / x₀; for any other key, the mean solve time per value.
+/// y = x / x₀; for any other key, the mean solve time per value. `ticks`
+/// are the x axis's labelled positions, the scanned values (a thread count
+/// is a whole number: the axis has no tick between two values).
 pub fn scan_svg(
     dataset: &str,
     key: &str,
     series: &[ScanSeries],
+    ticks: &[(f64, String)],
     speedup: bool,
 ) -> anyhow::Result<String> {
     // Only finite points are drawn: an infinite or NaN coordinate would
@@ -990,9 +1115,23 @@ pub fn scan_svg(
     let (xmin, xmax) = if !lo.is_finite() {
         (0.0, 1.0)
     } else if hi > lo {
-        (lo, hi)
+        // A margin, so that the first and last points are not drawn on
+        // the frame.
+        let pad = (hi - lo) * 0.04;
+        (lo - pad, hi + pad)
     } else {
         (lo - 0.5, lo + 0.5)
+    };
+    let ticks: Vec<(f64, String)> = ticks
+        .iter()
+        .filter(|(x, _)| x.is_finite())
+        .cloned()
+        .collect();
+    let tick_label = |x: &f64| {
+        ticks
+            .iter()
+            .find(|(t, _)| (t - x).abs() < 1e-9)
+            .map_or_else(String::new, |(_, l)| l.clone())
     };
     // The ideal speedup over the first value is x / (that value's x): only
     // for a positive smallest value.
@@ -1036,12 +1175,14 @@ pub fn scan_svg(
             format!("{dataset}: mean solve time by {key}")
         };
         let area = frame(&root, &title, &entries, Marker::Line)?;
+        let xaxis = Axis::new(xmin..xmax, ticks.iter().map(|(x, _)| *x).collect());
         let mut chart = plot_builder(&area)
-            .build_cartesian_2d(xmin..xmax, 0.0..ymax)
+            .build_cartesian_2d(xaxis, 0.0..ymax)
             .map_err(plot_err)?;
         chart
             .configure_mesh()
             .x_desc(key)
+            .x_label_formatter(&tick_label)
             .y_desc(if speedup {
                 "speedup (throughput / the first value's)"
             } else {
@@ -1203,6 +1344,19 @@ mod tests {
     }
 
     #[test]
+    fn long_legend_entries_wrap_whole() {
+        let name = "python-solver-with-a-label-of-exactly-sixty-characters-long";
+        let lines = legend_lines(name, LEGEND_CHARS);
+        assert_eq!(lines.concat(), name);
+        assert!(lines.iter().all(|l| l.chars().count() <= LEGEND_CHARS));
+        assert_eq!(legend_lines("fast", LEGEND_CHARS), ["fast"]);
+        let huge = "x".repeat(200);
+        let lines = legend_lines(&huge, 30);
+        assert_eq!(lines.len(), 3);
+        assert!(lines[2].ends_with('…'));
+    }
+
+    #[test]
     fn labels() {
         assert_eq!(nines_label(&0.0), "0%");
         assert_eq!(nines_label(&1.0), "90%");
@@ -1226,7 +1380,11 @@ mod tests {
     fn scan_within_time(series: Vec<ScanSeries>, speedup: bool) -> String {
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            let _ = tx.send(scan_svg("d", "threads", &series, speedup));
+            let ticks: Vec<(f64, String)> = series
+                .iter()
+                .flat_map(|(_, p)| p.iter().map(|&(x, _)| (x, format!("{x}"))))
+                .collect();
+            let _ = tx.send(scan_svg("d", "threads", &series, &ticks, speedup));
         });
         rx.recv_timeout(std::time::Duration::from_secs(20))
             .expect("the scan chart is drawn in time")

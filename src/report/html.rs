@@ -51,7 +51,7 @@ fn shell_join(args: &[String]) -> String {
 
 /// An SVG document made fit for inlining: no XML declaration and no
 /// namespace URL (HTML5 knows `<svg>`), so the page names no address.
-fn inline_svg(svg: &str) -> String {
+pub fn inline_svg(svg: &str) -> String {
     let body = match svg.find("<svg") {
         Some(i) => &svg[i..],
         None => svg,
@@ -60,37 +60,50 @@ fn inline_svg(svg: &str) -> String {
         .replace(r#" xmlns:xlink="http://www.w3.org/1999/xlink""#, "")
 }
 
-const CSS: &str = "
+/// The style of every page bench-sudoku writes (`report.html`, the trend
+/// page): one look, and tables that never push the page wider than the
+/// window.
+pub const CSS: &str = "
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;margin:24px auto;max-width:1320px;padding:0 16px;color:#1d1d1f;background:#fff;line-height:1.45}
-h1{font-size:26px;margin:0 0 4px}
-h2{font-size:21px;margin:32px 0 8px;padding-bottom:4px;border-bottom:2px solid #e3e3e3}
-h3{font-size:16px;margin:20px 0 6px}
+h1{font-size:26px;margin:0 0 4px;overflow-wrap:anywhere}
+h2{font-size:21px;margin:32px 0 8px;padding-bottom:4px;border-bottom:2px solid #e3e3e3;overflow-wrap:anywhere}
+h3{font-size:16px;margin:20px 0 6px;overflow-wrap:anywhere}
 p.sub{color:#555;margin:0 0 16px}
-.banner{background:#fdecea;border:1px solid #e0a39c;color:#8a1f11;padding:10px 14px;border-radius:6px;font-weight:600;margin:12px 0}
-.ok{background:#eaf6ec;border:1px solid #9fd0a8;color:#1e5b2a;padding:8px 14px;border-radius:6px;margin:12px 0}
-table{border-collapse:collapse;font-size:13.5px;margin:8px 0}
+.banner{background:#fdecea;border:1px solid #e0a39c;color:#8a1f11;padding:10px 14px;border-radius:6px;font-weight:600;margin:12px 0;overflow-wrap:anywhere}
+.ok{background:#eaf6ec;border:1px solid #9fd0a8;color:#1e5b2a;padding:8px 14px;border-radius:6px;margin:12px 0;overflow-wrap:anywhere}
+.tw{width:fit-content;max-width:100%;overflow-x:auto;margin:8px 0;border:1px solid #e6e6e6;border-radius:4px}
+.tw table.ranked th:first-child,.tw table.ranked td:first-child{min-width:0}
+.grid2{display:grid;grid-template-columns:repeat(auto-fill,minmax(600px,1fr));gap:0 24px;align-items:start}
+.grid2>div{min-width:0}
+.tw table{margin:0}
+table{border-collapse:separate;border-spacing:0;font-size:13.5px;margin:8px 0}
 th,td{padding:5px 10px;border-bottom:1px solid #e6e6e6;text-align:left;vertical-align:top}
 th{background:#f4f5f7;font-weight:600;white-space:nowrap}
-td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td{background:#fff;min-width:8em;max-width:24em;overflow-wrap:anywhere}
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap;min-width:0}
+.tw th:first-child,.tw td:first-child{position:sticky;left:0;z-index:1;min-width:10em;max-width:16em;box-shadow:inset -1px 0 #d6d6d6}
+.tw td.n:first-child{min-width:0}
+.tw th:first-child{white-space:normal}
 tr.fastest td{background:#f1f8f2}
 table.kv{width:100%}
 table.kv th{width:190px;background:none;color:#444}
-.kvwrap{display:grid;grid-template-columns:1fr 1fr;gap:0 28px;align-items:start}
+.kvwrap{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:0 28px;align-items:start}
 p.cmd code{display:block;padding:8px 10px;word-break:break-all}
-table.kv td{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-size:13px;word-break:break-word}
+table.kv td{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-size:13px;word-break:break-word;max-width:none}
 figure{margin:14px 0 22px}
 figure svg{width:100%;height:auto;max-width:1200px;display:block;border:1px solid #e6e6e6;border-radius:4px}
 figcaption{color:#555;font-size:13.5px;margin-top:6px;max-width:1200px}
-.note{color:#555;font-size:13.5px;max-width:1200px}
+.note{color:#555;font-size:13.5px;max-width:1200px;overflow-wrap:anywhere}
 code{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-size:90%;background:#f4f5f7;padding:1px 4px;border-radius:3px}
+pre{background:#f4f5f7;padding:10px 12px;border-radius:4px;overflow-x:auto;font-size:13px}
 ";
 
 /// The caption under each kind of chart.
 fn caption(kind: ChartKind) -> &'static str {
     match kind {
         ChartKind::Latency => "Solve-time percentile distribution (HdrHistogram style). Read a curve left to right: the typical puzzle at 0–50%, the hard tail at 99% and beyond; the right end is the slowest puzzle. Lower is faster.",
-        ChartKind::Guesses => "How many guesses each strategy needed per puzzle, as a share of the dataset. More propagation moves the mass to the left (0 = solved by logic alone).",
-        ChartKind::Paired => "How each strategy's time compares with the baseline's on the same puzzle (interleaved run: both timed on one thread, one right after the other). Left of 1× the strategy was faster. The dashed line is the geometric mean of the ratios, the statistic with the confidence interval in the summary table.",
+        ChartKind::Guesses => "The share of the dataset each strategy solved with fewer than 1, 2, 4, 8, … guesses (cumulative; at 0: solved by logic alone). A line that rises early and high belongs to a strategy that guesses little; more propagation lifts the left end.",
+        ChartKind::Paired => "How each strategy's time compares with the baseline's on the same puzzle (interleaved run: both timed on one thread, one right after the other). Left of 1× the strategy was faster. The axis reaches every ratio measured, however far (its ticks are powers of two, or of 4, 16, … on a wide axis). The dashed line is the geometric mean of the ratios, the statistic with the confidence interval in the summary table.",
         ChartKind::Scatter => "Each point is one puzzle (at most 5,000 per strategy, sampled deterministically from puzzles.csv). Time grows with guesses; the vertical spread at a fixed guess count is the cost per node of each strategy.",
     }
 }
@@ -315,13 +328,15 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
                     }
                 }
                 h2 #summary { "Summary" }
-                table.summary {
-                    thead { tr { @for c in COLUMNS { th { (c) } } } }
-                    tbody {
-                        @for row in &summary {
-                            tr class=[row[13].contains("fastest").then_some("fastest")] {
-                                @for (i, cell) in row.iter().enumerate() {
-                                    td class=[(!text_col(i)).then_some("n")] { (cell) }
+                div.tw {
+                    table.summary {
+                        thead { tr { @for c in COLUMNS { th { (c) } } } }
+                        tbody {
+                            @for row in &summary {
+                                tr class=[row[13].contains("fastest").then_some("fastest")] {
+                                    @for (i, cell) in row.iter().enumerate() {
+                                        td class=[(!text_col(i)).then_some("n")] { (cell) }
+                                    }
                                 }
                             }
                         }
@@ -341,13 +356,15 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
                 }
                 @if !paired.is_empty() {
                     h3 #paired { "Paired with the baseline" }
-                    table.summary {
-                        thead { tr { @for c in super::terminal::PAIRED_COLUMNS { th { (c) } } } }
-                        tbody {
-                            @for row in &paired {
-                                tr {
-                                    @for (i, cell) in row.iter().enumerate() {
-                                        td class=[(i >= 3).then_some("n")] { (cell) }
+                    div.tw {
+                        table.summary {
+                            thead { tr { @for c in super::terminal::PAIRED_COLUMNS { th { (c) } } } }
+                            tbody {
+                                @for row in &paired {
+                                    tr {
+                                        @for (i, cell) in row.iter().enumerate() {
+                                            td class=[(i >= 3).then_some("n")] { (cell) }
+                                        }
                                     }
                                 }
                             }
@@ -384,6 +401,7 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
                         }
                     }
                 }
+                (worst_sections(report))
                 (mismatches)
                 (fault_list)
                 (skipped)
@@ -410,6 +428,67 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
     s
 }
 
+/// A table whose first `text` columns are text (the rest numbers), in a
+/// box that scrolls sideways with its first column fixed.
+fn boxed_table<const N: usize>(headers: &[&str], rows: &[[String; N]], text: &[usize]) -> Markup {
+    html! {
+        div.tw {
+            table.ranked {
+                thead { tr { @for h in headers { th { (h) } } } }
+                tbody {
+                    @for row in rows {
+                        tr {
+                            @for (i, cell) in row.iter().enumerate() {
+                                td class=[(!text.contains(&i)).then_some("n")] { (cell) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The slowest puzzles of every strategy and, in a paired run, where each
+/// candidate lost most to the baseline ([`super::worst`]); without a
+/// puzzles.csv, a note that they need one.
+fn worst_sections(report: &Report) -> Markup {
+    use super::worst::{self, LOSS_COLUMNS, SLOWEST_COLUMNS};
+    let paired = report.results.iter().any(|r| r.paired.is_some());
+    let Some(w) = report.worst() else {
+        return html! {
+            h2 #slowest { "Slowest puzzles" }
+            p.note { (worst::NEEDS_CSV) }
+        };
+    };
+    let file = |ds: &str| worst::dataset_file(report.meta, ds).to_string();
+    html! {
+        h2 #slowest { "Slowest puzzles" }
+        p.note { "The " (worst::TOP) " slowest of each strategy. " (worst::SLOWEST_NOTE) }
+        // Two tables side by side where the window is wide enough.
+        div.grid2 {
+            @for s in &w.slowest {
+                div {
+                    h3 { (s.dataset) " · " (s.strategy) }
+                    (boxed_table(&SLOWEST_COLUMNS, &worst::slowest_rows(s, &file(&s.dataset)), &[2]))
+                }
+            }
+        }
+        @if paired {
+            h2 #losses { "Where each strategy lost most to the baseline" }
+            p.note { (worst::LOSS_NOTE) }
+            @for l in &w.losses {
+                h3 { (l.dataset) " · " (l.strategy) " vs " (l.baseline) }
+                @if l.rows.is_empty() {
+                    p.note { "Not slower than " (l.baseline) " on any puzzle." }
+                } @else {
+                    (boxed_table(&LOSS_COLUMNS, &worst::loss_rows(l, &file(&l.dataset)), &[2]))
+                }
+            }
+        }
+    }
+}
+
 /// A section of listed rows per unit (mismatches, faults, skipped rows),
 /// at most [`SHOWN_ROWS`] each; nothing when no unit has any. The first two
 /// columns are numbers.
@@ -425,13 +504,15 @@ fn listings<'a>(
             h2 id=(id) { (title) }
             @for (u, rows) in &units {
                 h3 { (u.dataset) " · " (u.strategy) " (" (rows.len()) " listed)" }
-                table {
-                    thead { tr { @for h in headers { th { (h) } } } }
-                    tbody {
-                        @for row in rows.iter().take(SHOWN_ROWS) {
-                            tr {
-                                @for (i, cell) in row.iter().enumerate() {
-                                    td class=[(i < 2).then_some("n")] { (cell) }
+                div.tw {
+                    table {
+                        thead { tr { @for h in headers { th { (h) } } } }
+                        tbody {
+                            @for row in rows.iter().take(SHOWN_ROWS) {
+                                tr {
+                                    @for (i, cell) in row.iter().enumerate() {
+                                        td class=[(i < 2).then_some("n")] { (cell) }
+                                    }
                                 }
                             }
                         }

@@ -100,7 +100,65 @@ pub fn render(report: &Report) -> String {
             "\n**{faults} puzzles failed in external solvers** (crashed, timeout, protocol_error, error); see `summary.json` (`fault_list`)."
         );
     }
+    worst(report, &mut s);
     s
+}
+
+/// A Markdown table: a header, its alignment row (`text` columns left,
+/// the others right) and the cells.
+fn table<const N: usize>(s: &mut String, headers: &[&str], rows: &[[String; N]], text: &[usize]) {
+    let _ = writeln!(s, "| {} |", headers.join(" | "));
+    let align: Vec<&str> = (0..headers.len())
+        .map(|i| if text.contains(&i) { "---" } else { "---:" })
+        .collect();
+    let _ = writeln!(s, "| {} |", align.join(" | "));
+    for row in rows {
+        let cells: Vec<String> = row.iter().map(|c| crate::report::md_cell(c)).collect();
+        let _ = writeln!(s, "| {} |", cells.join(" | "));
+    }
+}
+
+/// The slowest puzzles and, in a paired run, each candidate's largest
+/// losses ([`super::worst`]), or a note that they need puzzles.csv.
+fn worst(report: &Report, s: &mut String) {
+    use super::worst::{self, LOSS_COLUMNS, SLOWEST_COLUMNS};
+    let md = crate::report::md_cell;
+    let _ = writeln!(s, "\n## Slowest puzzles\n");
+    let Some(w) = report.worst() else {
+        let _ = writeln!(s, "{}", worst::NEEDS_CSV);
+        return;
+    };
+    let _ = writeln!(
+        s,
+        "The {} slowest of each strategy. {}",
+        worst::TOP,
+        worst::SLOWEST_NOTE
+    );
+    for sl in &w.slowest {
+        let _ = writeln!(s, "\n### {} · {}\n", md(&sl.dataset), md(&sl.strategy));
+        let file = worst::dataset_file(report.meta, &sl.dataset);
+        table(s, &SLOWEST_COLUMNS, &worst::slowest_rows(sl, file), &[2]);
+    }
+    if !report.results.iter().any(|r| r.paired.is_some()) {
+        return;
+    }
+    let _ = writeln!(s, "\n## Where each strategy lost most to the baseline\n");
+    let _ = writeln!(s, "{}", worst::LOSS_NOTE);
+    for l in &w.losses {
+        let _ = writeln!(
+            s,
+            "\n### {} · {} vs {}\n",
+            md(&l.dataset),
+            md(&l.strategy),
+            md(&l.baseline)
+        );
+        if l.rows.is_empty() {
+            let _ = writeln!(s, "Not slower than {} on any puzzle.", md(&l.baseline));
+            continue;
+        }
+        let file = worst::dataset_file(report.meta, &l.dataset);
+        table(s, &LOSS_COLUMNS, &worst::loss_rows(l, file), &[2]);
+    }
 }
 
 impl Exporter for SummaryMarkdown {

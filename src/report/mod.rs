@@ -12,6 +12,7 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod terminal;
+pub mod worst;
 
 use crate::bench::metrics::{ResultRecord, UnitStats};
 use crate::bench::sysinfo::Meta;
@@ -29,6 +30,9 @@ pub struct Report<'a> {
     /// puzzles.csv. Set only by those two, which also forget the charts
     /// drawn.
     scatter: Option<charts::Samples>,
+    /// The slowest puzzles and the candidates' largest losses
+    /// ([`Report::with_worst`]); `None` when the run has no puzzles.csv.
+    worst: Option<worst::Worst>,
     /// The charts, drawn once for every exporter that shows them
     /// ([`Report::charts`]).
     charts: std::cell::OnceCell<Vec<charts::Chart>>,
@@ -52,6 +56,7 @@ impl<'a> Report<'a> {
             results,
             units,
             scatter: None,
+            worst: None,
             charts: std::cell::OnceCell::new(),
         }
     }
@@ -64,6 +69,7 @@ impl<'a> Report<'a> {
             results: self.results.clone(),
             units: self.units,
             scatter: self.scatter.clone(),
+            worst: self.worst.clone(),
             charts: std::cell::OnceCell::new(),
         }
     }
@@ -83,11 +89,36 @@ impl<'a> Report<'a> {
         Ok(self.charts.get_or_init(|| drawn))
     }
 
-    /// Adds the scatter chart's points from `dir/puzzles.csv`, when there is
-    /// one.
+    /// Adds what `dir/puzzles.csv` holds, when there is one: the scatter
+    /// chart's points and the tables of [`with_worst`](Self::with_worst).
     pub fn with_scatter(mut self, dir: &Path) -> anyhow::Result<Self> {
         self.scatter = charts::read_samples(&dir.join("puzzles.csv"))?;
         self.charts = std::cell::OnceCell::new();
+        self.with_worst(dir)
+    }
+
+    /// The slowest puzzles and each candidate's largest losses, `None`
+    /// without a `puzzles.csv`.
+    pub fn worst(&self) -> Option<&worst::Worst> {
+        self.worst.as_ref()
+    }
+
+    /// Adds the tables of slowest puzzles and of each paired candidate's
+    /// largest losses to its baseline, read from `dir/puzzles.csv` when
+    /// there is one.
+    pub fn with_worst(mut self, dir: &Path) -> anyhow::Result<Self> {
+        let pairs: Vec<(String, String, String)> = self
+            .results
+            .iter()
+            .filter_map(|r| {
+                let p = r.paired.as_ref().filter(|p| p.pairs > 0)?;
+                Some((r.dataset.clone(), r.strategy.clone(), p.baseline.clone()))
+            })
+            .collect();
+        self.worst = worst::Worst::read(&dir.join("puzzles.csv"), &pairs)?;
+        if let Some(w) = &mut self.worst {
+            w.locate(&self.meta.datasets);
+        }
         Ok(self)
     }
 
