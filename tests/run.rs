@@ -50,8 +50,12 @@ fn csv_with_solutions_produces_every_report() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let stdout = text(&o.stdout);
-    assert!(stdout.contains("relative"), "{stdout}");
-    assert!(stdout.contains("fastest"), "{stdout}");
+    // Interleaved: the headline is the paired comparison with the baseline.
+    assert!(
+        stdout.contains("vs hidden (paired geomean, 95% CI)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("baseline"), "{stdout}");
 
     // puzzles.csv: one row per puzzle × strategy, in input order per strategy.
     let rows = csv_rows(&out.join("puzzles.csv"));
