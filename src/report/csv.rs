@@ -107,6 +107,9 @@ pub struct SummaryRow {
     /// answers rejected): its
     /// times are not comparable with the others'.
     pub unfinished: bool,
+    /// Too short to time (summary.json's `too_short`): `puzzles_per_sec`
+    /// and `wall_ns` are mostly start-up and scheduler noise.
+    pub too_short: bool,
     pub p999_ns: u64,
     pub guesses_total: Option<u64>,
     pub guesses_max: Option<u64>,
@@ -204,6 +207,7 @@ impl SummaryRow {
             mean_ratio_vs_fastest_min: range.map(|(lo, _)| r4(lo)),
             mean_ratio_vs_fastest_max: range.map(|(_, hi)| r4(hi)),
             unfinished: super::terminal::unfinished(r),
+            too_short: r.short_timing(),
             p999_ns: r.p999_ns,
             guesses_total: r.guesses_total,
             guesses_max: r.guesses_max,
@@ -269,7 +273,7 @@ impl Exporter for SummaryCsv {
 
 /// The column names, in order (the header row): the fields of
 /// [`SummaryRow`] (a test keeps the two the same).
-pub const COLUMNS: [&str; 76] = [
+pub const COLUMNS: [&str; 77] = [
     "dataset",
     "strategy",
     "puzzles",
@@ -305,6 +309,7 @@ pub const COLUMNS: [&str; 76] = [
     "mean_ratio_vs_fastest_min",
     "mean_ratio_vs_fastest_max",
     "unfinished",
+    "too_short",
     "p999_ns",
     "guesses_total",
     "guesses_max",

@@ -157,7 +157,11 @@ pub fn rows(results: &[ResultRecord]) -> Vec<[String; 14]> {
                 r.puzzles.to_string(),
                 r.solved.to_string(),
                 outcomes(r),
-                format!("{:.0}", r.puzzles_per_sec),
+                if r.short_timing() {
+                    format!("{:.0} (too short)", r.puzzles_per_sec)
+                } else {
+                    format!("{:.0}", r.puzzles_per_sec)
+                },
                 time(r.mean_ns),
                 time(r.p50_ns as f64),
                 time(r.p90_ns as f64),
@@ -302,9 +306,30 @@ pub fn warnings(meta: &Meta, results: &[ResultRecord]) -> Vec<String> {
             noisy.join(", ")
         ));
     }
+    w.extend(short_warning(results));
     w.extend(answer_warnings(results));
     w.extend(saturation_warnings(results));
     w
+}
+
+/// The results too short to time ([`ResultRecord::short_timing`]), in one
+/// warning that says why their wall-clock figures are not believed.
+pub fn short_warning(results: &[ResultRecord]) -> Option<String> {
+    let short: Vec<String> = results
+        .iter()
+        .filter(|r| r.short_timing())
+        .map(|r| format!("{}/{} {}", r.dataset, r.strategy, fmt_ns(r.wall_ns as f64)))
+        .collect();
+    (!short.is_empty()).then(|| {
+        format!(
+            "too short to time: {} of wall time, under {}: below that, puzzles/s (marked \"too short\") and \
+             wall times are mostly thread start-up and scheduler noise (hyperfine warns below 5 ms; \
+             docs/MEASUREMENT.md §2); the per-puzzle times are timed solve by solve, but few; give the \
+             run more work (more puzzles, or --repeat N)",
+            short.join(", "),
+            fmt_ns(crate::bench::metrics::SHORT_WALL_NS as f64)
+        )
+    })
 }
 
 /// Warnings about what a strategy's repeated passes showed: answers that
