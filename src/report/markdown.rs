@@ -63,17 +63,7 @@ pub fn render(report: &Report) -> String {
     if let Some(note) = super::headline::note(&report.results) {
         let _ = writeln!(s, "\nThe last column, {}.", crate::report::md_cell(&note));
     }
-    let paired = paired_rows(&report.results);
-    if !paired.is_empty() {
-        let _ = writeln!(s, "\n## Paired with the baseline\n");
-        let _ = writeln!(s, "| {} |", PAIRED_COLUMNS.join(" | "));
-        let _ = writeln!(s, "|---|---|---|---:|---:|---:|---:|---:|---:|");
-        for row in paired {
-            let cells: Vec<String> = row.iter().map(|c| crate::report::md_cell(c)).collect();
-            let _ = writeln!(s, "| {} |", cells.join(" | "));
-        }
-        let _ = writeln!(s, "\n{}", paired_note());
-    }
+    paired_section(&mut s, report);
     for note in clock_notes(&report.results) {
         let _ = writeln!(s, "\n{note}.");
     }
@@ -106,6 +96,22 @@ pub fn render(report: &Report) -> String {
         );
     }
     s
+}
+
+/// The paired comparison's table and note (nothing when no strategy has
+/// one).
+fn paired_section(s: &mut String, report: &Report) {
+    let paired = paired_rows(&report.results);
+    if !paired.is_empty() {
+        let _ = writeln!(s, "\n## Paired with the baseline\n");
+        let _ = writeln!(s, "| {} |", PAIRED_COLUMNS.join(" | "));
+        let _ = writeln!(s, "|---|---|---|---:|---:|---:|---:|---:|---:|");
+        for row in paired {
+            let cells: Vec<String> = row.iter().map(|c| crate::report::md_cell(c)).collect();
+            let _ = writeln!(s, "| {} |", cells.join(" | "));
+        }
+        let _ = writeln!(s, "\n{}", paired_note());
+    }
 }
 
 impl Exporter for SummaryMarkdown {
