@@ -433,12 +433,18 @@ fn unfinished_strategies_are_marked_and_relative_has_its_range() {
         "60",
         "--repeat",
         "3",
+        "--sequential",
         "-q",
         "--out",
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let table = stdout(&o);
+    // A sequential run's comparison is the ratio of means, said unpaired.
+    assert!(
+        table.contains("vs fastest (ratio of means, unpaired)"),
+        "{table}"
+    );
     let logic = table.lines().find(|l| l.contains(" logic ")).unwrap();
     // `logic` stalls on every hard puzzle: faster, but never "fastest".
     assert!(
@@ -469,7 +475,8 @@ fn unfinished_strategies_are_marked_and_relative_has_its_range() {
     let col = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
     assert_eq!(col("unfinished"), "true");
     assert!(
-        !col("relative_min").is_empty() && !col("relative_max").is_empty(),
+        !col("mean_ratio_vs_fastest_min").is_empty()
+            && !col("mean_ratio_vs_fastest_max").is_empty(),
         "{csv}"
     );
 }

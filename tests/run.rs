@@ -50,8 +50,12 @@ fn csv_with_solutions_produces_every_report() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let stdout = text(&o.stdout);
-    assert!(stdout.contains("relative"), "{stdout}");
-    assert!(stdout.contains("fastest"), "{stdout}");
+    // Interleaved: the headline is the paired comparison with the baseline.
+    assert!(
+        stdout.contains("vs hidden (paired geomean, 95% CI)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("baseline"), "{stdout}");
 
     // puzzles.csv: one row per puzzle × strategy, in input order per strategy.
     let rows = csv_rows(&out.join("puzzles.csv"));
@@ -708,5 +712,45 @@ fn every_fast_build_gives_the_same_rows() {
     }
     for (taken, kept) in &rows[1..] {
         assert_eq!(kept, &rows[0].1, "{taken} against portable");
+    }
+}
+
+/// A run too short to time says so on every surface: the terminal, the
+/// summary.json flag, summary.csv, summary.md and report.html, with its
+/// puzzles/s marked.
+#[test]
+fn a_run_too_short_to_time_is_said_everywhere() {
+    let dir = scratch("too-short");
+    let out = dir.join("r");
+    let data = format!("{}/datasets/easy.csv", env!("CARGO_MANIFEST_DIR"));
+    let o = bin(&[
+        "run",
+        &data,
+        "-s",
+        "fast",
+        "--limit",
+        "20",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let stderr = text(&o.stderr);
+    assert!(stderr.contains("too short to time: easy/fast"), "{stderr}");
+    assert!(text(&o.stdout).contains("(too short)"));
+    let summary = json(&out.join("summary.json"));
+    assert_eq!(summary["results"][0]["too_short"], true);
+    let csv = csv_rows(&out.join("summary.csv"));
+    let header = csv::Reader::from_path(out.join("summary.csv"))
+        .unwrap()
+        .headers()
+        .unwrap()
+        .clone();
+    let at = header.iter().position(|h| h == "too_short").unwrap();
+    assert_eq!(&csv[0][at], "true");
+    for f in ["summary.md", "report.html"] {
+        let page = std::fs::read_to_string(out.join(f)).unwrap();
+        assert!(page.contains("too short to time"), "{f}");
+        assert!(page.contains("(too short)"), "{f}");
     }
 }

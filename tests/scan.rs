@@ -154,3 +154,58 @@ fn any_run_option_or_spec_key_can_be_scanned() {
         );
     }
 }
+
+/// A scan runs a warm-up round and then alternating rounds, keeps one round
+/// per value (saying which, with every round's puzzles/s), leaves no round
+/// directory behind, and marks a value too short to time.
+#[test]
+fn a_scan_runs_rounds_keeps_the_median_and_marks_short_values() {
+    let dir = scratch("scan-rounds");
+    let out = dir.join("s");
+    let o = bin(&[
+        "run",
+        &easy(),
+        "-s",
+        "fast",
+        "-j",
+        "1,2",
+        "--limit",
+        "20",
+        "--scan-rounds",
+        "3",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    let stderr = err(&o);
+    let warm = stderr.find("threads=1 (warm-up round)").expect(&stderr);
+    let r1 = stderr.find("threads=1 (round 1 of 3)").unwrap();
+    let r1b = stderr.find("threads=2 (round 1 of 3)").unwrap();
+    let r2 = stderr.find("threads=1 (round 2 of 3)").unwrap();
+    assert!(warm < r1 && r1 < r1b && r1b < r2, "{stderr}");
+    let scan = json(&out.join("scan.json"));
+    assert_eq!(scan["rounds"], 3);
+    assert!(scan["kept"].as_str().unwrap().contains("median"));
+    for r in scan["rows"].as_array().unwrap() {
+        assert_eq!(
+            r["rounds_puzzles_per_sec"]
+                .as_str()
+                .unwrap()
+                .split(';')
+                .count(),
+            3,
+            "{r}"
+        );
+        assert!((1..=3).contains(&r["round"].as_u64().unwrap()), "{r}");
+        // 20 puzzles of easy.csv are far under 10 ms of work.
+        assert_eq!(r["too_short"], true, "{r}");
+        let sub = json(&out.join(r["dir"].as_str().unwrap()).join("summary.json"));
+        assert_eq!(sub["results"][0]["too_short"], true);
+    }
+    let stdout = text(&o.stdout);
+    assert!(stdout.contains("(too short)"), "{stdout}");
+    assert!(!out.join(".scan-rounds").exists());
+    let md = std::fs::read_to_string(out.join("scan.md")).unwrap();
+    assert!(md.contains("round(s) after a warm-up round"), "{md}");
+}

@@ -51,6 +51,12 @@ pub struct PuzzleOutcome {
 /// a trained branch predictor (up to about 1.3×, docs/MEASUREMENT.md), as
 /// much as a solver gains by remembering answers.
 pub const CACHE_FACTOR: u64 = 4;
+/// Below this much wall time a strategy's wall-clock figures (puzzles/s,
+/// a scan's speedups) are not believed: the fixed cost of starting the
+/// threads and the reader, and a single descheduling, are a large share
+/// of it (docs/MEASUREMENT.md §2, measured with
+/// scripts/short-run-noise.sh; hyperfine warns below 5 ms).
+pub const SHORT_WALL_NS: u64 = 10_000_000;
 
 /// A solver's own clock that claims less than this share of the time the
 /// harness measured around its passes is not believed (a solve that the
@@ -869,6 +875,7 @@ impl UnitStats {
             .iter()
             .chain(&self.pass_ns)
             .any(|&t| t == u64::MAX),
+            too_short: self.wall_ns > 0 && self.wall_ns < SHORT_WALL_NS,
         }
     }
 }
@@ -1001,6 +1008,12 @@ pub struct ResultRecord {
     /// Written only when true.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub counters_saturated: bool,
+    /// The strategy's share of the run's wall time (`wall_ns`) was under
+    /// [`SHORT_WALL_NS`]: too short to time, its wall-clock figures
+    /// (`puzzles_per_sec`, `wall_ns`) are mostly start-up and scheduler
+    /// noise ([`ResultRecord::short_timing`]).
+    #[serde(default)]
+    pub too_short: bool,
 }
 
 fn all_counters() -> CounterSet {
@@ -1008,6 +1021,13 @@ fn all_counters() -> CounterSet {
 }
 
 impl ResultRecord {
+    /// Too short to time: a wall time measured, and under
+    /// [`SHORT_WALL_NS`] (computed from `wall_ns`, so that a summary
+    /// written before the flag existed is judged the same way).
+    pub fn short_timing(&self) -> bool {
+        self.wall_ns > 0 && self.wall_ns < SHORT_WALL_NS
+    }
+
     /// The number of puzzles with outcome `st`.
     pub fn count(&self, st: Status) -> u64 {
         match st {

@@ -56,8 +56,8 @@ pub const CHART_BIN_LOG2: f64 = 1.0 / 32.0;
 
 /// How the pairs are made, stated in every report.
 pub const METHOD: &str = "interleaved: each chunk of puzzles solved by every strategy in turn on one thread, \
-pass by pass, the order rotating from chunk to chunk and from pass to pass; pairs are the same puzzle's times (minimum over the repeats); \
-the interval resamples whole chunks";
+the order rotating from chunk to chunk and from pass to pass (with repeats, each pass over a whole batch before the next); \
+pairs are the same puzzle's times (minimum over the repeats); the interval resamples whole chunks";
 
 /// The running tally of one strategy against the baseline.
 #[derive(Clone, Debug)]

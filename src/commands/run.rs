@@ -108,6 +108,13 @@ pub struct RunArgs {
     /// time by value otherwise). E.g. --scan batch-size=256,1024,4096.
     #[arg(long, value_name = "KEY=V1,V2,…")]
     pub scan: Option<String>,
+    /// Rounds of a scan (-j with several values, --scan), 1 to 20: after a
+    /// warm-up round (each value once on at most 1,000 puzzles, discarded)
+    /// every value runs once per round, the values alternating (A, B, A,
+    /// B, …), and the round with the median wall time is kept per value.
+    #[arg(long, value_name = "N", default_value_t = 3,
+          value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub scan_rounds: u32,
     /// Results directory [default: results/<dataset-stem>-<UTC timestamp>].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,

@@ -176,7 +176,8 @@ fn with_value(args: &RunArgs, key: &str, value: &str) -> anyhow::Result<RunArgs>
     Ok(a)
 }
 
-/// One row of the scan: a (value, dataset, strategy) result.
+/// One row of the scan: a (value, dataset, strategy) result, from the
+/// round kept for the value.
 #[derive(Clone, Debug, Serialize)]
 pub struct ScanRow {
     pub key: String,
@@ -198,6 +199,17 @@ pub struct ScanRow {
     pub guesses_mean: Option<f64>,
     /// Throughput over the first value's (same dataset and strategy).
     pub speedup: Option<f64>,
+    /// The speedup is above what the thread counts allow (the value's
+    /// threads over the first value's, each at most the logical cores):
+    /// noise, not scaling.
+    pub speedup_noise: bool,
+    /// Too short to time (under 10 ms of wall time): puzzles/s, wall time
+    /// and speedup are mostly start-up and scheduler noise.
+    pub too_short: bool,
+    /// The round kept (1-based: the one with the median wall time).
+    pub round: u32,
+    /// This row's puzzles/s in every round, in order, `;`-joined.
+    pub rounds_puzzles_per_sec: String,
     /// The subdirectory with this value's full results.
     pub dir: String,
 }
@@ -207,10 +219,23 @@ pub struct ScanRow {
 struct ScanFile<'a> {
     key: &'a str,
     values: &'a [String],
+    /// Rounds per value after the warm-up round, and which was kept.
+    rounds: u32,
+    kept: &'a str,
     rows: &'a [ScanRow],
 }
 
-/// Runs the scan: each value into `DIR/KEY=VALUE`, then the scan files.
+/// Which round is kept per value, and why, as every scan file says it.
+const KEPT: &str = "per value, the round with the median wall time: one outlier round, slow \
+(a burst of load) or fast (a quiet moment), is not kept either way, while the best round would \
+reward whichever value happened to meet a quiet moment";
+
+/// A value's round that stopped the scan: its exit code.
+struct Stopped(i32);
+
+/// Runs the scan: a warm-up round, then the rounds with the values
+/// alternating, each value's kept round into `DIR/KEY=VALUE`, then the
+/// scan files.
 pub fn run(args: &RunArgs, plan: &Plan) -> CmdResult {
     // Every value is checked before any work.
     let runs: Vec<RunArgs> = plan
@@ -221,70 +246,201 @@ pub fn run(args: &RunArgs, plan: &Plan) -> CmdResult {
     // Held until the scan's own files are written.
     let claim = scan_dir(args, plan)?;
     let dir = claim.dir().to_path_buf();
-    let mut rows: Vec<ScanRow> = Vec::new();
-    let mut status = 0;
-    for (value, mut sub) in plan.values.iter().zip(runs) {
-        let sub_dir = dir.join(format!("{}={}", plan.key, report::file_part(value)));
-        sub.out = Some(sub_dir.clone());
-        sub.force = true;
-        super::print_err(&format!("== {}={value}", plan.key));
-        let code = super::run::run(&sub)?;
-        status = status.max(code);
-        if code == super::interrupt::EXIT_INTERRUPTED || code >= 2 {
-            super::print_err(&format!(
-                "bench-sudoku: the scan stopped at {}={value}",
-                plan.key
-            ));
+    let work = dir.join(ROUNDS_DIR);
+    if work.exists() {
+        std::fs::remove_dir_all(&work)
+            .with_context(|| format!("{}: cannot remove", work.display()))?;
+    }
+    let rounds = args.scan_rounds.max(1);
+    let outcome = run_rounds(plan, &runs, &work, rounds);
+    let (status, done) = match outcome {
+        Ok(done) => done,
+        Err(Stopped(code)) => {
+            let _ = std::fs::remove_dir_all(&work);
             return Ok(code);
         }
-        let loaded = ResultsDir::load(&sub_dir)?;
-        for r in &loaded.results {
-            rows.push(ScanRow {
-                key: plan.key.clone(),
-                value: value.clone(),
-                dataset: r.dataset.clone(),
-                strategy: r.strategy.clone(),
-                spec: spec_of(&loaded.meta, &r.strategy),
-                puzzles: r.puzzles,
-                solved: r.solved,
-                mean_ns: (r.mean_ns * 10.0).round() / 10.0,
-                p50_ns: r.p50_ns,
-                p99_ns: r.p99_ns,
-                puzzles_per_sec: r.puzzles_per_sec.round() as u64,
-                wall_ns: r.wall_ns,
-                guesses_mean: r.guesses_mean,
-                speedup: None,
-                dir: sub_dir
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-            });
+    };
+    let mut rows: Vec<ScanRow> = Vec::new();
+    for (value, per_round) in plan.values.iter().zip(&done) {
+        rows.extend(keep_median(&dir, plan, value, per_round)?);
+    }
+    let _ = std::fs::remove_dir_all(&work);
+    speedups(plan, &mut rows);
+    write_scan(&dir, plan, rounds, &rows)?;
+    super::print_text(&format!(
+        "\n{}\nscan results in {}\n",
+        table(plan, rounds, &rows),
+        dir.display()
+    ))?;
+    Ok(status)
+}
+
+/// Where the rounds run, inside the scan's directory (removed at the end).
+const ROUNDS_DIR: &str = ".scan-rounds";
+
+/// The warm-up round, then `rounds` rounds of every value in turn; per
+/// value, the directories of its rounds. The highest exit code is
+/// returned with them; an interrupt or an error (2 or more) stops the scan.
+fn run_rounds(
+    plan: &Plan,
+    runs: &[RunArgs],
+    work: &Path,
+    rounds: u32,
+) -> Result<(i32, Vec<Vec<std::path::PathBuf>>), Stopped> {
+    let mut status = 0;
+    let mut done: Vec<Vec<std::path::PathBuf>> = vec![Vec::new(); runs.len()];
+    for round in 0..=rounds {
+        for (i, (value, args)) in plan.values.iter().zip(runs).enumerate() {
+            let name = format!("{}={}", plan.key, report::file_part(value));
+            let mut sub = args.clone();
+            sub.force = true;
+            if round == 0 {
+                // Warm-up: brings the binary, the dataset's pages, the
+                // allocator and the clock frequency to where the measured
+                // rounds find them; discarded.
+                sub.limit = Some(sub.limit.unwrap_or(WARMUP_PUZZLES).min(WARMUP_PUZZLES));
+                sub.out = Some(work.join(format!("warmup-{name}")));
+                super::print_err(&format!("== {}={value} (warm-up round)", plan.key));
+            } else {
+                sub.out = Some(work.join(format!("{name}-round{round}")));
+                super::print_err(&format!(
+                    "== {}={value} (round {round} of {rounds})",
+                    plan.key
+                ));
+            }
+            let code = super::run::run(&sub).map_err(|e| {
+                super::print_err(&format!("bench-sudoku: error: {e:#}"));
+                Stopped(2)
+            })?;
+            if code == super::interrupt::EXIT_INTERRUPTED || code >= 2 {
+                super::print_err(&format!(
+                    "bench-sudoku: the scan stopped at {}={value}",
+                    plan.key
+                ));
+                return Err(Stopped(code));
+            }
+            if round > 0 {
+                status = status.max(code);
+                done[i].extend(sub.out);
+            }
         }
     }
-    // Speedup: throughput over the first value's, per dataset and strategy.
+    Ok((status, done))
+}
+
+/// Puzzles of the warm-up round, at most.
+const WARMUP_PUZZLES: u64 = 1000;
+
+/// The value's rows from its kept round (the median wall time over its
+/// rounds), whose directory becomes `DIR/KEY=VALUE`.
+fn keep_median(
+    dir: &Path,
+    plan: &Plan,
+    value: &str,
+    rounds: &[std::path::PathBuf],
+) -> anyhow::Result<Vec<ScanRow>> {
+    let loaded: Vec<ResultsDir> = rounds
+        .iter()
+        .map(|d| ResultsDir::load(d))
+        .collect::<anyhow::Result<_>>()?;
+    let wall = |l: &ResultsDir| l.results.iter().map(|r| r.wall_ns).sum::<u64>();
+    let mut order: Vec<usize> = (0..loaded.len()).collect();
+    order.sort_by_key(|&i| wall(&loaded[i]));
+    let kept = order[(order.len() - 1) / 2];
+    let name = format!("{}={}", plan.key, report::file_part(value));
+    let target = dir.join(&name);
+    if target.exists() {
+        // A scan replaced with --force: its previous results for the value.
+        crate::results::remove(&target)?;
+        std::fs::remove_dir(&target).with_context(|| {
+            format!(
+                "{}: holds files that are not results; cannot replace it",
+                target.display()
+            )
+        })?;
+    }
+    std::fs::rename(&rounds[kept], &target).with_context(|| {
+        format!(
+            "{}: cannot move to {}",
+            rounds[kept].display(),
+            target.display()
+        )
+    })?;
+    let mut rows = Vec::new();
+    for r in &loaded[kept].results {
+        let per_round: Vec<String> = loaded
+            .iter()
+            .map(|l| {
+                l.results
+                    .iter()
+                    .find(|o| o.dataset == r.dataset && o.strategy == r.strategy)
+                    .map_or("-".into(), |o| format!("{:.0}", o.puzzles_per_sec))
+            })
+            .collect();
+        rows.push(ScanRow {
+            key: plan.key.clone(),
+            value: value.to_string(),
+            dataset: r.dataset.clone(),
+            strategy: r.strategy.clone(),
+            spec: spec_of(&loaded[kept].meta, &r.strategy),
+            puzzles: r.puzzles,
+            solved: r.solved,
+            mean_ns: (r.mean_ns * 10.0).round() / 10.0,
+            p50_ns: r.p50_ns,
+            p99_ns: r.p99_ns,
+            puzzles_per_sec: r.puzzles_per_sec.round() as u64,
+            wall_ns: r.wall_ns,
+            guesses_mean: r.guesses_mean,
+            speedup: None,
+            speedup_noise: false,
+            too_short: r.short_timing(),
+            round: kept as u32 + 1,
+            rounds_puzzles_per_sec: per_round.join(";"),
+            dir: name.clone(),
+        });
+    }
+    Ok(rows)
+}
+
+/// Speedup: throughput over the first value's, per dataset and strategy;
+/// in a thread scan, flagged as noise when above what the thread counts
+/// allow.
+fn speedups(plan: &Plan, rows: &mut [ScanRow]) {
     let firsts: Vec<(String, String, u64)> = rows
         .iter()
         .filter(|r| r.value == plan.values[0])
         .map(|r| (r.dataset.clone(), r.strategy.clone(), r.puzzles_per_sec))
         .collect();
-    for r in &mut rows {
-        if let Some((_, _, base)) = firsts
+    let cores = crate::bench::sysinfo::logical_cores();
+    for r in rows.iter_mut() {
+        let Some((_, _, base)) = firsts
             .iter()
             .find(|(d, s, _)| *d == r.dataset && *s == r.strategy)
-        {
-            if *base > 0 {
-                r.speedup =
-                    Some((r.puzzles_per_sec as f64 / *base as f64 * 1000.0).round() / 1000.0);
-            }
+        else {
+            continue;
+        };
+        if *base == 0 {
+            continue;
+        }
+        let speedup = (r.puzzles_per_sec as f64 / *base as f64 * 1000.0).round() / 1000.0;
+        r.speedup = Some(speedup);
+        if plan.key == "threads" {
+            let bound = max_speedup(&plan.values[0], &r.value, cores);
+            r.speedup_noise = bound.is_some_and(|b| speedup > b);
         }
     }
-    write_scan(&dir, plan, &rows)?;
-    super::print_text(&format!(
-        "\n{}\nscan results in {}\n",
-        table(plan, &rows),
-        dir.display()
-    ))?;
-    Ok(status)
+}
+
+/// The most `value` threads can speed up over `first` threads on `cores`
+/// logical cores: the ratio of the threads that can run at once (0 is one
+/// per core).
+pub fn max_speedup(first: &str, value: &str, cores: usize) -> Option<f64> {
+    let running = |v: &str| -> Option<f64> {
+        let n: usize = v.parse().ok()?;
+        let n = if n == 0 { cores } else { n };
+        Some(n.min(cores).max(1) as f64)
+    };
+    Some(running(value)? / running(first)?)
 }
 
 /// The spec a run recorded for its strategy `name` (`meta.json`'s
@@ -339,7 +495,7 @@ fn scan_dir(args: &RunArgs, plan: &Plan) -> anyhow::Result<Claim> {
 }
 
 /// scan.csv, scan.json, scan.md and charts/scan-<dataset>.svg.
-fn write_scan(dir: &Path, plan: &Plan, rows: &[ScanRow]) -> anyhow::Result<()> {
+fn write_scan(dir: &Path, plan: &Plan, rounds: u32, rows: &[ScanRow]) -> anyhow::Result<()> {
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in rows {
         // Text cells a spreadsheet would run as formulas are neutralised.
@@ -351,6 +507,7 @@ fn write_scan(dir: &Path, plan: &Plan, rows: &[ScanRow]) -> anyhow::Result<()> {
             strategy: text(&r.strategy),
             spec: text(&r.spec),
             dir: text(&r.dir),
+            rounds_puzzles_per_sec: r.rounds_puzzles_per_sec.clone(),
             ..r.clone()
         })?;
     }
@@ -359,13 +516,15 @@ fn write_scan(dir: &Path, plan: &Plan, rows: &[ScanRow]) -> anyhow::Result<()> {
     let json = serde_json::to_vec_pretty(&ScanFile {
         key: &plan.key,
         values: &plan.values,
+        rounds,
+        kept: KEPT,
         rows,
     })?;
     report::write_atomic(&dir.join("scan.json"), &json)?;
     let md = format!(
-        "# Scan of `{}`\n\n```\n{}```\n\nEach value's full results are in its subdirectory (`{}=VALUE/`).\n",
+        "# Scan of `{}`\n\n```\n{}```\n\nEach value's full results (of its kept round) are in its subdirectory (`{}=VALUE/`).\n",
         plan.key,
-        table(plan, rows),
+        table(plan, rounds, rows),
         plan.key
     );
     report::write_atomic(&dir.join("scan.md"), md.as_bytes())?;
@@ -429,8 +588,8 @@ pub fn x_ticks(plan: &Plan) -> Vec<(f64, String)> {
         .collect()
 }
 
-/// The scan as an aligned text table.
-fn table(plan: &Plan, rows: &[ScanRow]) -> String {
+/// The scan as an aligned text table, with what its marks mean below it.
+fn table(plan: &Plan, rounds: u32, rows: &[ScanRow]) -> String {
     let header = [
         plan.key.as_str(),
         "dataset",
@@ -442,10 +601,16 @@ fn table(plan: &Plan, rows: &[ScanRow]) -> String {
         "puzzles/s",
         "speedup",
         "guesses/puzzle",
+        "puzzles/s by round",
     ];
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
+            let short = if r.too_short { " (too short)" } else { "" };
+            let speedup = r.speedup.map_or("-".into(), |s| {
+                let noise = if r.speedup_noise { " (noise)" } else { "" };
+                format!("{s:.2}×{noise}{short}")
+            });
             vec![
                 r.value.clone(),
                 r.dataset.clone(),
@@ -454,11 +619,48 @@ fn table(plan: &Plan, rows: &[ScanRow]) -> String {
                 format!("{}/{}", r.solved, r.puzzles),
                 report::terminal::fmt_ns(r.mean_ns),
                 report::terminal::fmt_ns(r.p99_ns as f64),
-                r.puzzles_per_sec.to_string(),
-                r.speedup.map_or("-".into(), |s| format!("{s:.2}×")),
+                format!("{}{short}", r.puzzles_per_sec),
+                speedup,
                 r.guesses_mean.map_or("-".into(), |g| format!("{g:.2}")),
+                format!(
+                    "{} (kept {})",
+                    r.rounds_puzzles_per_sec.replace(';', " "),
+                    r.round
+                ),
             ]
         })
         .collect();
-    crate::report::terminal::text_table(&header, &cells, &[0, 1, 2, 3])
+    let mut out = crate::report::terminal::text_table(&header, &cells, &[0, 1, 2, 3, 10]);
+    out.push_str(&format!(
+        "{rounds} round(s) after a warm-up round, the values alternating; kept: {KEPT}.\n"
+    ));
+    if rows.iter().any(|r| r.speedup_noise) {
+        out.push_str(
+            "(noise): a speedup above the thread count over the first value's (each at most the \
+             logical cores) is not scaling: the first value's kept round was slowed by the machine\n",
+        );
+    }
+    if rows.iter().any(|r| r.too_short) {
+        out.push_str(&format!(
+            "(too short): under {} of wall time, puzzles/s and speedups are mostly thread start-up \
+             and scheduler noise (docs/MEASUREMENT.md §2): give each value more work (more puzzles, \
+             --repeat N)\n",
+            report::terminal::fmt_ns(crate::bench::metrics::SHORT_WALL_NS as f64)
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_speedup_is_bounded_by_the_threads_that_can_run() {
+        assert_eq!(max_speedup("1", "2", 2), Some(2.0));
+        assert_eq!(max_speedup("1", "4", 2), Some(2.0));
+        assert_eq!(max_speedup("1", "0", 8), Some(8.0));
+        assert_eq!(max_speedup("2", "1", 4), Some(0.5));
+        assert_eq!(max_speedup("x", "1", 4), None);
+    }
 }

@@ -2,8 +2,10 @@
 //! ([`SummaryRow`], written by the `csv` crate with serde). The columns come
 //! in the terminal table's order (dataset, strategy, puzzles, solved, the
 //! other outcomes, puzzles/s, mean, p50, p90, p99, max, guesses per puzzle,
-//! no-guess share, relative to the fastest with its range over the repeats
-//! and whether the strategy left puzzles unfinished), then the remaining fields of
+//! no-guess share, the headline comparison — `compared_with`, `comparison`
+//! (its basis), `time_ratio` with its interval and `verdict` in words —,
+//! the ratio of means to the fastest with its range over the repeats and
+//! whether the strategy left puzzles unfinished), then the remaining fields of
 //! `summary.json`'s results, then the paired comparison (`paired_`, empty
 //! for the baseline). Numbers are rounded to what they can mean: times to
 //! 0.1 ns, rates to whole puzzles per second, means and ratios to four
@@ -83,16 +85,31 @@ pub struct SummaryRow {
     pub max_ns: u64,
     pub guesses_mean: Option<f64>,
     pub no_guess_pct: Option<f64>,
-    /// Mean time / the fastest finished strategy's on the dataset (the
-    /// terminal's "relative"); empty when there is none.
-    pub relative: Option<f64>,
+    /// The headline comparison ([`super::headline::comparison`]): the
+    /// reference (the baseline of a paired run, else the fastest strategy),
+    /// the basis (`paired geomean` or `ratio of means (unpaired)`), time /
+    /// the reference's time with its 95 % interval (paired only), and the
+    /// ratio in words. Empty for the reference itself and for a strategy
+    /// with nothing to compare.
+    pub compared_with: Option<String>,
+    pub comparison: Option<String>,
+    pub time_ratio: Option<f64>,
+    pub time_ratio_ci_low: Option<f64>,
+    pub time_ratio_ci_high: Option<f64>,
+    pub verdict: Option<String>,
+    /// Ratio of means: mean time / the fastest finished strategy's on the
+    /// dataset (unpaired); empty when there is none.
+    pub mean_ratio_vs_fastest: Option<f64>,
     /// The range of the per-pass ratios to the fastest (runs with repeats).
-    pub relative_min: Option<f64>,
-    pub relative_max: Option<f64>,
+    pub mean_ratio_vs_fastest_min: Option<f64>,
+    pub mean_ratio_vs_fastest_max: Option<f64>,
     /// The strategy left puzzles unfinished (stalled, gave up, failed, or
     /// answers rejected): its
     /// times are not comparable with the others'.
     pub unfinished: bool,
+    /// Too short to time (summary.json's `too_short`): `puzzles_per_sec`
+    /// and `wall_ns` are mostly start-up and scheduler noise.
+    pub too_short: bool,
     pub p999_ns: u64,
     pub guesses_total: Option<u64>,
     pub guesses_max: Option<u64>,
@@ -128,6 +145,8 @@ pub struct SummaryRow {
     pub paired_answers_differ: Option<u64>,
     pub paired_counters_differ: Option<u64>,
     pub paired_method: Option<String>,
+    /// Ratio of means: mean time / the baseline's mean time (unpaired).
+    pub paired_mean_ratio: Option<f64>,
     /// Puzzles whose answer was rejected, each once (not in `solved`).
     pub rejected: u64,
     pub unstable_answers: u64,
@@ -143,10 +162,11 @@ fn round(x: f64, places: i32) -> f64 {
 }
 
 impl SummaryRow {
-    /// The row of `r`; `fastest` is the smallest mean on its dataset among
-    /// the strategies that finished every puzzle (see
-    /// [`super::terminal::fastest_mean`]).
-    pub fn of(r: &ResultRecord, fastest: f64, range: Option<(f64, f64)>) -> Self {
+    /// The row of `r`, one of `results` (its references are among them).
+    pub fn of(results: &[ResultRecord], r: &ResultRecord) -> Self {
+        let fastest = super::terminal::fastest_mean(results, &r.dataset);
+        let range = super::terminal::relative_range(results, r);
+        let c = super::headline::comparison(results, r);
         let p = r.paired.as_ref();
         let r4 = |x: f64| round(x, 4);
         let join = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(";");
@@ -176,11 +196,18 @@ impl SummaryRow {
             max_ns: r.max_ns,
             guesses_mean: r.guesses_mean.map(r4),
             no_guess_pct: r.no_guess_pct.map(r4),
-            relative: (r.puzzles > 0 && fastest.is_finite() && fastest > 0.0)
+            compared_with: c.as_ref().map(|c| neutral(&c.vs).into_owned()),
+            comparison: c.as_ref().map(|c| c.basis.as_str().to_string()),
+            time_ratio: c.as_ref().map(|c| r4(c.ratio)),
+            time_ratio_ci_low: c.as_ref().and_then(|c| c.ci.map(|(lo, _)| r4(lo))),
+            time_ratio_ci_high: c.as_ref().and_then(|c| c.ci.map(|(_, hi)| r4(hi))),
+            verdict: c.as_ref().map(|c| c.words.clone()),
+            mean_ratio_vs_fastest: (r.puzzles > 0 && fastest.is_finite() && fastest > 0.0)
                 .then(|| r4(r.mean_ns / fastest)),
-            relative_min: range.map(|(lo, _)| r4(lo)),
-            relative_max: range.map(|(_, hi)| r4(hi)),
+            mean_ratio_vs_fastest_min: range.map(|(lo, _)| r4(lo)),
+            mean_ratio_vs_fastest_max: range.map(|(_, hi)| r4(hi)),
             unfinished: super::terminal::unfinished(r),
+            too_short: r.short_timing(),
             p999_ns: r.p999_ns,
             guesses_total: r.guesses_total,
             guesses_max: r.guesses_max,
@@ -216,6 +243,7 @@ impl SummaryRow {
             paired_answers_differ: p.map(|p| p.answers_differ),
             paired_counters_differ: p.map(|p| p.counters_differ),
             paired_method: p.map(|p| p.method.clone()),
+            paired_mean_ratio: super::headline::mean_ratio_to_baseline(results, r).map(r4),
             rejected: r.rejected,
             unstable_answers: r.unstable_answers,
             unstable_counters: r.unstable_counters,
@@ -232,9 +260,7 @@ impl Exporter for SummaryCsv {
     fn render(&self, report: &Report) -> anyhow::Result<Vec<Output>> {
         let mut w = csv::Writer::from_writer(Vec::new());
         for r in &report.results {
-            let fastest = super::terminal::fastest_mean(&report.results, &r.dataset);
-            let range = super::terminal::relative_range(&report.results, r);
-            w.serialize(SummaryRow::of(r, fastest, range))?;
+            w.serialize(SummaryRow::of(&report.results, r))?;
         }
         if report.results.is_empty() {
             // The header alone: serde writes it with the first row.
@@ -247,7 +273,7 @@ impl Exporter for SummaryCsv {
 
 /// The column names, in order (the header row): the fields of
 /// [`SummaryRow`] (a test keeps the two the same).
-pub const COLUMNS: [&str; 69] = [
+pub const COLUMNS: [&str; 77] = [
     "dataset",
     "strategy",
     "puzzles",
@@ -273,10 +299,17 @@ pub const COLUMNS: [&str; 69] = [
     "max_ns",
     "guesses_mean",
     "no_guess_pct",
-    "relative",
-    "relative_min",
-    "relative_max",
+    "compared_with",
+    "comparison",
+    "time_ratio",
+    "time_ratio_ci_low",
+    "time_ratio_ci_high",
+    "verdict",
+    "mean_ratio_vs_fastest",
+    "mean_ratio_vs_fastest_min",
+    "mean_ratio_vs_fastest_max",
     "unfinished",
+    "too_short",
     "p999_ns",
     "guesses_total",
     "guesses_max",
@@ -312,6 +345,7 @@ pub const COLUMNS: [&str; 69] = [
     "paired_answers_differ",
     "paired_counters_differ",
     "paired_method",
+    "paired_mean_ratio",
     "rejected",
     "unstable_answers",
     "unstable_counters",
@@ -335,7 +369,8 @@ mod tests {
         .map(|v: serde_json::Value| serde_json::from_value(v["results"][0].clone()).unwrap())
         .unwrap();
         let mut w = csv::Writer::from_writer(Vec::new());
-        w.serialize(SummaryRow::of(&r, r.mean_ns, None)).unwrap();
+        w.serialize(SummaryRow::of(std::slice::from_ref(&r), &r))
+            .unwrap();
         let text = String::from_utf8(w.into_inner().unwrap()).unwrap();
         assert_eq!(text.lines().next().unwrap(), COLUMNS.join(","));
         // The terminal table's columns lead, in its order.

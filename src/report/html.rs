@@ -8,7 +8,7 @@
 //! `bench-sudoku report DIR` writes the same bytes as the run did.
 
 use super::charts::{self, Chart, ChartKind};
-use super::terminal::{clock_notes, rows, COLUMNS};
+use super::terminal::{clock_notes, columns, rows};
 use super::{Exporter, Output, Report};
 use crate::bench::metrics::UnitStats;
 use crate::solver::CounterSet;
@@ -229,6 +229,8 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
     let bad: u64 = report.results.iter().map(|r| r.wrong()).sum();
     let faults: u64 = report.results.iter().map(|r| r.faults()).sum();
     let summary = rows(&report.results);
+    let header = columns(&report.results);
+    let headline_note = super::headline::note(&report.results);
     let paired = super::terminal::paired_rows(&report.results);
     let warnings = super::terminal::warnings(report.meta, &report.results);
     let notes = clock_notes(&report.results);
@@ -330,10 +332,10 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
                 h2 #summary { "Summary" }
                 div.tw {
                     table.summary {
-                        thead { tr { @for c in COLUMNS { th { (c) } } } }
+                        thead { tr { @for c in &header { th { (c) } } } }
                         tbody {
                             @for row in &summary {
-                                tr class=[row[13].contains("fastest").then_some("fastest")] {
+                                tr class=[(row[13].contains("(fastest)") || row[13] == "baseline").then_some("fastest")] {
                                     @for (i, cell) in row.iter().enumerate() {
                                         td class=[(!text_col(i)).then_some("n")] { (cell) }
                                     }
@@ -346,8 +348,7 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
                     "Times are per puzzle, around the solve call only (timer overhead "
                     (format!("{:.0}", m.timer_overhead_ns))
                     " ns per pair of clock reads, not subtracted). "
-                    code { "relative" }
-                    " compares the mean solve time with the fastest strategy that finished every puzzle of the same dataset (with the range of the per-pass ratios when the run has repeats); "
+                    @if let Some(n) = &headline_note { "The last column, " (n) ". " }
                     code { "puzzles/s" }
                     " counts every solve (puzzles × passes, warm-up included) per second of wall time. Per-puzzle time kept: "
                     (o.time_kept) " of " (o.repeat) " measured pass(es), after " (o.warmup) " warm-up pass(es)"

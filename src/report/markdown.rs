@@ -35,7 +35,9 @@ pub fn render(report: &Report) -> String {
             .map_or(String::new(), |sch| format!(" · strategies {sch}")),
         if m.complete { "" } else { " · **INCOMPLETE RUN**" }
     );
-    let _ = writeln!(s, "| {} |", COLUMNS.join(" | "));
+    let header = super::terminal::columns(&report.results);
+    let header: Vec<String> = header.iter().map(|c| crate::report::md_cell(c)).collect();
+    let _ = writeln!(s, "| {} |", header.join(" | "));
     let align: Vec<&str> = COLUMNS
         .iter()
         .enumerate()
@@ -55,20 +57,13 @@ pub fn render(report: &Report) -> String {
     let _ = writeln!(
         s,
         "\nTimes are per puzzle, around the solve call only (timer overhead {:.0} ns per pair of clock reads, not subtracted). \
-         `relative` compares mean solve time with the fastest strategy that finished every puzzle of the same dataset; `puzzles/s` counts every solve (puzzles × passes, warm-up included) per second of wall time.",
+         `puzzles/s` counts every solve (puzzles × passes, warm-up included) per second of wall time.",
         m.timer_overhead_ns
     );
-    let paired = paired_rows(&report.results);
-    if !paired.is_empty() {
-        let _ = writeln!(s, "\n## Paired with the baseline\n");
-        let _ = writeln!(s, "| {} |", PAIRED_COLUMNS.join(" | "));
-        let _ = writeln!(s, "|---|---|---|---:|---:|---:|---:|---:|");
-        for row in paired {
-            let cells: Vec<String> = row.iter().map(|c| crate::report::md_cell(c)).collect();
-            let _ = writeln!(s, "| {} |", cells.join(" | "));
-        }
-        let _ = writeln!(s, "\n{}", paired_note());
+    if let Some(note) = super::headline::note(&report.results) {
+        let _ = writeln!(s, "\nThe last column, {}.", crate::report::md_cell(&note));
     }
+    paired_section(&mut s, report);
     for note in clock_notes(&report.results) {
         let _ = writeln!(s, "\n{note}.");
     }
@@ -158,6 +153,22 @@ fn worst(report: &Report, s: &mut String) {
         }
         let file = worst::dataset_file(report.meta, &l.dataset);
         table(s, &LOSS_COLUMNS, &worst::loss_rows(l, file), &[2]);
+    }
+}
+
+/// The paired comparison's table and note (nothing when no strategy has
+/// one).
+fn paired_section(s: &mut String, report: &Report) {
+    let paired = paired_rows(&report.results);
+    if !paired.is_empty() {
+        let _ = writeln!(s, "\n## Paired with the baseline\n");
+        let _ = writeln!(s, "| {} |", PAIRED_COLUMNS.join(" | "));
+        let _ = writeln!(s, "|---|---|---|---:|---:|---:|---:|---:|---:|");
+        for row in paired {
+            let cells: Vec<String> = row.iter().map(|c| crate::report::md_cell(c)).collect();
+            let _ = writeln!(s, "| {} |", cells.join(" | "));
+        }
+        let _ = writeln!(s, "\n{}", paired_note());
     }
 }
 

@@ -7,6 +7,7 @@ pub mod charts;
 pub mod csv;
 pub mod finish;
 pub mod github;
+pub mod headline;
 pub mod hgrm;
 pub mod html;
 pub mod json;

@@ -1,6 +1,6 @@
 //! The comparison table shared by the terminal and `summary.md`: one row per
 //! (dataset, strategy) with throughput, latency percentiles, search effort and
-//! speed relative to the fastest strategy on the same dataset.
+//! the headline comparison of each strategy (src/report/headline.rs).
 
 use crate::bench::metrics::ResultRecord;
 use crate::bench::sysinfo::{Meta, NOISY_SPREAD_PCT};
@@ -66,12 +66,20 @@ pub const COLUMNS: [&str; 14] = [
     "max",
     "guesses/puzzle",
     "no-guess",
-    "relative",
+    "comparison",
 ];
+
+/// The table's header: [`COLUMNS`] with the headline column named for what
+/// it holds ([`super::headline::column`]).
+pub fn columns(results: &[ResultRecord]) -> Vec<String> {
+    let mut h: Vec<String> = COLUMNS.iter().map(|c| c.to_string()).collect();
+    h[COLUMNS.len() - 1] = super::headline::column(results);
+    h
+}
 
 /// The range of per-pass ratios `r`'s pass total / the fastest's, when
 /// both have two or more measured passes over the same puzzles (the spread
-/// of "relative" over the repeats); `None` otherwise.
+/// of the ratio of means over the repeats); `None` otherwise.
 pub fn relative_range(results: &[ResultRecord], r: &ResultRecord) -> Option<(f64, f64)> {
     let fastest = fastest_record(results, &r.dataset)?;
     let (a, b) = (&r.pass_solve_ns, &fastest.pass_solve_ns);
@@ -89,7 +97,7 @@ pub fn unfinished(r: &ResultRecord) -> bool {
     r.stalled + r.gave_up + r.bad() > 0
 }
 
-/// True when `r` may serve as the reference of "relative": the harness
+/// True when `r` may serve as the reference of a comparison: the harness
 /// rejected none of its answers, it failed on no puzzle, and its repeated
 /// passes do not look like remembered answers. (A strategy
 /// that stalls or gives up by design may, when no strategy finished.)
@@ -97,7 +105,7 @@ pub fn trusted(r: &ResultRecord) -> bool {
     r.bad() == 0 && !r.cache_suspect() && r.unverified == 0 && !r.implausible_clock()
 }
 
-/// Why a ranked strategy is not a fair competitor, for its "relative"
+/// Why a ranked strategy is not a fair competitor, for its comparison
 /// cell: `3 rejected, 1 fault`, `unfinished`; `None` when it finished every
 /// puzzle with accepted answers.
 pub fn rank_mark(r: &ResultRecord) -> Option<String> {
@@ -125,33 +133,16 @@ pub fn rank_mark(r: &ResultRecord) -> Option<String> {
     (!why.is_empty()).then(|| why.join(", "))
 }
 
-/// The table cells, one row per result, in result order. "relative" is the
-/// mean (of each puzzle's fastest pass) over the fastest finished
-/// strategy's, with the range of the ratios of whole-pass totals when the
-/// run has repeats (how much the ratio moves from pass to pass); a
-/// strategy that did not finish every puzzle is marked, never called
-/// fastest.
+/// The table cells, one row per result, in result order. The last is the
+/// headline comparison ([`super::headline::cell`]): paired with the
+/// baseline in an interleaved run, the ratio of means to the fastest
+/// otherwise; a strategy that did not finish every puzzle is marked, never
+/// the reference.
 pub fn rows(results: &[ResultRecord]) -> Vec<[String; 14]> {
     results
         .iter()
         .map(|r| {
-            let fastest = fastest_mean(results, &r.dataset);
-            let range = relative_range(results, r)
-                .filter(|(lo, hi)| hi > lo)
-                .map_or(String::new(), |(lo, hi)| {
-                    format!(" (per pass {lo:.2}–{hi:.2})")
-                });
-            let relative = if r.puzzles == 0 || !fastest.is_finite() || fastest == 0.0 {
-                "-".to_string()
-            } else if r.timed() == 0 {
-                format!("- ({})", rank_mark(r).unwrap_or_default())
-            } else if let Some(mark) = rank_mark(r) {
-                format!("{:.2}×{range} ({mark})", r.mean_ns / fastest)
-            } else if r.mean_ns == fastest {
-                "1.00 (fastest)".to_string()
-            } else {
-                format!("{:.2}×{range} slower", r.mean_ns / fastest)
-            };
+            let relative = super::headline::cell(results, r);
             // No accepted answer: no time or counter to show.
             let timed = r.timed() > 0;
             let time = |ns: f64| if timed { fmt_ns(ns) } else { "-".to_string() };
@@ -166,7 +157,11 @@ pub fn rows(results: &[ResultRecord]) -> Vec<[String; 14]> {
                 r.puzzles.to_string(),
                 r.solved.to_string(),
                 outcomes(r),
-                format!("{:.0}", r.puzzles_per_sec),
+                if r.short_timing() {
+                    format!("{:.0} (too short)", r.puzzles_per_sec)
+                } else {
+                    format!("{:.0}", r.puzzles_per_sec)
+                },
                 time(r.mean_ns),
                 time(r.p50_ns as f64),
                 time(r.p90_ns as f64),
@@ -189,7 +184,7 @@ pub fn fastest_record<'a>(results: &'a [ResultRecord], dataset: &str) -> Option<
         .find(|o| o.dataset == dataset && reference_candidate(o) && o.mean_ns == best)
 }
 
-/// A result that may be the reference of "relative" at all: it has
+/// A result that may be the reference of a comparison at all: it has
 /// accepted answers, and none rejected, and no fault.
 fn reference_candidate(o: &ResultRecord) -> bool {
     o.timed() > 0 && trusted(o)
@@ -251,7 +246,13 @@ pub fn text_table<S: AsRef<str>>(header: &[&str], rows: &[Vec<S>], left: &[usize
 /// clock notes of external solvers below it.
 pub fn table(results: &[ResultRecord]) -> String {
     let rows: Vec<Vec<String>> = rows(results).into_iter().map(Vec::from).collect();
-    let mut out = text_table(&COLUMNS, &rows, &[0, 1, 4, COLUMNS.len() - 1]);
+    let header = columns(results);
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut out = text_table(&header, &rows, &[0, 1, 4, COLUMNS.len() - 1]);
+    if let Some(note) = super::headline::note(results) {
+        out.push_str(&note);
+        out.push('\n');
+    }
     for note in clock_notes(results) {
         out.push_str(&note);
         out.push('\n');
@@ -286,15 +287,49 @@ pub fn warnings(meta: &Meta, results: &[ResultRecord]) -> Vec<String> {
         .map(|r| format!("{}/{} {:.1}%", r.dataset, r.strategy, r.repeat_spread_pct))
         .collect();
     if !noisy.is_empty() {
+        let advice = match super::headline::Basis::of(results) {
+            // Already paired: the pairs share the noise and the interval
+            // includes it; only the unpaired figures moved with it.
+            super::headline::Basis::Paired => {
+                "puzzles/s, the mean times and the ratios of means moved with it; the paired ratios, \
+                 which compare each puzzle's strategies at the same moment, share the noise, and \
+                 their intervals include it"
+            }
+            super::headline::Basis::MeanRatio => {
+                "compare medians of several runs, or run the strategies interleaved (without \
+                 --sequential) for paired ratios"
+            }
+        };
         w.push(format!(
             "the repeats disagree by more than {NOISY_SPREAD_PCT}% ({}): the machine was noisy; \
-             compare medians of several runs or use a paired run (docs/MEASUREMENT.md)",
+             {advice} (docs/MEASUREMENT.md)",
             noisy.join(", ")
         ));
     }
+    w.extend(short_warning(results));
     w.extend(answer_warnings(results));
     w.extend(saturation_warnings(results));
     w
+}
+
+/// The results too short to time ([`ResultRecord::short_timing`]), in one
+/// warning that says why their wall-clock figures are not believed.
+pub fn short_warning(results: &[ResultRecord]) -> Option<String> {
+    let short: Vec<String> = results
+        .iter()
+        .filter(|r| r.short_timing())
+        .map(|r| format!("{}/{} {}", r.dataset, r.strategy, fmt_ns(r.wall_ns as f64)))
+        .collect();
+    (!short.is_empty()).then(|| {
+        format!(
+            "too short to time: {} of wall time, under {}: below that, puzzles/s (marked \"too short\") and \
+             wall times are mostly thread start-up and scheduler noise (hyperfine warns below 5 ms; \
+             docs/MEASUREMENT.md §2); the per-puzzle times are timed solve by solve, but few; give the \
+             run more work (more puzzles, or --repeat N)",
+            short.join(", "),
+            fmt_ns(crate::bench::metrics::SHORT_WALL_NS as f64)
+        )
+    })
 }
 
 /// Warnings about what a strategy's repeated passes showed: answers that
@@ -385,7 +420,7 @@ pub fn saturation_warnings(results: &[ResultRecord]) -> Vec<String> {
 }
 
 /// Columns of the paired comparison with the baseline.
-pub const PAIRED_COLUMNS: [&str; 8] = [
+pub const PAIRED_COLUMNS: [&str; 9] = [
     "dataset",
     "strategy",
     "vs",
@@ -394,10 +429,11 @@ pub const PAIRED_COLUMNS: [&str; 8] = [
     "median ratio",
     "wins/ties/losses",
     "guesses ratio",
+    "ratio of means",
 ];
 
 /// The paired comparison's cells: one row per strategy that has one.
-pub fn paired_rows(results: &[ResultRecord]) -> Vec<[String; 8]> {
+pub fn paired_rows(results: &[ResultRecord]) -> Vec<[String; 9]> {
     results
         .iter()
         .filter_map(|r| {
@@ -419,6 +455,9 @@ pub fn paired_rows(results: &[ResultRecord]) -> Vec<[String; 8]> {
                 },
                 format!("{}/{}/{}", p.wins, p.ties, p.losses),
                 p.guesses_text(),
+                super::headline::mean_ratio_text(super::headline::mean_ratio_to_baseline(
+                    results, r,
+                )),
             ])
         })
         .collect()
@@ -427,9 +466,10 @@ pub fn paired_rows(results: &[ResultRecord]) -> Vec<[String; 8]> {
 /// What the paired table means, in one paragraph.
 pub fn paired_note() -> String {
     format!(
-        "Paired per puzzle ({}). Ratio = strategy time / baseline time; geometric mean with a 95% \
+        "Paired per puzzle ({}). Ratio = strategy time / baseline time (above 1 = slower); geometric mean with a 95% \
          bootstrap interval (whole chunks resampled, 2000 times, seeded by --seed); wins/ties/losses count the puzzles \
-         where the strategy was faster / within ±1% / slower; guesses ratio = total guesses / baseline's.",
+         where the strategy was faster / within ±1% / slower; guesses ratio = total guesses / baseline's; \
+         ratio of means = mean time / baseline's mean time (unpaired: it weighs the slowest puzzles most).",
         crate::bench::paired::METHOD
     )
 }

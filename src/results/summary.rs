@@ -112,7 +112,14 @@ impl Summary {
         Summary {
             schema: SCHEMA,
             meta: report.meta.clone(),
-            results: report.results.clone(),
+            results: report
+                .results
+                .iter()
+                .map(|r| ResultRecord {
+                    too_short: r.short_timing(),
+                    ..r.clone()
+                })
+                .collect(),
             mismatch_list: rows(report, |u| &u.mismatch_list, MismatchRow::of),
             skipped_rows: rows(report, |u| &u.skipped_list, Skipped::clone),
             fault_list: rows(report, |u| &u.fault_list, Fault::clone),
