@@ -73,7 +73,10 @@ fn run_writes_charts_and_a_self_contained_page_that_report_rebuilds() {
             "latency",
             &["percentile", "solve time", "50%", "90%", "99%"],
         ),
-        ("guesses", &["guesses per puzzle", "share of puzzles (%)"]),
+        (
+            "guesses",
+            &["guesses per puzzle", "share of puzzles (%, cumulative)"],
+        ),
         ("scatter", &["guesses", "solve time", "µs"]),
     ];
     for ds in DATASETS {

@@ -1245,14 +1245,12 @@ pub fn trend_svg(
     };
     let yaxis = LogTimeAxis::new(tmin.max(1), tmax.max(2));
     let xhi = (commits.len().max(2) - 1) as f64;
-    let names: Vec<String> = series
-        .iter()
-        .flat_map(|(n, _)| [n.clone(), format!("{n} p99")])
-        .collect();
-    let entries: Vec<(&str, RGBColor)> = names
+    // One legend entry per strategy (its colour); the title says which
+    // line is which, so ten strategies make ten entries, not twenty.
+    let entries: Vec<(&str, RGBColor)> = series
         .iter()
         .enumerate()
-        .map(|(i, n)| (n.as_str(), PALETTE[(i / 2) % PALETTE.len()]))
+        .map(|(i, (n, _))| (n.as_str(), PALETTE[i % PALETTE.len()]))
         .collect();
     let labels = commits.to_vec();
     let mut svg = String::new();
@@ -1261,7 +1259,7 @@ pub fn trend_svg(
         root.fill(&WHITE).map_err(plot_err)?;
         let area = frame(
             &root,
-            &format!("{dataset}: mean and p99 solve time by commit"),
+            &format!("{dataset}: mean (thick, dots) and p99 (thin) solve time by commit"),
             &entries,
             Marker::Line,
         )?;

@@ -350,8 +350,9 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
                     " ns per pair of clock reads, not subtracted). "
                     @if let Some(n) = &headline_note { "The last column, " (n) ". " }
                     code { "puzzles/s" }
-                    " counts every solve (puzzles × passes, warm-up included) per second of wall time. Per-puzzle time kept: "
-                    (o.time_kept) " of " (o.repeat) " measured pass(es), after " (o.warmup) " warm-up pass(es)"
+                    " counts every solve (puzzles × passes, warm-up included) per second of wall time. "
+                    (o.repeat) " measured pass(es) after " (o.warmup) " warm-up pass(es); per-puzzle time kept: "
+                    (o.time_kept)
                     @if let Some(sch) = &o.schedule { "; strategies " (sch) }
                     "."
                 }
