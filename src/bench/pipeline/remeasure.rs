@@ -10,7 +10,8 @@
 //! passes, each strategy's kept times are ranked by effort (1 + the larger
 //! of its nodes and guesses; 1 for a solver that reports neither), and a
 //! time more than [`FACTOR`] times the median of its [`NEIGHBOURS`] nearest
-//! in effort, plus [`SLACK_NS`], is an outlier. Each outlier is solved again
+//! in effort (their times scaled to its effort), plus [`SLACK_NS`], is an
+//! outlier. Each outlier is solved again
 //! (up to [`ATTEMPTS`] times, until a time is no outlier) and its minimum
 //! kept; every answer is checked like a later pass's.
 //!
@@ -90,12 +91,18 @@ fn flag(out: &[Vec<Chunk>], k: usize) -> Vec<(Kept, u64)> {
             });
         }
     }
+    pick(kept)
+}
+
+/// The outliers among `kept` with their bounds, in span order.
+fn pick(mut kept: Vec<Kept>) -> Vec<(Kept, u64)> {
     if kept.len() <= NEIGHBOURS / 2 {
         // Too few puzzles to say what is usual.
         return Vec::new();
     }
     kept.sort_by_key(|x| x.effort);
     let mut flagged: Vec<(Kept, u64)> = (0..kept.len())
+        .filter(|&s| kept[s].ns > floor(&kept, s))
         .filter_map(|s| {
             let bound = bound(&kept, s);
             (kept[s].ns > bound).then_some((kept[s], bound))
@@ -111,14 +118,34 @@ fn flag(out: &[Vec<Chunk>], k: usize) -> Vec<(Kept, u64)> {
     flagged
 }
 
-/// The outlier bound of the time at rank `s` (by effort): [`FACTOR`] times
-/// the median of its nearest neighbours in rank, plus [`SLACK_NS`].
-fn bound(kept: &[Kept], s: usize) -> u64 {
+/// The times of the [`NEIGHBOURS`] ranks nearest to rank `s`, each scaled
+/// to the effort of `s` (a neighbour of half the effort counts twice its
+/// time), so that where efforts jump (from puzzles solved without a guess
+/// to ones that need a hundred) the reference follows the effort.
+fn near(kept: &[Kept], s: usize) -> impl Iterator<Item = u64> + '_ {
     let half = NEIGHBOURS / 2;
     let lo = s.saturating_sub(half);
     let hi = (lo + NEIGHBOURS + 1).min(kept.len());
     let lo = hi.saturating_sub(NEIGHBOURS + 1);
-    let mut near: Vec<u64> = (lo..hi).filter(|&t| t != s).map(|t| kept[t].ns).collect();
+    let effort = u128::from(kept[s].effort);
+    (lo..hi).filter(move |&t| t != s).map(move |t| {
+        let scaled = u128::from(kept[t].ns) * effort / u128::from(kept[t].effort.max(1));
+        u64::try_from(scaled).unwrap_or(u64::MAX)
+    })
+}
+
+/// A lower bound of [`bound`], without sorting: [`FACTOR`] times the
+/// smallest neighbour (never above their median), plus [`SLACK_NS`]. Most
+/// times are below it, and only the others need the median.
+fn floor(kept: &[Kept], s: usize) -> u64 {
+    let least = near(kept, s).min().unwrap_or(0);
+    least.saturating_mul(FACTOR).saturating_add(SLACK_NS)
+}
+
+/// The outlier bound of the time at rank `s` (by effort): [`FACTOR`] times
+/// the median of its nearest neighbours in rank, plus [`SLACK_NS`].
+fn bound(kept: &[Kept], s: usize) -> u64 {
+    let mut near: Vec<u64> = near(kept, s).collect();
     near.sort_unstable();
     let median = near[(near.len() - 1) / 2];
     median.saturating_mul(FACTOR).saturating_add(SLACK_NS)
@@ -274,5 +301,84 @@ fn solve_each(
                 }));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span(times: &[(u64, u64)]) -> Vec<Kept> {
+        times
+            .iter()
+            .enumerate()
+            .map(|(i, &(effort, ns))| Kept {
+                block: i / 64,
+                i: i % 64,
+                effort,
+                ns,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_preempted_solve_is_an_outlier_and_a_hard_puzzle_is_not() {
+        // Easy puzzles at about 3 us, hard ones (100 times the effort) at
+        // about 300 us; one easy solve preempted for 4 ms.
+        let mut times: Vec<(u64, u64)> = (0..200).map(|i| (1 + i % 3, 3_000 + i * 7)).collect();
+        times.extend((0..20).map(|i| (100 + i, 300_000 + i * 1_000)));
+        times[50].1 = 4_000_000;
+        let flagged = pick(span(&times));
+        assert_eq!(
+            flagged.len(),
+            1,
+            "{:?}",
+            flagged.iter().map(|f| f.0.ns).collect::<Vec<_>>()
+        );
+        assert_eq!((flagged[0].0.block, flagged[0].0.i), (0, 50));
+        assert!(flagged[0].1 < 20_000, "bound {}", flagged[0].1);
+    }
+
+    #[test]
+    fn a_solver_without_counters_is_judged_against_its_own_times() {
+        // Effort 1 everywhere: the ranks are positions; 3 us times and one
+        // of 30 us.
+        let mut times: Vec<(u64, u64)> = (0..100).map(|_| (1, 3_000)).collect();
+        times[10].1 = 30_000;
+        let flagged = pick(span(&times));
+        assert_eq!(flagged.len(), 1);
+        assert_eq!(flagged[0].0.i, 10);
+    }
+
+    #[test]
+    fn at_most_one_in_eight_is_measured_again_the_worst_first() {
+        let mut times: Vec<(u64, u64)> = (0..64).map(|_| (1, 1_000)).collect();
+        for (k, t) in times.iter_mut().enumerate().take(32).skip(16) {
+            t.1 = 100_000 + k as u64;
+        }
+        times[40].1 = 9_000_000;
+        let flagged = pick(span(&times));
+        assert!(flagged.len() <= 8, "{}", flagged.len());
+        assert!(flagged.iter().any(|f| f.0.i == 40));
+    }
+
+    #[test]
+    fn too_few_puzzles_say_nothing_and_the_gap_is_kept() {
+        assert!(pick(span(&[(1, 1_000), (1, 9_000_000)])).is_empty());
+        let k = Kept {
+            block: 3,
+            i: 63,
+            effort: 1,
+            ns: 0,
+        };
+        // The last puzzle of a 256-puzzle span needs a full gap; the first
+        // needs none.
+        assert_eq!(gap_needed(&[(k, 0)], 64, 256), GAP);
+        let first = Kept {
+            block: 0,
+            i: 0,
+            ..k
+        };
+        assert_eq!(gap_needed(&[(first, 0)], 64, 256), 0);
     }
 }
