@@ -9,7 +9,7 @@
 //! on the corpora is scripts/cold-check.sh (docs/MEASUREMENT.md).
 
 mod common;
-use common::solvers::{fixtures, MANIFEST};
+use common::solvers::{compile_c, fixtures};
 use common::*;
 use std::path::PathBuf;
 use std::process::Command;
@@ -17,25 +17,7 @@ use std::process::Command;
 /// scripts/whole-pass.c compiled into the scratch directory (`None`
 /// without a C compiler).
 fn whole_pass_harness() -> Option<PathBuf> {
-    let out = scratch("whole-pass").join("whole-pass");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let src = std::path::Path::new(MANIFEST).join("scripts/whole-pass.c");
-    match Command::new(&cc)
-        .args(["-O2", "-o"])
-        .arg(&out)
-        .arg(&src)
-        .arg("-ldl")
-        .status()
-    {
-        Ok(s) => {
-            assert!(s.success(), "{cc} failed to compile {}", src.display());
-            Some(out)
-        }
-        Err(e) => {
-            eprintln!("skipped: no C compiler ({cc}: {e})");
-            None
-        }
-    }
+    compile_c("scripts/whole-pass.c", "whole-pass", &["-O2"], &["-ldl"])
 }
 
 /// The harness's median pass over `file`, in ns per puzzle.

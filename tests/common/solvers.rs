@@ -15,30 +15,46 @@ pub const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
 pub fn fixtures() -> Option<PathBuf> {
     static LIB: OnceLock<Option<PathBuf>> = OnceLock::new();
     LIB.get_or_init(|| {
-        let out = scratch("c-fixtures").join(lib_name("fixtures"));
-        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-        let src = Path::new(MANIFEST).join("tests/fixtures/solvers/fixtures.c");
         let include = Path::new(MANIFEST).join("include");
-        let status = Command::new(&cc)
-            .args(["-std=c11", "-O2", "-shared", "-fPIC", "-Wall", "-Werror"])
-            .arg("-I")
-            .arg(&include)
-            .arg("-o")
-            .arg(&out)
-            .arg(&src)
-            .status();
-        match status {
-            Ok(s) => {
-                assert!(s.success(), "{cc} failed to compile {}", src.display());
-                Some(out)
-            }
-            Err(e) => {
-                eprintln!("skipped: no C compiler ({cc}: {e})");
-                None
-            }
-        }
+        let mut flags = vec![
+            "-std=c11", "-O2", "-shared", "-fPIC", "-Wall", "-Werror", "-I",
+        ];
+        let include = include.to_string_lossy().into_owned();
+        flags.push(&include);
+        compile_c(
+            "tests/fixtures/solvers/fixtures.c",
+            &lib_name("fixtures"),
+            &flags,
+            &[],
+        )
     })
     .clone()
+}
+
+/// Compiles the C file `src` (relative to the manifest) into the scratch
+/// directory as `name`, with `flags` before the output and `libs` after the
+/// source; `None` (with the reason printed) when there is no C compiler.
+pub fn compile_c(src: &str, name: &str, flags: &[&str], libs: &[&str]) -> Option<PathBuf> {
+    let out = scratch(&format!("c-{name}")).join(name);
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let src = Path::new(MANIFEST).join(src);
+    let status = Command::new(&cc)
+        .args(flags)
+        .arg("-o")
+        .arg(&out)
+        .arg(&src)
+        .args(libs)
+        .status();
+    match status {
+        Ok(s) => {
+            assert!(s.success(), "{cc} failed to compile {}", src.display());
+            Some(out)
+        }
+        Err(e) => {
+            eprintln!("skipped: no C compiler ({cc}: {e})");
+            None
+        }
+    }
 }
 
 /// A `run` into a fresh directory: its output, `summary.json` and the rows
