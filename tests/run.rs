@@ -729,7 +729,7 @@ fn a_run_too_short_to_time_is_said_everywhere() {
         "-s",
         "fast",
         "--limit",
-        "20",
+        "5",
         "-q",
         "--out",
         out.to_str().unwrap(),

@@ -198,14 +198,105 @@ fn a_scan_runs_rounds_keeps_the_median_and_marks_short_values() {
             "{r}"
         );
         assert!((1..=3).contains(&r["round"].as_u64().unwrap()), "{r}");
-        // 20 puzzles of easy.csv are far under 10 ms of work.
-        assert_eq!(r["too_short"], true, "{r}");
+        // 20 puzzles of easy.csv are usually far under 10 ms of work (not
+        // always in a debug build on a busy machine): the flag follows the
+        // wall time kept.
+        let short = r["wall_ns"].as_u64().unwrap() < 10_000_000;
+        assert_eq!(r["too_short"], short, "{r}");
         let sub = json(&out.join(r["dir"].as_str().unwrap()).join("summary.json"));
-        assert_eq!(sub["results"][0]["too_short"], true);
+        assert_eq!(sub["results"][0]["too_short"], short);
+        if short {
+            assert!(
+                text(&o.stdout).contains("(too short)"),
+                "{}",
+                text(&o.stdout)
+            );
+        }
     }
-    let stdout = text(&o.stdout);
-    assert!(stdout.contains("(too short)"), "{stdout}");
     assert!(!out.join(".scan-rounds").exists());
     let md = std::fs::read_to_string(out.join("scan.md")).unwrap();
     assert!(md.contains("round(s) after a warm-up round"), "{md}");
+}
+
+/// A library's own parameter can be scanned (`config=` of tdoku's
+/// signature): the strategies that take the key get each value under one
+/// label, the others (`fast`, a yardstick) run unchanged, and a key that no
+/// strategy takes is refused.
+#[test]
+fn a_scan_sets_a_library_key_and_leaves_the_yardstick_alone() {
+    let lib = common::capi();
+    let spec = format!("lib={},symbol=bench_sudoku_fast", lib.display());
+    let dir = scratch("scan-config");
+    let out = dir.join("s");
+    let o = bin(&[
+        "run",
+        &easy(),
+        "-s",
+        "fast",
+        "-s",
+        &spec,
+        "-s",
+        "prop=naked,branch=max",
+        "--scan",
+        "config=1000,1200",
+        "--scan-rounds",
+        "1",
+        "--limit",
+        "64",
+        "-j",
+        "1",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let scan = json(&out.join("scan.json"));
+    let rows = scan["rows"].as_array().unwrap();
+    let strategies: std::collections::BTreeSet<&str> = rows
+        .iter()
+        .map(|r| r["strategy"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        strategies.into_iter().collect::<Vec<_>>(),
+        // The library under its file's name; the others, which take no
+        // config=, under their own.
+        [
+            "fast",
+            "libbench_sudoku_capi",
+            "prop=naked,branch=max,order=asc"
+        ],
+        "{scan}"
+    );
+    for value in ["1000", "1200"] {
+        let meta = json(&out.join(format!("config={value}/meta.json")));
+        let specs: Vec<String> = meta["options"]["strategy_details"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["spec"].as_str().unwrap().to_string())
+            .collect();
+        assert!(
+            specs.iter().any(|s| s.contains(&format!("config={value}"))),
+            "{specs:?}"
+        );
+    }
+    // Every value solved every puzzle with every strategy.
+    assert!(rows.iter().all(|r| r["solved"] == 64), "{scan}");
+
+    let o = bin(&[
+        "run",
+        &easy(),
+        "-s",
+        "fast",
+        "--scan",
+        "config=1,2",
+        "--out",
+        dir.join("none").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(
+        text(&o.stderr).contains("no strategy takes \"config\""),
+        "{}",
+        err(&o)
+    );
 }

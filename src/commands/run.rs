@@ -101,8 +101,10 @@ pub struct RunArgs {
     pub threads: Vec<usize>,
     /// Run the same work once per value of one option and compare:
     /// threads, batch-size, repeat, warmup, max-guesses, count, or a
-    /// strategy spec key (prop, branch, order, root, guess: set on every
-    /// -s). One results directory holds a subdirectory per value
+    /// strategy spec key: prop, branch, order, root, guess for built-in
+    /// strategies with axes, symbol, solver, config, reentrant, isolate for
+    /// lib= solvers (set on every -s that takes the key; the others, such
+    /// as fast, run unchanged at every value). One results directory holds a subdirectory per value
     /// (KEY=VALUE), scan.csv / scan.json / scan.md and charts/scan-*.svg
     /// (speedup over the first value with the ideal line for threads, mean
     /// time by value otherwise). E.g. --scan batch-size=256,1024,4096.

@@ -30,6 +30,9 @@ const RUN_KEYS: [&str; 6] = [
     "count",
 ];
 const SPEC_KEYS: [&str; 5] = ["prop", "branch", "order", "root", "guess"];
+/// Keys of a `lib=` spec a scan may set (a library's own parameter,
+/// `config=`, among them).
+const LIB_SCAN_KEYS: [&str; 5] = ["symbol", "solver", "config", "reentrant", "isolate"];
 
 /// The scan `args` ask for, if any: `-j` with several values, or `--scan`.
 pub fn plan(args: &RunArgs) -> anyhow::Result<Option<Plan>> {
@@ -54,8 +57,13 @@ pub fn plan(args: &RunArgs) -> anyhow::Result<Option<Plan>> {
         "j" => "threads",
         k => k,
     };
-    if !RUN_KEYS.contains(&key) && !SPEC_KEYS.contains(&key) {
-        let known: Vec<&str> = RUN_KEYS.iter().chain(&SPEC_KEYS).copied().collect();
+    if !RUN_KEYS.contains(&key) && !SPEC_KEYS.contains(&key) && !LIB_SCAN_KEYS.contains(&key) {
+        let known: Vec<&str> = RUN_KEYS
+            .iter()
+            .chain(&SPEC_KEYS)
+            .chain(&LIB_SCAN_KEYS)
+            .copied()
+            .collect();
         anyhow::bail!(
             "--scan {spec}: unknown key {key:?}{} (keys: {})",
             crate::solver::strategy::did_you_mean(key, &known),
@@ -161,19 +169,108 @@ fn with_value(args: &RunArgs, key: &str, value: &str) -> anyhow::Result<RunArgs>
             } else {
                 a.strategies.clone()
             };
+            let set: Vec<Option<String>> = base
+                .iter()
+                .map(|s| with_spec_key(s, spec_key, value))
+                .collect();
+            if set.iter().all(Option::is_none) {
+                anyhow::bail!(
+                    "--scan {spec_key}={value}: no strategy takes {spec_key:?} ({}: a built-in \
+                     strategy with axes takes {}; a lib= solver {})",
+                    base.join(", "),
+                    SPEC_KEYS.join(", "),
+                    LIB_SCAN_KEYS.join(", ")
+                );
+            }
+            // The strategies that do not take the key run unchanged at
+            // every value (a yardstick such as `fast`).
             a.strategies = base
                 .iter()
-                .map(|s| {
-                    if s.contains("name=") {
-                        format!("{s},{spec_key}={value}")
-                    } else {
-                        format!("{s},{spec_key}={value},name={s}")
-                    }
-                })
+                .zip(set)
+                .map(|(s, t)| t.unwrap_or_else(|| s.clone()))
                 .collect();
         }
     }
     Ok(a)
+}
+
+/// Strategy `spec` with `key` set to `value`, under a label that stays the
+/// same from value to value; `None` when the strategy has no such key (a
+/// built-in without axes, a `cmd=` solver, a `--solvers` label).
+fn with_spec_key(spec: &str, key: &str, value: &str) -> Option<String> {
+    use crate::solver::{external, Builtin, Strategy};
+    // (key, value) tokens; a bare first token (a built-in's base name) has
+    // an empty key.
+    let keys: Vec<(String, String)> = if external::is_external(spec) {
+        let keys = external::split_spec(spec).ok()?;
+        let lib = keys.iter().any(|(k, _)| k == "lib");
+        if !lib || !LIB_SCAN_KEYS.contains(&key) {
+            return None;
+        }
+        keys
+    } else {
+        let generic = Strategy::parse(spec)
+            .ok()
+            .is_some_and(|s| matches!(s.builtin(), Some(Builtin::Generic(_))));
+        if !generic || !SPEC_KEYS.contains(&key) {
+            return None;
+        }
+        spec.split(',')
+            .map(|t| match t.trim().split_once('=') {
+                Some((k, v)) => (k.trim().to_string(), v.trim().to_string()),
+                None => (String::new(), t.trim().to_string()),
+            })
+            .collect()
+    };
+    let lib = keys
+        .iter()
+        .find(|(k, _)| k == "lib")
+        .map(|(_, v)| v.as_str());
+    let label = keys
+        .iter()
+        .find(|(k, _)| k == "name")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_else(|| scan_label(spec, lib));
+    let mut out: Vec<String> = keys
+        .iter()
+        .filter(|(k, _)| k != key && k != "name")
+        .map(|(k, v)| match (k.is_empty(), v.contains(',')) {
+            (true, _) => v.clone(),
+            (false, true) => format!("{k}='{v}'"),
+            (false, false) => format!("{k}={v}"),
+        })
+        .collect();
+    out.push(format!("{key}={value}"));
+    out.push(format!("name={label}"));
+    Some(out.join(","))
+}
+
+/// A label for a strategy given without one: a named strategy's name, a
+/// library's file stem, or the spec with every character a label may not
+/// hold replaced by `-`.
+fn scan_label(spec: &str, lib: Option<&str>) -> String {
+    let text = match lib {
+        Some(path) => std::path::Path::new(path)
+            .file_stem()
+            .map_or(path.to_string(), |s| s.to_string_lossy().into_owned()),
+        None => spec.to_string(),
+    };
+    let label: String = text
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '+' | ':' | '@') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(64)
+        .collect();
+    if label.is_empty() {
+        "solver".into()
+    } else {
+        label
+    }
 }
 
 /// One row of the scan: a (value, dataset, strategy) result, from the
@@ -267,6 +364,13 @@ pub fn run(args: &RunArgs, plan: &Plan) -> CmdResult {
     let _ = std::fs::remove_dir_all(&work);
     speedups(plan, &mut rows);
     write_scan(&dir, plan, rounds, &rows)?;
+    // Measured under a supervisor, the board names the last results
+    // directory written, a round's, which is moved or removed by now: it
+    // names a kept value's instead, complete like every kept one.
+    #[cfg(unix)]
+    if let (Some(board), Some(last)) = (crate::board::this(), rows.last()) {
+        board.results_dir(&dir.join(&last.dir));
+    }
     super::print_text(&format!(
         "\n{}\nscan results in {}\n",
         table(plan, rounds, &rows),

@@ -147,6 +147,17 @@ pub fn registered() -> Vec<(String, Arc<dyn ExternalSolver>)> {
     REGISTERED.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
+/// The keys of a `lib=` spec.
+pub const LIB_KEYS: [&str; 7] = [
+    "lib",
+    "symbol",
+    "solver",
+    "config",
+    "name",
+    "reentrant",
+    "isolate",
+];
+
 /// True when a spec names an external solver (a `lib=` or `cmd=` key).
 pub fn is_external(spec: &str) -> bool {
     split_spec(spec).is_ok_and(|keys| keys.iter().any(|(k, _)| k == "lib" || k == "cmd"))
@@ -207,16 +218,7 @@ fn build(
     match (get("lib"), get("cmd")) {
         (Some(_), Some(_)) => Err("give lib= or cmd=, not both".into()),
         (Some(path), None) => {
-            let allowed = [
-                "lib",
-                "symbol",
-                "solver",
-                "config",
-                "name",
-                "reentrant",
-                "isolate",
-            ];
-            reject_unknown(keys, &allowed, "lib")?;
+            reject_unknown(keys, &LIB_KEYS, "lib")?;
             let spec = ffi::LibSpec::from_keys(path, &get, base)?;
             if spec.isolate {
                 let solver = process::ProcessSolver::isolated(&spec, &ctx.options)?;
