@@ -373,3 +373,36 @@ fn the_shipped_adversarial_dataset_is_what_its_columns_say() {
     // The mean quoted in datasets/README.md.
     assert_eq!(total, 181_598);
 }
+
+/// The `#` line of a `--hard-for` file is the command that makes the file
+/// again, run as written: a strategy spec with commas is quoted.
+#[test]
+fn the_header_of_a_spec_run_again_makes_the_same_file() {
+    let args = [
+        "--hard-for",
+        "prop=hidden,order=desc",
+        "-n",
+        "2",
+        "--max-steps",
+        "200",
+        "--seed",
+        "5",
+    ];
+    let first = generate(&args);
+    let header = first.lines().next().unwrap();
+    assert!(
+        header.contains("--hard-for 'prop=hidden,order=desc'"),
+        "{header}"
+    );
+    let command = header
+        .split_once(" generate ")
+        .map(|(_, rest)| rest)
+        .expect("a generate command");
+    let words = shlex::split(command).expect("shell words");
+    let words: Vec<&str> = std::iter::once("generate")
+        .chain(words.iter().map(String::as_str))
+        .collect();
+    let o = bin(&words);
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(text(&o.stdout), first);
+}

@@ -402,7 +402,10 @@ impl GenerateArgs {
         let mut h = format!(
             "# bench-sudoku {} generate --hard-for {} --objective {} --solutions {} -n {} --seed {}",
             env!("CARGO_PKG_VERSION"),
-            shlex::try_quote(cfg.strategy.name()).unwrap_or_default(),
+            // The spec as given (a library's path and keys), quoted, so the
+            // line runs again as written; a label alone would not.
+            shlex::try_quote(self.hard_for.as_deref().unwrap_or(cfg.strategy.name()))
+                .unwrap_or_default(),
             cfg.objective.as_str(),
             cfg.limits.solutions,
             cfg.count,
