@@ -243,6 +243,11 @@ pub struct RunArgs {
     /// customSmallerIsBetter). Repeatable.
     #[arg(long = "export", num_args = 2, value_names = ["FORMAT", "FILE"])]
     pub export: Vec<String>,
+    /// Set by a scan for each of its rounds: the round's tables and its
+    /// directory (moved or removed by the scan) are not printed; the scan
+    /// prints its own table at the end.
+    #[arg(skip)]
+    pub scan_round: bool,
 }
 
 /// Strategies run when no `-s` is given: the classic propagating ones plus
@@ -565,21 +570,23 @@ pub fn run(args: &RunArgs) -> CmdResult {
         super::export::write_tracker(exporter.as_ref(), &report, dest)?;
     }
 
-    super::print_text(&terminal::table(&report.results))?;
-    let passes = opts.repeat + opts.warmup;
-    if passes > 1 {
-        super::print_text(&format!(
-            "puzzles/s: puzzles × {passes} passes ({} measured, {} warm-up) / wall time\n",
-            opts.repeat, opts.warmup
-        ))?;
+    if !args.scan_round {
+        super::print_text(&terminal::table(&report.results))?;
+        let passes = opts.repeat + opts.warmup;
+        if passes > 1 {
+            super::print_text(&format!(
+                "puzzles/s: puzzles × {passes} passes ({} measured, {} warm-up) / wall time\n",
+                opts.repeat, opts.warmup
+            ))?;
+        }
+        if opts.practised {
+            super::print_text(&format!("times: {}\n", meta.options.time_kept))?;
+        }
+        if let Some(line) = terminal::spread_line(&report.results) {
+            super::print_text(&format!("{line}\n"))?;
+        }
+        super::print_text(&terminal::paired_table(&report.results))?;
     }
-    if opts.practised {
-        super::print_text(&format!("times: {}\n", meta.options.time_kept))?;
-    }
-    if let Some(line) = terminal::spread_line(&report.results) {
-        super::print_text(&format!("{line}\n"))?;
-    }
-    super::print_text(&terminal::paired_table(&report.results))?;
     for w in terminal::warnings(&meta, &report.results)
         .into_iter()
         .skip(start_warnings)
@@ -609,6 +616,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
         ));
     }
     match &results.stopped {
+        None if args.scan_round => {}
         None => super::print_text(&format!("results in {}\n", shown.display()))?,
         Some(Stop::Dataset(e)) => super::print_err(&format!("bench-sudoku: error: {e}")),
         Some(Stop::Output(e)) => {

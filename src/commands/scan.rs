@@ -398,6 +398,7 @@ fn run_rounds(
             let name = format!("{}={}", plan.key, report::file_part(value));
             let mut sub = args.clone();
             sub.force = true;
+            sub.scan_round = true;
             if round == 0 {
                 // Warm-up: brings the binary, the dataset's pages, the
                 // allocator and the clock frequency to where the measured
