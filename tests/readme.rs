@@ -56,7 +56,7 @@ fn table(block: &[&str]) -> Vec<std::collections::HashMap<&'static str, String>>
     let mut rows = Vec::new();
     for line in &block[header_at + 1..] {
         let chars: Vec<char> = line.chars().collect();
-        // The rows end where a line no longer starts with a dataset name
+        // The rows end at the first line that does not start with a dataset name
         // followed by the table's spacing.
         if chars.len() < header.len() / 2 || line.starts_with(' ') || !line.contains("  ") {
             break;

@@ -258,7 +258,7 @@ fn scan_label(spec: &str, lib: Option<&str>) -> String {
     let label: String = text
         .chars()
         .map(|c| {
-            if c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '+' | ':' | '@') {
+            if crate::solver::external::label_char(c) {
                 c
             } else {
                 '-'

@@ -215,8 +215,8 @@ fn losses(
 impl Worst {
     /// Fills in each listed puzzle's line in its dataset file, read again
     /// at the path the run recorded (as far as the largest index listed).
-    /// A dataset that is no longer there, was read from a stream, or fails
-    /// to read leaves its lines unknown: the tables then give the index
+    /// A dataset missing at that path, read from a stream, or unreadable
+    /// leaves its lines unknown: the tables then give the index
     /// alone.
     pub fn locate(&mut self, datasets: &[crate::bench::sysinfo::DatasetMeta]) {
         for d in datasets {

@@ -205,34 +205,13 @@ fn again(
         let at: Vec<(usize, usize)> = flagged.iter().map(|(x, _)| (x.block, x.i)).collect();
         let mut answers = Vec::with_capacity(at.len());
         solve_each(blocks, puzzles, job, k, &at, &mut answers);
-        for (&(b, i), (result, ns, note)) in at.iter().zip(answers) {
+        for (&(b, i), (a, ns)) in at.iter().zip(answers) {
             let chunk = &mut out[b][k];
             let s = &mut chunk.solved[i];
-            if s.result.status.is_fault() {
-                continue;
-            }
-            match (result.status.is_fault(), chunk.extra.get_mut(i)) {
-                // A solver that fails on a puzzle it answered before: the
-                // fault is the puzzle's outcome, as in a later pass.
-                (true, Some(e)) => {
-                    *s = Solved::first(result, u64::MAX, false);
-                    *e = Extra {
-                        note,
-                        unwritten: false,
-                    };
-                }
-                (false, e) => {
-                    s.again_remeasured(&result, ns, job.passes);
-                    // What is wrong with an answer is part of the answer.
-                    let noted = e.is_some_and(|e| e.note.is_some() != note.is_some());
-                    if noted && s.changed.pass == 0 {
-                        s.changed = Changed {
-                            pass: job.passes + 1,
-                            answer: true,
-                        };
-                    }
-                }
-                (true, None) => s.again_remeasured(&result, ns, job.passes),
+            match chunk.extra.get_mut(i) {
+                Some(e) => external_again(s, e, a, ns, job.passes, Later::Remeasure),
+                // A built-in engine: the reference, never a fault.
+                None => s.again_remeasured(&a.result, ns, job.passes),
             }
         }
         flagged.retain(|(x, bound)| {
@@ -246,14 +225,14 @@ fn again(
 }
 
 /// Solves the puzzles at `at` (block, position) with strategy `k`, each
-/// timed alone, pushing (result, ns, note) in order.
+/// timed alone, pushing each answer and its time in order.
 fn solve_each(
     blocks: &[&[Record]],
     puzzles: &[Vec<Grid>],
     job: &Job,
     k: usize,
     at: &[(usize, usize)],
-    out: &mut Vec<(SolveResult, u64, Option<Box<str>>)>,
+    out: &mut Vec<(Answer, u64)>,
 ) {
     match &job.runners[k] {
         Runner::Builtin(b) => SOLVER.with(|s| {
@@ -270,7 +249,13 @@ fn solve_each(
                     &mut NoopObserver,
                 );
                 let ns = t.elapsed().as_nanos() as u64;
-                out.push((r, ns, None));
+                let answer = Answer {
+                    result: r,
+                    time_ns: None,
+                    note: None,
+                    unwritten: false,
+                };
+                out.push((answer, ns));
             }
         }),
         Runner::External(instances) => {
@@ -297,7 +282,7 @@ fn solve_each(
                     } else {
                         a.time_ns.unwrap_or(0)
                     };
-                    (a.result, ns, a.note)
+                    (a, ns)
                 }));
             }
         }

@@ -418,30 +418,55 @@ pub(super) fn solve_pass_external(
         let (Some(s), Some(e)) = (chunk.solved.get_mut(i), chunk.extra.get_mut(i)) else {
             break;
         };
-        if s.result.status.is_fault() {
-            continue;
-        }
-        if fault {
-            *s = Solved::first(a.result, u64::MAX, false);
-            *e = Extra {
-                note: a.note,
-                unwritten: false,
-            };
-            continue;
-        }
-        s.again(&a.result, ns, measured, pass);
-        // What is wrong with an answer is part of the answer: one that
-        // turns bad (or good) on a later pass differs from the first.
-        if s.changed.pass == 0
-            && (e.note.is_some() != a.note.is_some() || e.unwritten != a.unwritten)
-        {
-            s.changed = Changed {
-                pass: pass + 1,
-                answer: true,
-            };
-        }
+        external_again(s, e, a, ns, pass, Later::Pass { measured });
     }
     if measured {
         chunk.pass_ns[(pass - job.warmup) as usize] = total;
+    }
+}
+
+/// What a later solve of a puzzle is.
+#[derive(Clone, Copy)]
+pub(super) enum Later {
+    /// A pass after the first (its time kept when `measured`).
+    Pass { measured: bool },
+    /// A re-measurement of an outlier ([`super::remeasure`]).
+    Remeasure,
+}
+
+/// Takes an external solver's later answer `a` (timed `ns`, in pass
+/// `pass`) of a puzzle whose first answer is `s` and `e`. A puzzle that
+/// failed keeps its first fault; a fault now replaces the answer (the
+/// solver fails on a puzzle it answered before); otherwise the answer is
+/// compared with the first ([`Solved::again`]), what is wrong with it
+/// included: one that turns bad (or good) differs from the first.
+pub(super) fn external_again(
+    s: &mut Solved,
+    e: &mut Extra,
+    a: Answer,
+    ns: u64,
+    pass: u32,
+    later: Later,
+) {
+    if s.result.status.is_fault() {
+        return;
+    }
+    if a.result.status.is_fault() {
+        *s = Solved::first(a.result, u64::MAX, false);
+        *e = Extra {
+            note: a.note,
+            unwritten: false,
+        };
+        return;
+    }
+    match later {
+        Later::Pass { measured } => s.again(&a.result, ns, measured, pass),
+        Later::Remeasure => s.again_remeasured(&a.result, ns, pass),
+    }
+    if s.changed.pass == 0 && (e.note.is_some() != a.note.is_some() || e.unwritten != a.unwritten) {
+        s.changed = Changed {
+            pass: pass + 1,
+            answer: true,
+        };
     }
 }

@@ -252,13 +252,14 @@ fn reject_unknown(keys: &[(String, String)], allowed: &[&str], kind: &str) -> Re
 }
 
 /// A label for reports: not empty, printable, no comma or quote (it is a
+/// A character a label may hold: a letter, a digit or one of `-_.+:@`.
+pub fn label_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '+' | ':' | '@')
+}
+
 /// `-s` value and a file-name part).
 pub fn check_label(label: &str) -> Result<String, String> {
-    let ok = !label.is_empty()
-        && label.len() <= 64
-        && label
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '+' | ':' | '@'));
+    let ok = !label.is_empty() && label.len() <= 64 && label.chars().all(label_char);
     if ok {
         Ok(label.to_string())
     } else {
