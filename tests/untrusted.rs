@@ -433,15 +433,17 @@ fn an_interrupt_a_solver_raises_is_said_to_be_one() {
     let err = r.stderr();
     assert!(err.contains("the supervisor did not pass on"), "{err}");
     // The signal is handled on another thread while the solving thread
-    // goes on, so the puzzle named is the one in flight when the process
-    // gave up: the raising one (200) or one after it.
-    let named: usize = err
+    // goes on, so what is named is where that thread was when the process
+    // gave up: the raising puzzle (200) or one after it, or between calls.
+    let named: Option<usize> = err
         .split("die solved puzzle ")
         .nth(1)
         .and_then(|t| t.split(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no puzzle named: {err}"));
-    assert!((200..300).contains(&named), "{err}");
+        .and_then(|n| n.parse().ok());
+    match named {
+        Some(n) => assert!((200..300).contains(&n), "{err}"),
+        None => assert!(err.contains("outside any call into a library"), "{err}"),
+    }
     assert_eq!(json(&r.dir.join("meta.json"))["complete"], false);
 }
 
