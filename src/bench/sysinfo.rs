@@ -11,6 +11,10 @@ pub struct Meta {
     /// Git commit of the build, when built from a checkout (`-dirty` when the
     /// tree had uncommitted changes).
     pub git_commit: Option<String>,
+    /// `run --revision`: the revision of the solver under test, given for
+    /// the run (each strategy's own is in `options.strategy_details`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
     pub command_line: Vec<String>,
     pub cpu_model: String,
     pub logical_cores: usize,
@@ -57,6 +61,31 @@ pub struct Meta {
 pub const NOISY_SPREAD_PCT: f64 = 5.0;
 
 impl Meta {
+    /// Each strategy's revision in words (`mine a1b2c3d (git describe in
+    /// DIR)`), external solvers first; the built-in strategies share one
+    /// entry (bench-sudoku's build). Empty for results written before
+    /// revisions were recorded.
+    pub fn revisions(&self) -> Vec<String> {
+        let details = &self.options.strategy_details;
+        let mut out: Vec<String> = details
+            .iter()
+            .filter(|d| d.kind != "builtin")
+            .map(|d| match (&d.revision, &d.revision_from) {
+                (Some(r), Some(from)) => format!("{} {r} ({from})", d.name),
+                (Some(r), None) => format!("{} {r}", d.name),
+                _ => format!("{} (revision unknown)", d.name),
+            })
+            .collect();
+        if let Some(r) = details
+            .iter()
+            .find(|d| d.kind == "builtin")
+            .and_then(|d| d.revision.as_ref())
+        {
+            out.push(format!("built-in strategies {r} (bench-sudoku's build)"));
+        }
+        out
+    }
+
     /// What a reader of this run's figures should be warned about, known
     /// before the results: a debug build, more threads than logical cores,
     /// a machine already busy when the run started.
@@ -312,6 +341,14 @@ pub struct StrategyMeta {
     /// others and in results written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code_path: Option<String>,
+    /// The revision of the solver the run measured (`rev=`, `run
+    /// --revision`, `git describe` of its work tree, or bench-sudoku's build
+    /// for a built-in strategy); absent when unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
+    /// Where `revision` came from, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision_from: Option<String>,
 }
 
 impl StrategyMeta {
@@ -325,6 +362,8 @@ impl StrategyMeta {
             counters: caps.counters,
             clock: caps.clock,
             code_path: s.code_path().map(str::to_string),
+            revision: s.revision().map(|r| r.id.clone()),
+            revision_from: s.revision().map(|r| r.from.text()),
         }
     }
 }

@@ -175,6 +175,13 @@ pub struct RunArgs {
     /// the first -s].
     #[arg(long, value_name = "LABEL")]
     pub baseline: Option<String>,
+    /// The revision of the solver under test, recorded in meta.json: the
+    /// revision of every external solver whose spec gives no rev=
+    /// (without it, `git describe --always --dirty` of the work tree holding
+    /// the solver's file, when there is one). Built-in strategies are at
+    /// bench-sudoku's own build.
+    #[arg(long, value_name = "REV", value_parser = crate::solver::revision::check)]
+    pub revision: Option<String>,
     /// CI gate: exit 1 when strategy CANDIDATE is slower than BASE beyond
     /// --threshold with the whole 95% interval of the paired ratio beyond it,
     /// when either side has a rejected answer or a fault, or when their
@@ -285,7 +292,10 @@ pub fn run(args: &RunArgs) -> CmdResult {
     // External solvers are loaded or started here: one that cannot be stops
     // the run before anything is created.
     let ctx = args.engine.solvers.context(args.engine.max_guesses)?;
-    let strategies = strategies(&args.strategies, &ctx)?;
+    let mut strategies = strategies(&args.strategies, &ctx)?;
+    for s in &mut strategies {
+        s.resolve_revision(args.revision.as_deref());
+    }
     let external = strategies
         .iter()
         .any(|s| matches!(s.engine(), Engine::External(_)));
@@ -383,6 +393,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
         tool: "bench-sudoku".into(),
         version: env!("CARGO_PKG_VERSION").into(),
         git_commit: sysinfo::git_commit(),
+        revision: args.revision.clone(),
         command_line: crate::bench::sysinfo::command_line(),
         cpu_model: sysinfo::cpu_model(),
         logical_cores: sysinfo::logical_cores(),
@@ -586,6 +597,9 @@ pub fn run(args: &RunArgs) -> CmdResult {
             super::print_text(&format!("{line}\n"))?;
         }
         super::print_text(&terminal::paired_table(&report.results))?;
+        if external {
+            super::print_text(&format!("revisions: {}\n", meta.revisions().join("; ")))?;
+        }
     }
     for w in terminal::warnings(&meta, &report.results)
         .into_iter()

@@ -37,16 +37,25 @@ pub fn benchmark_name(r: &ResultRecord) -> String {
     }
 }
 
-/// The entries of a set of results.
-pub fn render(results: &[ResultRecord]) -> Vec<Entry> {
+/// The entries of a set of results; `meta` gives each strategy's revision,
+/// which starts its entries' `extra` (`revision a1b2c3d; …`).
+pub fn render(results: &[ResultRecord], meta: &crate::bench::sysinfo::Meta) -> Vec<Entry> {
     let mut out = Vec::new();
     for r in results {
         let base = benchmark_name(r);
-        let note = if r.complete {
+        let incomplete = if r.complete {
             ""
         } else {
             "INCOMPLETE RUN (stopped early): "
         };
+        let revision = meta
+            .options
+            .strategy_details
+            .iter()
+            .find(|d| d.name == r.strategy)
+            .and_then(|d| d.revision.as_deref())
+            .map_or(String::new(), |rev| format!("revision {rev}; "));
+        let note = format!("{incomplete}{revision}");
         out.push(Entry {
             name: format!("{base} latency"),
             unit: "ns".into(),
@@ -91,7 +100,7 @@ impl Exporter for GithubBenchmark {
         "github-benchmark"
     }
     fn render(&self, report: &Report) -> anyhow::Result<Vec<Output>> {
-        let mut bytes = serde_json::to_vec_pretty(&render(&report.results))?;
+        let mut bytes = serde_json::to_vec_pretty(&render(&report.results, report.meta))?;
         bytes.push(b'\n');
         Ok(vec![Output::new(&self.path, bytes)])
     }

@@ -136,6 +136,10 @@ fn facts(m: &crate::bench::sysinfo::Meta) -> Vec<(&'static str, String)> {
         ),
     );
     kv("strategies", o.strategies.join(", "));
+    let revisions = m.revisions();
+    if !revisions.is_empty() {
+        kv("revisions", revisions.join("; "));
+    }
     for d in o.strategy_details.iter().filter(|d| d.kind != "builtin") {
         kv(
             "external solver",

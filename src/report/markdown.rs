@@ -35,6 +35,14 @@ pub fn render(report: &Report) -> String {
             .map_or(String::new(), |sch| format!(" · strategies {sch}")),
         if m.complete { "" } else { " · **INCOMPLETE RUN**" }
     );
+    let revisions = m.revisions();
+    if !revisions.is_empty() {
+        let _ = writeln!(
+            s,
+            "Revisions: {}\n",
+            crate::report::md_cell(&revisions.join("; "))
+        );
+    }
     let header = super::terminal::columns(&report.results);
     let header: Vec<String> = header.iter().map(|c| crate::report::md_cell(c)).collect();
     let _ = writeln!(s, "| {} |", header.join(" | "));

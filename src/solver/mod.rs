@@ -20,6 +20,7 @@ pub mod engine;
 pub mod external;
 pub mod fast;
 pub mod observer;
+pub mod revision;
 pub mod seam;
 pub mod strategy;
 

@@ -338,4 +338,11 @@ pub trait ExternalSolver: Send + Sync + fmt::Debug {
     fn description(&self) -> String;
     /// A new instance for the calling thread.
     fn instance(&self) -> anyhow::Result<Box<dyn SolverInstance>>;
+    /// The file the solver is built from or run as (a library, a
+    /// command's program or script): the git work tree holding it tells
+    /// which revision of the solver a run measured
+    /// ([`super::revision::describe`]). `None` when there is none.
+    fn source(&self) -> Option<std::path::PathBuf> {
+        None
+    }
 }

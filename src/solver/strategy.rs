@@ -8,6 +8,7 @@
 //! [`super::external`]), or labels defined in a `--solvers` file.
 
 use super::external;
+use super::revision::{self, Revision};
 use super::seam::{Capabilities, ExternalSolver, SolverInstance};
 use std::fmt;
 use std::sync::Arc;
@@ -130,11 +131,14 @@ impl PartialEq for Engine {
 
 impl Eq for Engine {}
 
-/// A strategy: a name (the label in every report) and the engine behind it.
+/// A strategy: a name (the label in every report), the engine behind it
+/// and, once known, the revision of the solver it runs
+/// ([`super::revision`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Strategy {
     name: String,
     engine: Engine,
+    revision: Option<Revision>,
 }
 
 /// A named strategy of the catalogue.
@@ -217,8 +221,8 @@ pub const NAMED: &[Named] = &[
 
 /// The keys of a generic strategy spec (and the external solvers' first
 /// keys), for "did you mean".
-const SPEC_KEYS: [&str; 8] = [
-    "prop", "branch", "order", "root", "guess", "name", "lib", "cmd",
+const SPEC_KEYS: [&str; 9] = [
+    "prop", "branch", "order", "root", "guess", "name", "rev", "lib", "cmd",
 ];
 
 /// `, did you mean "x"?` when one of `known` is close to `word` (edit
@@ -253,7 +257,9 @@ starting from a named strategy. Keys: prop=none|forward|naked|hidden|locked (pro
 every node), branch=first|mrv|max (branch cell), order=asc|desc (value order), root=<prop> \
 (propagation applied once before the search), guess=yes|no. Unset keys default to \
 prop=hidden,branch=mrv,order=asc. name=LABEL gives any strategy the label reports use (the same \
-strategy twice under two labels makes an A/A run). Examples: 'prop=naked,branch=max', \
+strategy twice under two labels makes an A/A run). rev=REVISION records which revision of the \
+solver a run measured (default: `git describe --always --dirty` of the work tree holding an \
+external solver's file; bench-sudoku's build for the built-in ones). Examples: 'prop=naked,branch=max', \
 'locked,order=desc', 'hidden,guess=no', 'fast,name=base'.\n\n{}",
         names().join(", "),
         external::SPEC_HELP
@@ -272,6 +278,7 @@ impl Strategy {
         Strategy {
             name,
             engine: Engine::Builtin(engine),
+            revision: None,
         }
     }
 
@@ -280,6 +287,7 @@ impl Strategy {
         NAMED.iter().find(|n| n.name == name).map(|n| Strategy {
             name: n.name.to_string(),
             engine: Engine::Builtin(n.engine),
+            revision: None,
         })
     }
 
@@ -290,6 +298,7 @@ impl Strategy {
             .map(|n| Strategy {
                 name: n.name.to_string(),
                 engine: Engine::Builtin(n.engine),
+                revision: None,
             })
             .collect()
     }
@@ -299,6 +308,7 @@ impl Strategy {
         Strategy {
             name: label.into(),
             engine: Engine::External(solver),
+            revision: None,
         }
     }
 
@@ -322,6 +332,17 @@ impl Strategy {
         };
         if spec_t.is_empty() {
             return Err(err("empty strategy".into()));
+        }
+        if let Some((rest, rev)) = take_rev(spec_t).map_err(err)? {
+            let mut s = Self::parse_in(&rest, ctx).map_err(|e| SpecError {
+                spec: spec.to_string(),
+                why: e.why,
+            })?;
+            s.revision = Some(Revision {
+                id: rev,
+                from: revision::Source::Spec,
+            });
+            return Ok(s);
         }
         if let Some(s) = Self::named(spec_t) {
             return Ok(s);
@@ -445,6 +466,32 @@ impl Strategy {
         &self.name
     }
 
+    /// The revision of the solver, once given (`rev=`) or resolved
+    /// ([`Strategy::resolve_revision`]).
+    pub fn revision(&self) -> Option<&Revision> {
+        self.revision.as_ref()
+    }
+
+    /// Settles the revision of a strategy whose spec gave no `rev=`: an
+    /// external solver takes `run` (`run --revision`) when given, else
+    /// `git describe` of the work tree holding its file, else stays
+    /// unknown; a built-in strategy is at bench-sudoku's build.
+    pub fn resolve_revision(&mut self, run: Option<&str>) {
+        if self.revision.is_some() {
+            return;
+        }
+        self.revision = match &self.engine {
+            Engine::Builtin(_) => Some(revision::of_build()),
+            Engine::External(e) => match run {
+                Some(id) => Some(Revision {
+                    id: id.to_string(),
+                    from: revision::Source::Run,
+                }),
+                None => e.source().and_then(|f| revision::describe(&f)),
+            },
+        };
+    }
+
     pub fn engine(&self) -> &Engine {
         &self.engine
     }
@@ -536,6 +583,40 @@ impl Strategy {
             Engine::External(e) => e.instance(),
         }
     }
+}
+
+/// Splits a `rev=` key off a spec: the rest of the spec and the revision,
+/// or `None` when the spec has no `rev=`.
+fn take_rev(spec: &str) -> Result<Option<(String, String)>, String> {
+    let Ok(tokens) = external::tokens(spec) else {
+        // Unbalanced quotes: the parser proper says so.
+        return Ok(None);
+    };
+    let is_rev = |t: &str| t.split_once('=').is_some_and(|(k, _)| k.trim() == "rev");
+    let mut revs = tokens.iter().filter(|t| is_rev(t));
+    let Some(first) = revs.next() else {
+        return Ok(None);
+    };
+    if revs.next().is_some() {
+        return Err("rev= is given twice".into());
+    }
+    let value = first.split_once('=').map_or("", |(_, v)| v.trim());
+    let value = value
+        .strip_prefix('\'')
+        .and_then(|v| v.strip_suffix('\''))
+        .unwrap_or(value);
+    let rev = revision::check(value)?;
+    let rest: Vec<&str> = tokens
+        .iter()
+        .filter(|t| !is_rev(t))
+        .map(String::as_str)
+        .collect();
+    if rest.is_empty() {
+        return Err(format!(
+            "rev={rev} gives a strategy's revision: give the strategy too, e.g. 'lib=./libmine.so,rev={rev}'"
+        ));
+    }
+    Ok(Some((rest.join(","), rev)))
 }
 
 /// A built-in engine behind the [`SolverInstance`] seam.

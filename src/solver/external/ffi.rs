@@ -431,6 +431,10 @@ impl ExternalSolver for LibSolver {
         self.spec.spec(false)
     }
 
+    fn source(&self) -> Option<PathBuf> {
+        Some(self.spec.path.clone())
+    }
+
     fn description(&self) -> String {
         self.description.clone()
     }

@@ -269,9 +269,10 @@ pub fn check_label(label: &str) -> Result<String, String> {
     }
 }
 
-/// Splits a spec into `key=value` pairs at the commas outside quotes; a
-/// value wholly wrapped in single quotes loses them.
-pub fn split_spec(spec: &str) -> Result<Vec<(String, String)>, String> {
+/// Splits a spec at the commas outside quotes into its tokens, each trimmed
+/// and as written (quotes kept): joining them with commas gives the spec
+/// back.
+pub fn tokens(spec: &str) -> Result<Vec<String>, String> {
     let mut tokens = Vec::new();
     let mut cur = String::new();
     let mut quote: Option<char> = None;
@@ -293,10 +294,15 @@ pub fn split_spec(spec: &str) -> Result<Vec<(String, String)>, String> {
         return Err(format!("unterminated {q} quote"));
     }
     tokens.push(cur);
-    tokens
+    Ok(tokens.into_iter().map(|t| t.trim().to_string()).collect())
+}
+
+/// Splits a spec into `key=value` pairs at the commas outside quotes; a
+/// value wholly wrapped in single quotes loses them.
+pub fn split_spec(spec: &str) -> Result<Vec<(String, String)>, String> {
+    tokens(spec)?
         .into_iter()
         .map(|t| {
-            let t = t.trim();
             let (k, v) = t
                 .split_once('=')
                 .ok_or_else(|| format!("{t:?} is not key=value"))?;

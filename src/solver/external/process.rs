@@ -16,6 +16,7 @@ use super::Options;
 use crate::grid::Grid;
 use crate::solver::seam::{Answer, Capabilities, Clock, ExternalSolver, SolverInstance};
 use crate::solver::{Limits, Status};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -35,6 +36,9 @@ pub struct ProcessSolver {
 #[derive(Debug)]
 struct Shared {
     argv: Vec<String>,
+    /// The solver's file: an isolated library, or the command's program or
+    /// script ([`command_source`]).
+    source: Option<PathBuf>,
     /// The canonical spec (`cmd=…`, or the isolated library's `lib=…`).
     spec: String,
     default_label: String,
@@ -60,6 +64,7 @@ impl ProcessSolver {
                     hello.version,
                     reports_text(&hello)
                 ),
+                source: command_source(&argv),
                 argv,
                 spec,
                 hello,
@@ -98,12 +103,35 @@ impl ProcessSolver {
                     reports_text(&hello)
                 ),
                 argv,
+                source: Some(lib.path.clone()),
                 spec,
                 hello,
                 timeout: options.timeout,
             }),
         })
     }
+}
+
+/// The file a command is: its program when given as a path
+/// (`./solver`, `build/solver`), else the first argument naming an
+/// existing file (the script of `python3 solver.py`), else the program
+/// found on `PATH`.
+fn command_source(argv: &[String]) -> Option<PathBuf> {
+    let program = argv.first()?;
+    if program.contains('/') {
+        return Path::new(program).canonicalize().ok();
+    }
+    if let Some(script) = argv[1..]
+        .iter()
+        .map(Path::new)
+        .find(|p| !p.as_os_str().is_empty() && p.is_file())
+    {
+        return script.canonicalize().ok();
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
 }
 
 fn reports_text(h: &Hello) -> String {
@@ -157,6 +185,10 @@ impl ExternalSolver for ProcessSolver {
 
     fn spec(&self) -> String {
         self.shared.spec.clone()
+    }
+
+    fn source(&self) -> Option<PathBuf> {
+        self.shared.source.clone()
     }
 
     fn description(&self) -> String {
