@@ -109,20 +109,47 @@ command is writing.
 
 Exit status: 0 when the page was written, 2 when DIR is not a results directory or cannot be written.")]
     Report(commands::report::ReportArgs),
-    /// Results directories of several commits side by side: per strategy
-    /// the mean (with its range across repeated runs) and p99 by commit, in
-    /// the terminal and, with --out, as trend.csv, SVG charts and HTML.
+    /// A solver's revisions side by side, from results directories and
+    /// history files: per series the paired ratio to the yardstick (with its
+    /// interval) and the times by revision, the revisions where the ratio
+    /// stepped; in the terminal and, with --out, as trend.csv, SVG charts and
+    /// HTML.
     #[command(after_help = "Examples:
-  bench-sudoku trend results/main-*            (one directory per commit, oldest first by start time)
-  bench-sudoku trend results/* --out trend     (also trend.csv, trend.html, charts/trend-*.svg)
+  bench-sudoku trend history.jsonl                        (a history file of `history add`)
+  bench-sudoku trend history.jsonl --out trend            (also trend.csv, trend.html, charts/*.svg)
+  bench-sudoku trend history.jsonl --repo . --fail-on-step   (CI: revisions in git order; exit 1 on a step)
+  bench-sudoku trend results/main-*                       (results directories)
 
-Runs are ordered by start time and grouped by the commit their binary was built from (meta.json
-git_commit); several runs of one commit give the range of their means. A directory may be given
-once (whatever its spelling). A run that stopped early is refused unless --allow-incomplete,
-which includes it marked [incomplete]; a directory without meta.json always is.
+Lines are grouped by dataset and series (a strategy's label, or history add --series) and, within a
+series, by revision (rev=, run --revision, git describe of the solver's work tree, or bench-sudoku's
+build for a built-in strategy), oldest first by first run or, with --repo, in git order. The ratio to
+the yardstick (the run's baseline, e.g. fast) was measured paired in the same process: a slower or
+faster runner moves both sides alike, so the ratio follows the solver. A step is named at the first
+revision of a new level when the ratio changed by more than --threshold (5%) with the 95% intervals
+apart (asv-style step detection: a piecewise-constant fit, then only the steps that matter).
 
-Exit status: 0 when the table was printed, 2 when a directory cannot be loaded, is given twice or is incomplete.")]
+Runs with rejected answers, faults, or that stopped early (--allow-incomplete) are shown and not judged.
+
+Exit status: 0 when the table was printed (with --fail-on-step: no step to slower at the revisions
+judged); 1 with --fail-on-step when the ratio stepped to slower at the newest revision (or at --since REV
+or later); 2 when an input cannot be read, is given twice or is incomplete, or (--fail-on-step) when a
+revision that counts cannot be judged.")]
     Trend(commands::trend::TrendArgs),
+    /// Keep a history of a solver's runs: `history add DIR… --file FILE`
+    /// appends one line per run, dataset and strategy (revision, time,
+    /// machine, the paired ratio to the yardstick with its interval, times,
+    /// counters) for `trend`.
+    #[command(after_help = "Examples:
+  bench-sudoku history add results/head --file history.jsonl
+  bench-sudoku history add results/gate --file history.jsonl -s head --series mysolver
+
+The file is JSON Lines (one object per line, results/README.md describes the fields); keep it in a
+branch, a cache or an artifact of your CI. A run already in the file is not added twice; the file is
+replaced whole by a rename, so a reader never sees half a line.
+
+Exit status: 0 when the lines were added; 2 when a directory cannot be loaded or is incomplete, a -s
+label is not in a run, or the file cannot be read or written.")]
+    History(commands::history::HistoryArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish,
     /// powershell).
     #[command(after_help = "Examples:
@@ -167,6 +194,7 @@ pub fn main_with(solvers: Vec<(String, std::sync::Arc<dyn crate::solver::Externa
         Command::Serve(a) => commands::serve::run(a),
         Command::Report(a) => commands::report::run(a),
         Command::Trend(a) => commands::trend::run(a),
+        Command::History(a) => commands::history::run(a),
         Command::Completions(a) => commands::completions::completions(a, Cli::command()),
         Command::Man(a) => commands::completions::man(a, Cli::command()),
     };

@@ -28,6 +28,7 @@ pub mod compare;
 pub mod dataset;
 pub mod generate;
 pub mod grid;
+pub mod history;
 pub mod random;
 pub mod report;
 pub mod results;

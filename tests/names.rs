@@ -338,5 +338,5 @@ fn csv_cells_that_would_run_as_formulas_are_neutralised_numbers_are_not() {
     assert!(column(&csv, "dataset")
         .iter()
         .all(|d| *d == format!("'{set}")));
-    assert!(column(&csv, "strategy").iter().all(|s| s == "'-2+3"));
+    assert!(column(&csv, "series").iter().all(|s| s == "'-2+3"));
 }

@@ -1,14 +1,16 @@
-//! `trend DIR…`: runs ordered by start time, grouped by commit, with the
-//! range across a commit's runs; table, CSV, SVG and HTML.
+//! `trend INPUT…`: results directories and history files, one point per
+//! revision of each series (oldest first), the ratio to the yardstick, the
+//! steps; table, CSV, SVG and HTML.
 
 mod common;
 
 use common::{bin, err, scratch, text};
 use std::path::Path;
 
-/// A copy of results directory `from` at `to`, claiming to be built from
-/// `commit` and started at `started`.
-fn relabel(from: &Path, to: &Path, commit: &str, started: &str) {
+/// A copy of results directory `from` at `to`, claiming that its built-in
+/// strategies ran at revision `rev` and that it started at `started` (with
+/// a run id of its own).
+fn relabel(from: &Path, to: &Path, rev: &str, started: &str) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {
         let e = e.unwrap();
@@ -25,14 +27,17 @@ fn relabel(from: &Path, to: &Path, commit: &str, started: &str) {
         } else {
             &mut v["meta"]
         };
-        meta["git_commit"] = commit.into();
         meta["started"] = started.into();
+        meta["run_id"] = format!("id-{started}").into();
+        for d in meta["options"]["strategy_details"].as_array_mut().unwrap() {
+            d["revision"] = rev.into();
+        }
         std::fs::write(&path, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
     }
 }
 
 #[test]
-fn trend_orders_runs_by_time_and_groups_them_by_commit() {
+fn trend_follows_revisions_in_order_with_the_ratio_to_the_yardstick() {
     let dir = scratch("trend");
     let easy = format!("{}/datasets/easy.csv", env!("CARGO_MANIFEST_DIR"));
     let base = dir.join("base");
@@ -44,31 +49,19 @@ fn trend_orders_runs_by_time_and_groups_them_by_commit() {
         "-s",
         "hidden",
         "--limit",
-        "100",
+        "700",
+        "--repeat",
+        "2",
         "-q",
         "--out",
         base.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", err(&o));
-    // Given out of order: the newest commit first.
-    relabel(
-        &base,
-        &dir.join("c2b"),
-        "2222222222bbbb",
-        "2026-11-23T12:00:00Z",
-    );
-    relabel(
-        &base,
-        &dir.join("c1"),
-        "1111111111aaaa",
-        "2026-11-21T12:00:00Z",
-    );
-    relabel(
-        &base,
-        &dir.join("c2a"),
-        "2222222222bbbb",
-        "2026-11-22T12:00:00Z",
-    );
+    // Given out of order: the newest revision first; the second revision
+    // was run twice.
+    relabel(&base, &dir.join("c2b"), "rev-two", "2026-11-23T12:00:00Z");
+    relabel(&base, &dir.join("c1"), "rev-one", "2026-11-21T12:00:00Z");
+    relabel(&base, &dir.join("c2a"), "rev-two", "2026-11-22T12:00:00Z");
     let out = dir.join("t");
     let o = bin(&[
         "trend",
@@ -80,35 +73,40 @@ fn trend_orders_runs_by_time_and_groups_them_by_commit() {
     ]);
     assert!(o.status.success(), "{}", err(&o));
     let table = text(&o.stdout);
-    let lines: Vec<&str> = table.lines().filter(|l| l.contains(" fast ")).collect();
+    let lines: Vec<&str> = table.lines().filter(|l| l.contains(" hidden ")).collect();
     assert_eq!(lines.len(), 2, "{table}");
     assert!(
-        lines[0].contains("1111111111") && lines[1].contains("2222222222"),
+        lines[0].contains("rev-one") && lines[1].contains("rev-two"),
         "{table}"
     );
-    // The second commit was run twice (the same figures here): range ±0.0%,
-    // change from the first commit +0.0%.
+    // The same figures twice: a range of ±0.0%, and no step.
+    assert!(lines[1].contains("±0.0%"), "{table}");
+    assert!(!table.contains("stepped at"), "{table}");
+    // hidden is paired with fast (the baseline): its ratio is shown.
     assert!(
-        lines[1].contains("±0.0%") && lines[1].contains("+0.0%"),
+        lines[0].contains("× ±") && lines[0].contains('['),
         "{table}"
     );
     let csv = std::fs::read_to_string(out.join("trend.csv")).unwrap();
     assert!(
-        csv.starts_with("commit_index,commit,started,dir,dataset,strategy"),
+        csv.starts_with("dataset,series,revision,position,runs,not_judged,yardstick,ratio"),
         "{csv}"
     );
-    assert_eq!(csv.lines().count(), 1 + 3 * 2);
+    // Two series (fast, hidden) × two revisions.
+    assert_eq!(csv.lines().count(), 1 + 2 * 2, "{csv}");
     let svg = std::fs::read_to_string(out.join("charts/trend-easy.svg")).unwrap();
     assert!(
-        svg.contains("by commit") && svg.contains("1111111111"),
+        svg.contains("by revision") && svg.contains("rev-one"),
         "chart"
     );
+    let ratio = std::fs::read_to_string(out.join("charts/trend-easy-ratio.svg")).unwrap();
+    assert!(ratio.contains("ratio to fast"), "ratio chart");
     let html = std::fs::read_to_string(out.join("trend.html")).unwrap();
-    assert!(html.contains("<svg") && html.contains("2222222222"), "html");
+    assert!(html.contains("<svg") && html.contains("rev-two"), "html");
 
-    // One directory is not a trend; a missing one is an error naming it.
+    // One input is a trend of one revision; a missing one is an error naming it.
     let o = bin(&["trend", base.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     let o = bin(&[
         "trend",
         base.to_str().unwrap(),
@@ -118,12 +116,11 @@ fn trend_orders_runs_by_time_and_groups_them_by_commit() {
     assert!(err(&o).contains("nope"), "{}", err(&o));
 }
 
-/// A run counted twice would weigh twice: the same directory under two
+/// A run counted twice would weigh twice: the same input under two
 /// spellings is refused. An incomplete run is refused unless
-/// `--allow-incomplete`, and then marked in the table, trend.csv, the
-/// charts and the page.
+/// `--allow-incomplete`, and then shown, not judged.
 #[test]
-fn trend_refuses_a_directory_twice_and_marks_incomplete_runs() {
+fn trend_refuses_an_input_twice_and_does_not_judge_incomplete_runs() {
     let dir = scratch("trend-checks");
     let hard = format!("{}/datasets/hard.csv", env!("CARGO_MANIFEST_DIR"));
     let run = |name: &str, fault: Option<&str>| {
@@ -148,7 +145,7 @@ fn trend_refuses_a_directory_twice_and_marks_incomplete_runs() {
         let o = bin(&["trend", full.to_str().unwrap(), other]);
         assert_eq!(o.status.code(), Some(2), "{other}");
         assert!(
-            err(&o).contains("the same results directory given twice"),
+            err(&o).contains("the same input given twice"),
             "{}",
             err(&o)
         );
@@ -171,18 +168,11 @@ fn trend_refuses_a_directory_twice_and_marks_incomplete_runs() {
     ]);
     assert!(o.status.success(), "{}", err(&o));
     let table = text(&o.stdout);
-    assert!(
-        table.contains("[incomplete]") && table.contains("2 (1 incomplete)"),
-        "{table}"
-    );
+    assert!(table.contains("2 (1 not judged)"), "{table}");
     let csv = std::fs::read_to_string(out.join("trend.csv")).unwrap();
-    assert!(csv.lines().next().unwrap().ends_with(",complete"), "{csv}");
-    assert!(csv.lines().any(|l| l.ends_with(",false")), "{csv}");
-    assert!(csv.lines().any(|l| l.ends_with(",true")), "{csv}");
-    let svg = std::fs::read_to_string(out.join("charts/trend-hard.svg")).unwrap();
-    assert!(svg.contains("[incomplete]"), "chart");
+    assert!(csv.lines().nth(1).unwrap().contains(",2,1,"), "{csv}");
     let html = std::fs::read_to_string(out.join("trend.html")).unwrap();
-    assert!(html.contains("INCOMPLETE RUNS"), "html");
+    assert!(html.contains("not judged"), "html");
     // --out may not be (or lie within the results files of) an input.
     for bad in [full.clone(), full.join("charts")] {
         let o = bin(&[
@@ -197,4 +187,137 @@ fn trend_refuses_a_directory_twice_and_marks_incomplete_runs() {
         assert!(err(&o).contains("that this command reads"), "{}", err(&o));
     }
     assert!(!full.join("trend.csv").exists() && !full.join("charts/trend-hard.svg").exists());
+}
+
+/// `history add` appends each run once; `trend` reads the file; a step to
+/// slower at the newest revision fails `--fail-on-step`, and a revision it
+/// cannot judge is said to be unjudged.
+#[test]
+fn a_history_file_steps_and_fails_on_step() {
+    let dir = scratch("history");
+    let hard = format!("{}/datasets/hard.csv", env!("CARGO_MANIFEST_DIR"));
+    let history = dir.join("h.jsonl");
+    let h = history.to_str().unwrap();
+    // The yardstick fast against itself at 1.0 and at a 30 % slower
+    // configuration of the same engine, through the C library.
+    let lib = common::capi();
+    let mut revs = Vec::new();
+    for (k, config) in [(1, 1000), (2, 1000), (3, 1300)] {
+        let spec = format!(
+            "lib={},symbol=bench_sudoku_fast,config={config},name=mine,rev=r{k}",
+            lib.display()
+        );
+        let out = dir.join(format!("r{k}"));
+        let o = bin(&[
+            "run",
+            &hard,
+            "-s",
+            "fast",
+            "-s",
+            &spec,
+            "--repeat",
+            "3",
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", err(&o));
+        let o = bin(&[
+            "history",
+            "add",
+            out.to_str().unwrap(),
+            "--file",
+            h,
+            "-s",
+            "mine",
+        ]);
+        assert!(o.status.success(), "{}", err(&o));
+        assert!(
+            text(&o.stdout).contains("1 line(s) added"),
+            "{}",
+            text(&o.stdout)
+        );
+        revs.push(out);
+    }
+    // The same run again adds nothing.
+    let o = bin(&["history", "add", revs[0].to_str().unwrap(), "--file", h]);
+    assert!(
+        text(&o.stdout).contains("already there"),
+        "{}",
+        text(&o.stdout)
+    );
+    let o = bin(&["trend", h, "--fail-on-step"]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", text(&o.stdout), err(&o));
+    assert!(
+        text(&o.stdout).contains("stepped at r3"),
+        "{}",
+        text(&o.stdout)
+    );
+    assert!(
+        err(&o).contains("FAIL: hard/mine: stepped at r3"),
+        "{}",
+        err(&o)
+    );
+    // Since r2, not only at the newest: the same step.
+    let o = bin(&["trend", h, "--fail-on-step", "--since", "r2"]);
+    assert_eq!(o.status.code(), Some(1));
+    let o = bin(&["trend", h, "--fail-on-step", "--since", "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("no such revision"), "{}", err(&o));
+
+    // A broken line is named; --series needs one -s; an unknown -s is named.
+    std::fs::write(dir.join("bad.jsonl"), "{\"schema\":1}\n").unwrap();
+    let o = bin(&["trend", dir.join("bad.jsonl").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("bad.jsonl:1"), "{}", err(&o));
+    let r = revs[0].to_str().unwrap();
+    let o = bin(&["history", "add", r, "--file", h, "--series", "x"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("one -s"), "{}", err(&o));
+    let o = bin(&["history", "add", r, "--file", h, "-s", "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("no strategy \"nope\""), "{}", err(&o));
+    // The history file may not be a file of a results directory.
+    let inside = revs[0].join("summary.json");
+    let o = bin(&["history", "add", r, "--file", inside.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+
+    // One measured pass has no rerun interval, and a run of too few
+    // puzzles has no interval at all: not judged.
+    let out = dir.join("short");
+    let spec = format!(
+        "lib={},symbol=bench_sudoku_fast,name=mine,rev=r4",
+        lib.display()
+    );
+    let o = bin(&[
+        "run",
+        &hard,
+        "-s",
+        "fast",
+        "-s",
+        &spec,
+        "--limit",
+        "100",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    let o = bin(&[
+        "history",
+        "add",
+        out.to_str().unwrap(),
+        "--file",
+        h,
+        "-s",
+        "mine",
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    let o = bin(&["trend", h, "--fail-on-step"]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(
+        err(&o).contains("NOT JUDGED: hard/mine at r4"),
+        "{}",
+        err(&o)
+    );
 }

@@ -59,6 +59,80 @@ pub const METHOD: &str = "interleaved: each chunk of puzzles solved by every str
 the order rotating from chunk to chunk and from pass to pass (with repeats, each pass over a whole batch before the next); \
 pairs are the same puzzle's times (minimum over the repeats); the interval resamples whole chunks";
 
+/// How far a strategy's ratio to the baseline would move if the same
+/// puzzles were measured again: timing noise alone, the puzzles held fixed.
+/// From it, [`Paired::noise_half`], which is what a history of one
+/// dataset's runs compares (the bootstrap interval also covers which
+/// puzzles were drawn, the same in every run of a dataset).
+///
+/// With two or more measured passes every puzzle is timed twice over:
+/// the minimum over its even passes and over its odd ones. Each chunk
+/// gives the difference between its mean log ratio (strategy / baseline)
+/// measured the one way and the other; the chunks' differences, spread by
+/// noise alone, give σ of one half's mean, robustly (1.4826 × their median
+/// absolute deviation: a chunk hit by a preemption in one half moves it
+/// hardly at all). The full run's minimum over every pass is no noisier
+/// than one half's, so the interval is on the safe side.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PassNoise {
+    /// Per chunk: mean log ratio of the even half − of the odd half.
+    diffs: Vec<f64>,
+}
+
+/// Chunk differences kept, at most; beyond, every other one is dropped
+/// (the median of what is left is as good).
+const NOISE_KEEP: usize = 1 << 16;
+
+impl PassNoise {
+    /// Adds one chunk: the sums of the pairs' log ratios measured by each
+    /// half of the passes, over `pairs` pairs timed in both halves.
+    pub fn add_chunk(&mut self, pairs: u32, sum_even: f64, sum_odd: f64) {
+        if pairs == 0 {
+            return;
+        }
+        self.diffs.push((sum_even - sum_odd) / f64::from(pairs));
+        if self.diffs.len() >= NOISE_KEEP {
+            let kept: Vec<f64> = self.diffs.iter().step_by(2).copied().collect();
+            self.diffs = kept;
+        }
+    }
+
+    pub fn merge(&mut self, other: &PassNoise) {
+        for &d in &other.diffs {
+            self.diffs.push(d);
+        }
+        if self.diffs.len() >= NOISE_KEEP {
+            let kept: Vec<f64> = self.diffs.iter().step_by(2).copied().collect();
+            self.diffs = kept;
+        }
+    }
+
+    /// The half-width (log units) of the 95 % interval of the ratio from
+    /// timing noise; `None` with fewer than [`MIN_BLOCKS`] chunks.
+    pub fn half(&self) -> Option<f64> {
+        let n = self.diffs.len();
+        if (n as u64) < MIN_BLOCKS {
+            return None;
+        }
+        let med = median_of(&self.diffs);
+        let dev: Vec<f64> = self.diffs.iter().map(|d| (d - med).abs()).collect();
+        // σ of a chunk's difference of the two halves; a half's mean over n
+        // chunks has σ / √2 / √n.
+        let sigma = 1.4826 * median_of(&dev);
+        Some(1.959_964 * sigma / std::f64::consts::SQRT_2 / (n as f64).sqrt())
+    }
+}
+
+fn median_of(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    match s.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => s[n / 2],
+        n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
+    }
+}
+
 /// The running tally of one strategy against the baseline.
 #[derive(Clone, Debug)]
 pub struct PairAcc {
@@ -90,6 +164,7 @@ pub struct PairAcc {
     counters_differ: u64,
     answer_examples: Vec<u64>,
     counter_examples: Vec<u64>,
+    noise: PassNoise,
 }
 
 impl PairAcc {
@@ -116,7 +191,13 @@ impl PairAcc {
             counters_differ: 0,
             answer_examples: Vec::new(),
             counter_examples: Vec::new(),
+            noise: PassNoise::default(),
         }
+    }
+
+    /// Adds the pass-to-pass spread of chunks (by whoever knows them).
+    pub fn add_noise(&mut self, noise: &PassNoise) {
+        self.noise.merge(noise);
     }
 
     /// Adds one puzzle: the baseline's outcome and the strategy's. Its log
@@ -289,6 +370,7 @@ impl PairAcc {
             blocks: (blocks.len() as u64, self.chunks_per_block as u64),
             seed,
             log2_histogram: chart_bins(&nonempty),
+            noise_half: self.noise.half(),
         }
     }
 }
@@ -441,6 +523,12 @@ pub struct Paired {
     /// Distribution of log2(ratio): (lower edge, pairs) of bins
     /// [`CHART_BIN_LOG2`] wide, non-empty only.
     pub log2_histogram: Vec<(f64, u64)>,
+    /// The half-width, in log units, of the ratio's 95 % interval from
+    /// timing noise alone, the puzzles held fixed ([`PassNoise`]): what
+    /// another run of the same binaries on the same puzzles would be within.
+    /// Absent with one measured pass or fewer than [`MIN_BLOCKS`] chunks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise_half: Option<f64>,
 }
 
 impl Paired {
@@ -508,7 +596,7 @@ mod tests {
         let outcome = |index: u64, time_ns: u64, guesses: u64, solutions: u32| PuzzleOutcome {
             index,
             line: index + 1,
-            status: if index % 11 == 0 {
+            status: if index.is_multiple_of(11) {
                 Status::Crashed
             } else {
                 Status::Solved

@@ -28,6 +28,11 @@ pub struct Meta {
     /// CPU features detected at run time that the binary may dispatch to.
     pub cpu_features: Vec<String>,
     pub started: String,
+    /// A random identifier of the run (of the merge, for merged results),
+    /// so that two runs started in the same second are told apart (`history
+    /// add` adds a run once). Absent in results written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
     pub finished: Option<String>,
     /// Median cost of one pair of monotonic clock reads around a solve.
     pub timer_overhead_ns: f64,
@@ -400,6 +405,12 @@ pub fn content_sum(hash: &str) -> Option<u64> {
 /// Current UTC time in RFC 3339 with seconds.
 pub fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
+}
+
+/// A fresh run identifier: 16 hex digits from the operating system's
+/// random source.
+pub fn new_run_id() -> String {
+    format!("{:016x}", rand::random::<u64>())
 }
 
 /// Current UTC time as a compact stamp for directory names: 20261121T191500Z.

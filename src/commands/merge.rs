@@ -260,6 +260,7 @@ fn merged_meta(inputs: &[ResultsDir], n: u64, ks: &[u64]) -> Meta {
         .map(|d| d.meta.started.clone())
         .min()
         .unwrap_or_default();
+    m.run_id = Some(crate::bench::sysinfo::new_run_id());
     m.finished = inputs.iter().filter_map(|d| d.meta.finished.clone()).max();
     m.processed = inputs.iter().map(|d| d.meta.processed).sum();
     m.threads = inputs.iter().map(|d| d.meta.threads).max().unwrap_or(1);

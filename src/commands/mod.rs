@@ -7,6 +7,7 @@ pub mod compare;
 pub mod completions;
 pub mod export;
 pub mod generate;
+pub mod history;
 pub mod interrupt;
 pub mod merge;
 pub mod report;

@@ -405,6 +405,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
         target_features: sysinfo::target_features(),
         cpu_features: sysinfo::cpu_features(),
         started: sysinfo::now_rfc3339(),
+        run_id: Some(sysinfo::new_run_id()),
         finished: None,
         timer_overhead_ns,
         timer_resolution_ns,

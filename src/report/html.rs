@@ -436,7 +436,11 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
 
 /// A table whose first `text` columns are text (the rest numbers), in a
 /// box that scrolls sideways with its first column fixed.
-fn boxed_table<const N: usize>(headers: &[&str], rows: &[[String; N]], text: &[usize]) -> Markup {
+pub(super) fn boxed_table<const N: usize>(
+    headers: &[&str],
+    rows: &[[String; N]],
+    text: &[usize],
+) -> Markup {
     html! {
         div.tw {
             table.ranked {

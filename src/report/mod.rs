@@ -13,6 +13,7 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod terminal;
+pub mod trend;
 pub mod worst;
 
 use crate::bench::metrics::{ResultRecord, UnitStats};

@@ -52,6 +52,9 @@ pub(super) struct DoneUnit {
     pub(super) busy_ns: u64,
     /// Each chunk's pairs with the baseline: (pairs, sum of log ratios).
     pub(super) blocks: Vec<(u32, f64)>,
+    /// How each chunk's time ratio to the baseline's varied from pass to
+    /// pass ([`paired::PassNoise`]).
+    pub(super) noise: paired::PassNoise,
 }
 
 /// Finishes a solved batch on the calling thread: verifies every
@@ -132,11 +135,16 @@ fn finish_batch_unguarded(
             (outcomes, pass_ns, busy_ns)
         })
         .collect();
-    // Each chunk's pairs: (pairs, sum of log ratios), per strategy.
+    // Each chunk's pairs: (pairs, sum of log ratios), per strategy, and the
+    // spread of its time ratio over the passes.
     let mut blocks: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n];
+    let mut noise = vec![paired::PassNoise::default(); n];
     if let Some(b) = job.baseline.filter(|_| skip < probe::Skip::Verify) {
         for (k, out) in blocks.iter_mut().enumerate().filter(|(k, _)| *k != b) {
             for (a, chunks) in parts {
+                if job.passes - job.warmup >= 2 {
+                    add_noise(&mut noise[k], &chunks[k].solved, &chunks[b].solved);
+                }
                 let range = *a..*a + chunks[k].solved.len();
                 let (mut pairs, mut sum) = (0u32, 0.0);
                 for (bo, o) in verified[b].0[range.clone()]
@@ -172,15 +180,35 @@ fn finish_batch_unguarded(
     verified
         .into_iter()
         .zip(blocks)
+        .zip(noise)
         .zip(rows)
-        .map(|(((_, pass_ns, busy_ns), blocks), rows)| DoneUnit {
-            puzzles: records.len() as u64,
-            rows,
-            pass_ns,
-            busy_ns,
-            blocks,
-        })
+        .map(
+            |((((_, pass_ns, busy_ns), blocks), noise), rows)| DoneUnit {
+                puzzles: records.len() as u64,
+                rows,
+                pass_ns,
+                busy_ns,
+                blocks,
+                noise,
+            },
+        )
         .collect()
+}
+
+/// Adds a chunk's two halves of the passes to `noise`: over the puzzles
+/// that both sides timed in both halves, each half's sum of log ratios.
+fn add_noise(noise: &mut paired::PassNoise, mine: &[Solved], base: &[Solved]) {
+    let (mut pairs, mut even, mut odd) = (0u32, 0.0, 0.0);
+    for (m, b) in mine.iter().zip(base) {
+        let all = m.halves.iter().chain(&b.halves);
+        if all.clone().any(|&t| t == u64::MAX || t == 0) {
+            continue;
+        }
+        pairs += 1;
+        even += (m.halves[0] as f64 / b.halves[0] as f64).ln();
+        odd += (m.halves[1] as f64 / b.halves[1] as f64).ln();
+    }
+    noise.add_chunk(pairs, even, odd);
 }
 
 /// The writer's side: restores batch order, adds what depends on it (per
@@ -258,6 +286,7 @@ impl Ordered<'_> {
                     for &(pairs, sum) in &u.blocks {
                         acc.add_chunk(pairs, sum);
                     }
+                    acc.add_noise(&u.noise);
                 }
             }
             if self.error.is_some() {

@@ -56,6 +56,11 @@ pub(super) struct Solved {
     pub(super) first_ns: u64,
     /// Minimum over the passes after the first (`u64::MAX`: none).
     pub(super) later_ns: u64,
+    /// Minimum over the measured passes of even and of odd number
+    /// (`u64::MAX`: none): two independent measurements of the puzzle with
+    /// two or more measured passes, whose disagreement is timing noise
+    /// ([`crate::bench::paired::PassNoise`]).
+    pub(super) halves: [u64; 2],
     /// The first later pass whose answer or counters differ from the
     /// first pass's.
     pub(super) changed: Changed,
@@ -73,6 +78,7 @@ impl Solved {
             time_ns: if measured { ns } else { u64::MAX },
             first_ns: ns,
             later_ns: u64::MAX,
+            halves: [if measured { ns } else { u64::MAX }, u64::MAX],
             changed: Changed::NONE,
             remeasured: false,
         }
@@ -86,6 +92,8 @@ impl Solved {
     pub(super) fn again(&mut self, result: &SolveResult, ns: u64, measured: bool, pass: u32) {
         if measured {
             self.time_ns = self.time_ns.min(ns);
+            let h = &mut self.halves[(pass & 1) as usize];
+            *h = (*h).min(ns);
         }
         self.later_ns = self.later_ns.min(ns);
         self.compare(result, pass);

@@ -1351,7 +1351,7 @@ mod tests {
             for (c, v) in cells.iter_mut().enumerate() {
                 let r = w[c / 32][c % 32];
                 // Sparse rounds (mostly blanks) and dense ones.
-                *v = if round % 2 == 0 && r % 3 != 0 {
+                *v = if round % 2 == 0 && !r.is_multiple_of(3) {
                     0
                 } else {
                     (r % 10) as u8

@@ -28,6 +28,8 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::path::Path;
 
+pub mod trend;
+
 /// Points per (dataset, strategy) on the scatter chart, at most.
 pub const SCATTER_MAX: usize = crate::bench::points::CAP;
 /// Size of every chart, in SVG pixels.
@@ -362,9 +364,9 @@ fn paired_core(pairs: &[&crate::bench::paired::Paired]) -> (f64, f64) {
 pub fn ratio_tick(x: f64) -> String {
     let whole = |r: f64| {
         let r = r.round() as u64;
-        if r >= 1 << 20 && r % (1 << 20) == 0 {
+        if r >= 1 << 20 && r.is_multiple_of(1 << 20) {
             format!("{}Mi", r >> 20)
-        } else if r >= 1 << 10 && r % (1 << 10) == 0 {
+        } else if r >= 1 << 10 && r.is_multiple_of(1 << 10) {
             format!("{}Ki", r >> 10)
         } else {
             r.to_string()
@@ -848,7 +850,7 @@ fn guesses_svg(dataset: &str, units: &[(&UnitStats, RGBColor, &str)]) -> anyhow:
     let every = nbins.div_ceil(16);
     let label = move |x: &f64| {
         let b = x.round() as usize;
-        if b % every == 0 {
+        if b.is_multiple_of(every) {
             cumulative_label(b)
         } else {
             String::new()
@@ -1212,106 +1214,6 @@ pub fn scan_svg(
                 .map_err(plot_err)?;
             chart
                 .draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.filled())))
-                .map_err(plot_err)?;
-        }
-        root.present().map_err(plot_err)?;
-    }
-    Ok(svg)
-}
-
-/// One strategy's points on a trend chart: `(commit index, mean, min of
-/// the runs' means, max, p99)` in ns.
-pub type TrendSeries = (String, Vec<(f64, f64, f64, f64, f64)>);
-
-/// The trend of one dataset across commits: per strategy the mean (solid,
-/// with a bar from the smallest to the largest run's mean when a commit
-/// was run several times) and the p99 (thin), log time axis.
-pub fn trend_svg(
-    dataset: &str,
-    commits: &[String],
-    series: &[TrendSeries],
-) -> anyhow::Result<String> {
-    let values: Vec<f64> = series
-        .iter()
-        .flat_map(|(_, p)| p.iter().flat_map(|&(_, m, lo, hi, p99)| [m, lo, hi, p99]))
-        .filter(|v| *v > 0.0)
-        .collect();
-    let tmin = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let tmax = values.iter().copied().fold(0.0, f64::max);
-    let (tmin, tmax) = if tmin.is_finite() && tmax >= tmin {
-        (tmin as u64, tmax.ceil() as u64)
-    } else {
-        (1000, 1_000_000)
-    };
-    let yaxis = LogTimeAxis::new(tmin.max(1), tmax.max(2));
-    let xhi = (commits.len().max(2) - 1) as f64;
-    // One legend entry per strategy (its colour); the title says which
-    // line is which, so ten strategies make ten entries, not twenty.
-    let entries: Vec<(&str, RGBColor)> = series
-        .iter()
-        .enumerate()
-        .map(|(i, (n, _))| (n.as_str(), PALETTE[i % PALETTE.len()]))
-        .collect();
-    let labels = commits.to_vec();
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_err)?;
-        let area = frame(
-            &root,
-            &format!("{dataset}: mean (thick, dots) and p99 (thin) solve time by commit"),
-            &entries,
-            Marker::Line,
-        )?;
-        let xticks: Vec<f64> = (0..commits.len()).map(|i| i as f64).collect();
-        let mut chart = plot_builder(&area)
-            .build_cartesian_2d(Axis::new(-0.2..xhi + 0.2, xticks), yaxis.axis())
-            .map_err(plot_err)?;
-        let label = move |x: &f64| {
-            let i = x.round();
-            if (x - i).abs() < 1e-6 && i >= 0.0 {
-                labels.get(i as usize).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        };
-        chart
-            .configure_mesh()
-            .x_desc("commit (oldest first)")
-            .y_desc("solve time (log scale)")
-            .x_label_formatter(&label)
-            .y_label_formatter(&LogTimeAxis::label)
-            .label_style((FONT, 15))
-            .axis_desc_style((FONT, 19))
-            .light_line_style(RGBColor(235, 235, 235))
-            .bold_line_style(RGBColor(200, 200, 200))
-            .draw()
-            .map_err(plot_err)?;
-        let lgv = |v: f64| (v.max(1.0)).log10();
-        for (i, (_, pts)) in series.iter().enumerate() {
-            let c = PALETTE[i % PALETTE.len()];
-            chart
-                .draw_series(LineSeries::new(
-                    pts.iter().map(|&(x, m, ..)| (x, lgv(m))),
-                    c.stroke_width(2),
-                ))
-                .map_err(plot_err)?;
-            chart
-                .draw_series(
-                    pts.iter()
-                        .map(|&(x, m, ..)| Circle::new((x, lgv(m)), 4, c.filled())),
-                )
-                .map_err(plot_err)?;
-            chart
-                .draw_series(pts.iter().filter(|p| p.3 > p.2).map(|&(x, _, lo, hi, _)| {
-                    PathElement::new(vec![(x, lgv(lo)), (x, lgv(hi))], c.stroke_width(2))
-                }))
-                .map_err(plot_err)?;
-            chart
-                .draw_series(LineSeries::new(
-                    pts.iter().map(|&(x, .., p99)| (x, lgv(p99))),
-                    c.stroke_width(1),
-                ))
                 .map_err(plot_err)?;
         }
         root.present().map_err(plot_err)?;

@@ -1,0 +1,125 @@
+//! `history add DIR… --file FILE`: appends the runs of results directories
+//! to a history file, one line per run, dataset and strategy
+//! ([`crate::history::Line`]), for `trend` to follow a solver's revisions.
+
+use super::CmdResult;
+use crate::compare::load::ResultsDir;
+use crate::history::{self, Line};
+use crate::results::dest::Guard;
+use anyhow::{bail, Context};
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+/// Options of `history`.
+#[derive(Debug, Clone, Args)]
+pub struct HistoryArgs {
+    #[command(subcommand)]
+    pub action: HistoryAction,
+}
+
+/// What `history` does.
+#[derive(Debug, Clone, Subcommand)]
+pub enum HistoryAction {
+    /// Append the runs of results directories to a history file (created
+    /// when missing; a run already in it is not added twice).
+    Add(AddArgs),
+}
+
+/// Options of `history add`.
+#[derive(Debug, Clone, Args)]
+pub struct AddArgs {
+    /// Results directories (of `run` or `merge`).
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// The history file (JSON Lines).
+    #[arg(long, value_name = "FILE")]
+    pub file: PathBuf,
+    /// Only this strategy (repeatable) [default: every strategy of the run].
+    #[arg(short = 's', long = "strategy", value_name = "LABEL")]
+    pub strategies: Vec<String>,
+    /// The name the history follows the strategy under (one -s): e.g. the
+    /// solver's name for a run that labelled it `head`.
+    #[arg(long, value_name = "NAME", value_parser = label)]
+    pub series: Option<String>,
+    /// Add runs that stopped early (refused otherwise: exit 2); `trend`
+    /// draws them as not judged.
+    #[arg(long)]
+    pub allow_incomplete: bool,
+}
+
+fn label(s: &str) -> Result<String, String> {
+    crate::solver::external::check_label(s).map_err(|e| e.replace("name=", "--series "))
+}
+
+/// Runs `history`.
+pub fn run(args: &HistoryArgs) -> CmdResult {
+    match &args.action {
+        HistoryAction::Add(a) => add(a),
+    }
+}
+
+fn add(args: &AddArgs) -> CmdResult {
+    if args.series.is_some() && args.strategies.len() != 1 {
+        bail!("--series names one strategy: give it with one -s LABEL");
+    }
+    let mut guard = Guard::new();
+    for d in &args.dirs {
+        guard.reads_results(d);
+    }
+    guard.file("--file", &args.file)?;
+    let mut lines = Vec::new();
+    for d in &args.dirs {
+        let dir = ResultsDir::load(d).with_context(|| format!("{}: cannot load", d.display()))?;
+        if !args.allow_incomplete {
+            dir.require_complete("--allow-incomplete to add it (trend does not judge it)")?;
+        }
+        lines.extend(lines_of(&dir, args)?);
+    }
+    for l in lines.iter().filter(|l| l.complete && !l.trusted()) {
+        super::print_err(&format!(
+            "bench-sudoku: warning: {} of {} ({}): {} rejected answers, {} faults: trend shows it and does not judge it",
+            l.series, l.dataset, l.started, l.rejected, l.faults
+        ));
+    }
+    let done = history::append(&args.file, &lines)?;
+    super::print_text(&format!(
+        "{}: {} line(s) added{}\n",
+        args.file.display(),
+        done.added,
+        match done.already {
+            0 => String::new(),
+            k => format!(", {k} already there"),
+        }
+    ))?;
+    Ok(0)
+}
+
+/// The lines of one results directory: the chosen strategies (all by
+/// default), renamed by `--series`.
+fn lines_of(dir: &ResultsDir, args: &AddArgs) -> anyhow::Result<Vec<Line>> {
+    let labels: Vec<&str> = dir
+        .meta
+        .options
+        .strategies
+        .iter()
+        .map(String::as_str)
+        .collect();
+    for s in &args.strategies {
+        if !labels.contains(&s.as_str()) {
+            bail!(
+                "{}: no strategy {s:?} in this run (its strategies: {})",
+                dir.path.display(),
+                labels.join(", ")
+            );
+        }
+    }
+    Ok(dir
+        .results
+        .iter()
+        .filter(|r| args.strategies.is_empty() || args.strategies.contains(&r.strategy))
+        .map(|r| {
+            let series = args.series.as_deref().unwrap_or(&r.strategy);
+            Line::of(&dir.meta, &dir.results, r, series)
+        })
+        .collect())
+}

@@ -1,0 +1,480 @@
+//! The history of a solver's revisions: a compact file of one JSON line per
+//! run, dataset and strategy (`history add` appends to it; `trend` reads it
+//! and results directories alike), and the model `trend` draws from it.
+//!
+//! A line keeps what a CI job needs to follow a solver across commits and
+//! across changing runners: the solver's revision, when and on what machine
+//! it ran, its absolute times and counters, and above all **the paired
+//! ratio to the yardstick** (the run's baseline, `fast` by default in the
+//! CI action) measured in the same process, puzzle by puzzle, with its
+//! interval: a slower runner slows both sides alike, so the ratio follows
+//! the solver, not the machine.
+//!
+//! - [`series`]: lines grouped by (dataset, series), one point per revision,
+//!   revisions in commit order;
+//! - [`steps`]: where a series' ratio stepped (change points).
+
+pub mod series;
+pub mod steps;
+
+use crate::bench::metrics::ResultRecord;
+use crate::bench::sysinfo::Meta;
+use anyhow::{bail, Context};
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::Path;
+
+/// The version of a line's layout; a reader refuses a newer one.
+pub const SCHEMA: u32 = 1;
+
+/// One run's result for one dataset and strategy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Line {
+    pub schema: u32,
+    /// The name the history follows (the strategy's label unless `history
+    /// add --series` renames it).
+    pub series: String,
+    /// The strategy's label in the run.
+    pub strategy: String,
+    /// The solver's revision (`rev=`, `--revision`, `git describe`, or
+    /// bench-sudoku's build for a built-in strategy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision_from: Option<String>,
+    pub dataset: String,
+    /// The dataset's content hash (`meta.json`), when the run recorded one:
+    /// two lines with different hashes measured different puzzles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset_hash: Option<String>,
+    /// When the run started (RFC 3339, UTC).
+    pub started: String,
+    /// The run's identifier (`meta.json` `run_id`), when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+    pub machine: Machine,
+    /// bench-sudoku's version and build commit.
+    pub tool: String,
+    /// `cold` or `practised`.
+    pub timing: String,
+    pub repeat: u32,
+    pub puzzles: u64,
+    /// Verified answers.
+    pub solved: u64,
+    /// Rejected answers and faults: a line with any is kept out of step
+    /// detection (its times left out puzzles).
+    pub rejected: u64,
+    pub faults: u64,
+    pub mean_ns: f64,
+    pub p50_ns: u64,
+    pub p99_ns: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guesses_total: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backtracks_total: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_depth_max: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes_total: Option<u64>,
+    /// The paired comparison with the run's baseline, when the strategy
+    /// was paired with one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yardstick: Option<Yardstick>,
+    /// The run and the unit finished.
+    pub complete: bool,
+}
+
+/// The machine a line was measured on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Machine {
+    pub cpu: String,
+    pub logical_cores: usize,
+    pub threads: usize,
+    pub os: String,
+    pub arch: String,
+}
+
+/// A strategy's paired ratio to the yardstick (the run's baseline),
+/// measured in the same process.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Yardstick {
+    /// The yardstick's label and revision.
+    pub strategy: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
+    /// The yardstick's own mean solve time in the same run (how fast the
+    /// machine was).
+    pub mean_ns: f64,
+    /// Geometric mean of the per-puzzle time ratios (strategy /
+    /// yardstick).
+    pub ratio: f64,
+    /// Its 95 % bootstrap interval over chunks of puzzles (what the ratio
+    /// would be on other puzzles like these); absent when the pairs filled
+    /// too few chunks for one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub low: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub high: Option<f64>,
+    /// Its 95 % interval from timing noise alone, the puzzles held fixed
+    /// (what another run on the same puzzles would be within; two or more
+    /// measured passes): what `trend` compares revisions with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise_low: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise_high: Option<f64>,
+    pub pairs: u64,
+}
+
+impl Line {
+    /// The line of one result of a run; `series` names it in the history.
+    pub fn of(meta: &Meta, results: &[ResultRecord], r: &ResultRecord, series: &str) -> Line {
+        let detail = |name: &str| {
+            meta.options
+                .strategy_details
+                .iter()
+                .find(|d| d.name == name)
+        };
+        let revision = detail(&r.strategy)
+            .and_then(|d| d.revision.clone())
+            .or_else(|| legacy_revision(meta, detail(&r.strategy).map(|d| d.kind.as_str())));
+        let yardstick = r.paired.as_ref().and_then(|p| {
+            let base = results
+                .iter()
+                .find(|b| b.dataset == r.dataset && b.strategy == p.baseline)?;
+            let interval = p.pairs > 0 && !p.too_few_chunks() && p.ci_low > 0.0;
+            Some(Yardstick {
+                strategy: p.baseline.clone(),
+                revision: detail(&p.baseline).and_then(|d| d.revision.clone()),
+                mean_ns: base.mean_ns,
+                ratio: p.geomean_ratio,
+                low: interval.then_some(p.ci_low),
+                high: interval.then_some(p.ci_high),
+                noise_low: p.noise_half.map(|h| p.geomean_ratio * (-h).exp()),
+                noise_high: p.noise_half.map(|h| p.geomean_ratio * h.exp()),
+                pairs: p.pairs,
+            })
+        });
+        Line {
+            schema: SCHEMA,
+            series: series.to_string(),
+            strategy: r.strategy.clone(),
+            revision,
+            revision_from: detail(&r.strategy).and_then(|d| d.revision_from.clone()),
+            dataset: r.dataset.clone(),
+            dataset_hash: meta
+                .datasets
+                .iter()
+                .find(|d| d.name == r.dataset)
+                .and_then(|d| d.content_hash.clone()),
+            started: meta.started.clone(),
+            run: meta.run_id.clone(),
+            machine: Machine {
+                cpu: meta.cpu_model.clone(),
+                logical_cores: meta.logical_cores,
+                threads: meta.threads,
+                os: meta.os.clone(),
+                arch: meta.arch.clone(),
+            },
+            tool: match &meta.git_commit {
+                Some(c) => format!("{} {} ({c})", meta.tool, meta.version),
+                None => format!("{} {}", meta.tool, meta.version),
+            },
+            timing: meta.options.timing.clone(),
+            repeat: meta.options.repeat,
+            puzzles: r.puzzles,
+            solved: r.solved,
+            rejected: r.rejected,
+            faults: r.crashed + r.timeout + r.protocol_error + r.error,
+            mean_ns: r.mean_ns,
+            p50_ns: r.p50_ns,
+            p99_ns: r.p99_ns,
+            guesses_total: r.guesses_total,
+            backtracks_total: r.backtracks_total,
+            max_depth_max: r.max_depth_max,
+            nodes_total: r.nodes_total,
+            yardstick,
+            complete: meta.complete && r.complete,
+        }
+    }
+
+    /// Whether the line's times can be judged: a finished unit, every
+    /// answer verified, no fault.
+    pub fn trusted(&self) -> bool {
+        self.complete && self.rejected == 0 && self.faults == 0 && self.solved > 0
+    }
+
+    /// What makes two lines the same measurement (`history add` skips a
+    /// line already in the file).
+    fn key(&self) -> (&str, &str, &str, &str) {
+        let run = self.run.as_deref().unwrap_or(&self.started);
+        (run, &self.dataset, &self.strategy, &self.series)
+    }
+}
+
+/// The revision of a result written before revisions were recorded: a
+/// built-in strategy's is the build's commit; an external solver's is
+/// unknown.
+fn legacy_revision(meta: &Meta, kind: Option<&str>) -> Option<String> {
+    match kind {
+        Some("builtin") | None => meta.git_commit.as_ref().map(|c| {
+            let dirty = c.ends_with("-dirty");
+            let hash: String = c.trim_end_matches("-dirty").chars().take(12).collect();
+            if dirty {
+                format!("{hash}-dirty")
+            } else {
+                hash
+            }
+        }),
+        Some(_) => None,
+    }
+}
+
+/// Reads a history file: one JSON line each; blank lines and lines
+/// starting with `#` are skipped. A line that is not one of ours, or of a
+/// newer layout, is an error naming the file and the line.
+pub fn read(path: &Path) -> anyhow::Result<Vec<Line>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{}: cannot read the history file", path.display()))?;
+    parse(&text, path)
+}
+
+/// Parses the text of a history file read from `path`.
+pub fn parse(text: &str, path: &Path) -> anyhow::Result<Vec<Line>> {
+    let mut out = Vec::new();
+    for (i, raw) in text.split_inclusive('\n').enumerate() {
+        let at = || format!("{}:{}", path.display(), i + 1);
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if !raw.ends_with('\n') {
+            bail!(
+                "{}: the last line is cut short (no line break): the file was not completely written",
+                at()
+            );
+        }
+        let v: serde_json::Value = serde_json::from_str(line)
+            .with_context(|| format!("{}: not a JSON line of a bench-sudoku history", at()))?;
+        match v.get("schema").and_then(|s| s.as_u64()) {
+            Some(s) if s > u64::from(SCHEMA) => bail!(
+                "{}: written by a newer bench-sudoku (history schema {s}; this one reads {SCHEMA})",
+                at()
+            ),
+            Some(_) => {}
+            None => bail!("{}: not a line of a bench-sudoku history (no schema)", at()),
+        }
+        let parsed: Line = serde_json::from_value(v)
+            .with_context(|| format!("{}: a malformed history line", at()))?;
+        out.push(parsed);
+    }
+    Ok(out)
+}
+
+/// What [`append`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Appended {
+    pub added: usize,
+    /// Lines already in the file (the same run added again).
+    pub already: usize,
+}
+
+/// Appends `lines` to the history file at `path` (created when missing),
+/// leaving out those it already holds. The file is replaced whole
+/// (a temporary file renamed over it), so a reader never sees half a line,
+/// and concurrent writers on one machine take turns (an advisory lock).
+pub fn append(path: &Path, lines: &[Line]) -> anyhow::Result<Appended> {
+    let _lock = lock::Held::take(path)
+        .with_context(|| format!("{}: cannot open the history file", path.display()))?;
+    let old = if path.exists() {
+        std::fs::read_to_string(path)
+            .with_context(|| format!("{}: cannot read the history file", path.display()))?
+    } else {
+        String::new()
+    };
+    let existing = parse(&old, path)?;
+    let mut text = old;
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    let mut done = Appended::default();
+    let mut keys: Vec<_> = existing.iter().map(Line::key).collect();
+    for l in lines {
+        if keys.contains(&l.key()) {
+            done.already += 1;
+            continue;
+        }
+        keys.push(l.key());
+        text.push_str(&serde_json::to_string(l)?);
+        text.push('\n');
+        done.added += 1;
+    }
+    if done.added > 0 {
+        write_atomic(path, text.as_bytes())
+            .with_context(|| format!("{}: cannot write the history file", path.display()))?;
+    }
+    Ok(done)
+}
+
+/// Writes `bytes` to a temporary file beside `path` and renames it over
+/// `path`; nothing half-written is left behind.
+fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let (mut file, tmp) = crate::results::dest::temp_file(path)?;
+    let written = file.write_all(bytes).and_then(|()| file.sync_all());
+    drop(file);
+    match written.and_then(|()| std::fs::rename(&tmp, path)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
+}
+
+mod lock {
+    //! An advisory lock on a file that is replaced by renames: the lock is
+    //! taken on the file the path names, then checked to still be the one
+    //! the path names (else taken again on the new one), so that every
+    //! writer works on the newest file.
+    use std::fs::File;
+    use std::path::Path;
+
+    /// The lock, released when dropped (the file is closed).
+    pub struct Held {
+        _file: File,
+    }
+
+    impl Held {
+        pub fn take(path: &Path) -> std::io::Result<Held> {
+            loop {
+                let file = File::options()
+                    .read(true)
+                    .append(true)
+                    .create(true)
+                    .open(path)?;
+                file.lock()?;
+                if same_file(&file, path)? {
+                    return Ok(Held { _file: file });
+                }
+                // Renamed over while we waited: lock the new file.
+            }
+        }
+    }
+
+    #[cfg(unix)]
+    fn same_file(file: &File, path: &Path) -> std::io::Result<bool> {
+        use std::os::unix::fs::MetadataExt;
+        let held = file.metadata()?;
+        Ok(std::fs::metadata(path)
+            .is_ok_and(|now| now.dev() == held.dev() && now.ino() == held.ino()))
+    }
+
+    #[cfg(not(unix))]
+    fn same_file(_file: &File, path: &Path) -> std::io::Result<bool> {
+        Ok(path.exists())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn line(series: &str, rev: &str, started: &str, ratio: f64, half: f64) -> Line {
+        Line {
+            schema: SCHEMA,
+            series: series.into(),
+            strategy: series.into(),
+            revision: Some(rev.into()),
+            revision_from: Some("rev=".into()),
+            dataset: "hard".into(),
+            dataset_hash: None,
+            started: started.into(),
+            run: None,
+            machine: Machine {
+                cpu: "cpu".into(),
+                logical_cores: 2,
+                threads: 1,
+                os: "linux".into(),
+                arch: "x86_64".into(),
+            },
+            tool: "bench-sudoku 0.1.0".into(),
+            timing: "cold".into(),
+            repeat: 3,
+            puzzles: 1000,
+            solved: 1000,
+            rejected: 0,
+            faults: 0,
+            mean_ns: 10_000.0 * ratio,
+            p50_ns: 9_000,
+            p99_ns: 40_000,
+            guesses_total: Some(5000),
+            backtracks_total: None,
+            max_depth_max: None,
+            nodes_total: None,
+            yardstick: Some(Yardstick {
+                strategy: "fast".into(),
+                revision: Some("tool".into()),
+                mean_ns: 10_000.0,
+                ratio,
+                low: Some(ratio * (1.0 - 3.0 * half)),
+                high: Some(ratio * (1.0 + 3.0 * half)),
+                noise_low: Some(ratio * (1.0 - half)),
+                noise_high: Some(ratio * (1.0 + half)),
+                pairs: 1000,
+            }),
+            complete: true,
+        }
+    }
+
+    #[test]
+    fn lines_round_trip_and_duplicates_are_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("history.jsonl");
+        let a = line("mine", "r1", "2026-01-01T00:00:00Z", 2.0, 0.01);
+        let b = line("mine", "r2", "2026-01-02T00:00:00Z", 2.2, 0.01);
+        assert_eq!(append(&path, std::slice::from_ref(&a)).unwrap().added, 1);
+        let done = append(&path, &[a.clone(), b.clone()]).unwrap();
+        assert_eq!((done.added, done.already), (1, 1));
+        assert_eq!(read(&path).unwrap(), vec![a, b]);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().count(), 2);
+        assert!(text
+            .lines()
+            .all(|l| !l.contains('\n') && l.starts_with('{')));
+    }
+
+    #[test]
+    fn bad_files_name_the_line() {
+        let p = Path::new("h.jsonl");
+        let good = serde_json::to_string(&line("m", "r", "t", 1.0, 0.1)).unwrap();
+        let err = |text: &str| format!("{:#}", parse(text, p).unwrap_err());
+        assert!(err(&format!("{good}\nnot json\n")).contains("h.jsonl:2: not a JSON line"));
+        assert!(err(&format!("# c\n\n{good}")).contains("h.jsonl:3: the last line is cut short"));
+        assert!(err("{\"a\":1}\n").contains("h.jsonl:1: not a line of a bench-sudoku history"));
+        let newer = good.replace("\"schema\":1", "\"schema\":99");
+        assert!(err(&format!("{newer}\n")).contains("newer bench-sudoku"));
+        let broken = good.replace("\"series\":\"m\",", "");
+        assert!(err(&format!("{broken}\n")).contains("h.jsonl:1: a malformed history line"));
+        assert_eq!(
+            parse(&format!("# comment\n\n{good}\n"), p).unwrap().len(),
+            1
+        );
+    }
+
+    #[test]
+    fn concurrent_appends_keep_every_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("history.jsonl");
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let path = &path;
+                s.spawn(move || {
+                    for k in 0..10 {
+                        let l = line("m", "r", &format!("t{t}-{k}"), 1.0, 0.1);
+                        append(path, &[l]).unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(read(&path).unwrap().len(), 40);
+    }
+}
