@@ -401,18 +401,18 @@ fn plain_progress_lines_for_logs_and_warnings_for_debug_builds() {
 }
 
 #[test]
-fn the_readme_strategy_list_is_what_the_binary_prints() {
+fn the_manual_strategy_list_is_what_the_binary_prints() {
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/USAGE.md")).unwrap();
     let start = readme
         .find("$ bench-sudoku strategies\n")
-        .expect("the README shows it")
+        .expect("docs/USAGE.md shows it")
         + "$ bench-sudoku strategies\n".len();
     let block = &readme[start..start + readme[start..].find("```").unwrap()];
     let o = run(&["strategies"]);
     assert!(
         stdout(&o).starts_with(block),
-        "README.md's `strategies` block is stale; the binary prints:\n{}",
+        "docs/USAGE.md's `strategies` block is stale; the binary prints:\n{}",
         stdout(&o)
     );
 }
@@ -482,12 +482,12 @@ fn unfinished_strategies_are_marked_and_relative_has_its_range() {
 }
 
 #[test]
-fn the_readme_solve_example_is_what_the_binary_prints() {
+fn the_manual_solve_example_is_what_the_binary_prints() {
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/USAGE.md")).unwrap();
     let start = readme
         .find("$ bench-sudoku solve -s locked ")
-        .expect("the README shows it");
+        .expect("docs/USAGE.md shows it");
     let block = &readme[start..start + readme[start..].find("```").unwrap()];
     let mut lines = block.lines();
     let command = lines.next().unwrap().trim_start_matches("$ bench-sudoku ");
@@ -498,5 +498,5 @@ fn the_readme_solve_example_is_what_the_binary_prints() {
     let strip_time = |l: &str| l.split("  time ").next().unwrap().to_string();
     let shown: Vec<String> = lines.map(strip_time).collect();
     let printed: Vec<String> = stdout(&o).lines().map(strip_time).collect();
-    assert_eq!(shown, printed, "README.md's `solve` example is stale");
+    assert_eq!(shown, printed, "docs/USAGE.md's `solve` example is stale");
 }
