@@ -218,7 +218,10 @@ pub fn csv(series: &[Series]) -> anyhow::Result<Vec<u8>> {
     w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))
 }
 
-/// The charts of one dataset: `(file name stem, title, svg)`.
+/// The charts of one dataset, `(file name stem, svg)`: each series' ratio
+/// to the yardstick on a chart of its own (series of one dataset can be
+/// at 1× and at 40×: on one axis the smaller one's steps would not show),
+/// then every series' times on one.
 pub fn charts(
     dataset: &str,
     revisions: &[String],
@@ -226,39 +229,35 @@ pub fn charts(
 ) -> anyhow::Result<Vec<(String, String)>> {
     let mine: Vec<&Series> = series.iter().filter(|s| s.dataset == dataset).collect();
     let mut out = Vec::new();
-    let with_ratio: Vec<&&Series> = mine
-        .iter()
-        .filter(|s| s.points.iter().any(|p| p.ratio.is_some()))
-        .collect();
-    if let Some(first) = with_ratio.first() {
-        let lines: Vec<RatioLine> = with_ratio
-            .iter()
-            .map(|s| RatioLine {
-                name: &s.name,
-                points: s
-                    .points
-                    .iter()
-                    .filter_map(|p| {
-                        let r = p.ratio?;
-                        Some((
-                            p.x as f64,
-                            r.ratio,
-                            r.low.unwrap_or(r.ratio),
-                            r.high.unwrap_or(r.ratio),
-                        ))
-                    })
-                    .collect(),
-                steps: s
-                    .steps
-                    .iter()
-                    .map(|st| (s.points[st.at].x as f64, st.change_pct()))
-                    .collect(),
-            })
-            .collect();
-        let yardstick = first.yardstick.as_deref().unwrap_or("the yardstick");
+    for (i, s) in mine.iter().enumerate() {
+        if s.points.iter().all(|p| p.ratio.is_none()) {
+            continue;
+        }
+        let line = RatioLine {
+            name: &s.name,
+            points: s
+                .points
+                .iter()
+                .filter_map(|p| {
+                    let r = p.ratio?;
+                    let lo = r.low.unwrap_or(r.ratio);
+                    Some((p.x as f64, r.ratio, lo, r.high.unwrap_or(r.ratio)))
+                })
+                .collect(),
+            steps: s
+                .steps
+                .iter()
+                .map(|st| (s.points[st.at].x as f64, st.change_pct()))
+                .collect(),
+        };
+        let yardstick = s.yardstick.as_deref().unwrap_or("the yardstick");
         out.push((
-            format!("trend-{}-ratio", super::file_part(dataset)),
-            ratio_svg(dataset, yardstick, revisions, &lines)?,
+            format!(
+                "trend-{}-{}-ratio",
+                super::file_part(dataset),
+                super::file_part(&s.name)
+            ),
+            ratio_svg(dataset, yardstick, revisions, &[line], i)?,
         ));
     }
     let lines: Vec<TimeLine> = mine
@@ -282,10 +281,11 @@ pub fn charts(
 /// The captions of the two charts, by file-name stem.
 fn caption(stem: &str) -> &'static str {
     if stem.ends_with("-ratio") {
-        "Each series' solve time divided by the yardstick's on the same puzzles, in the same run \
-         (the geometric mean of the per-puzzle ratios, with its 95% interval): a slower or faster \
-         runner moves both alike, so this line follows the solver, not the machine. ▲ marks a step \
-         to slower, ▼ to faster (beyond the threshold, the intervals apart)."
+        "The series' solve time divided by the yardstick's on the same puzzles, in the same run \
+         (the geometric mean of the per-puzzle ratios; the bars are the 95% interval steps are \
+         judged on): a slower or faster runner moves both alike, so this line follows the solver, \
+         not the machine. ▲ marks a step to slower, ▼ to faster (beyond the threshold, the \
+         intervals apart), at the first revision of the new level."
     } else {
         "Per series the mean solve time (thick line; a bar spans the smallest to the largest run's \
          mean when a revision was run several times) and the p99 (thin line), log scale. Absolute \

@@ -85,11 +85,14 @@ fn ratio_axis(lo: f64, hi: f64) -> Axis {
 /// The ratio chart of one dataset: per series the paired ratio to the
 /// yardstick at each revision with its 95 % interval, and a marked step
 /// where the ratio stepped (▲ slower, ▼ faster, with the change).
+/// `colour` is the palette index of the first line (a series keeps its
+/// colour from chart to chart).
 pub fn ratio_svg(
     dataset: &str,
     yardstick: &str,
     revisions: &[String],
     lines: &[RatioLine],
+    colour: usize,
 ) -> anyhow::Result<String> {
     let values: Vec<f64> = lines
         .iter()
@@ -104,15 +107,18 @@ pub fn ratio_svg(
     let entries: Vec<(&str, RGBColor)> = lines
         .iter()
         .enumerate()
-        .map(|(i, l)| (l.name, PALETTE[i % PALETTE.len()]))
+        .map(|(i, l)| (l.name, PALETTE[(colour + i) % PALETTE.len()]))
         .collect();
     let (xaxis, label) = revision_axis(revisions);
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
-        let title =
-            format!("{dataset}: time / {yardstick}'s on the same puzzles (paired), by revision");
+        let names: Vec<&str> = lines.iter().map(|l| l.name).collect();
+        let title = format!(
+            "{dataset}, {}: time / {yardstick}'s on the same puzzles (paired), by revision",
+            names.join(", ")
+        );
         let area = frame(&root, &title, &entries, Marker::Line)?;
         let mut chart = plot_builder(&area)
             .build_cartesian_2d(xaxis, yaxis)
@@ -130,7 +136,7 @@ pub fn ratio_svg(
             .draw()
             .map_err(plot_err)?;
         for (i, l) in lines.iter().enumerate() {
-            let c = PALETTE[i % PALETTE.len()];
+            let c = PALETTE[(colour + i) % PALETTE.len()];
             chart
                 .draw_series(LineSeries::new(
                     l.points.iter().map(|&(x, r, ..)| (x, r)),
@@ -294,7 +300,7 @@ mod tests {
             ],
             steps: vec![(1.0, 10.0)],
         };
-        let svg = ratio_svg("hard", "fast", &revs, &[line]).unwrap();
+        let svg = ratio_svg("hard", "fast", &revs, &[line], 0).unwrap();
         assert!(svg.contains("▲ +10.0%"), "the step is marked");
         assert!(svg.contains("r1") && svg.contains("r3"));
         assert!(svg.contains("ratio to fast"));
