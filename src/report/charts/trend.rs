@@ -311,7 +311,7 @@ mod tests {
                 points: pts,
                 steps: vec![],
             };
-            assert!(ratio_svg("d", "fast", &revs[..1], &[l])
+            assert!(ratio_svg("d", "fast", &revs[..1], &[l], 3)
                 .unwrap()
                 .starts_with("<svg"));
         }
