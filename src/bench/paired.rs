@@ -289,6 +289,7 @@ impl PairAcc {
             blocks: (blocks.len() as u64, self.chunks_per_block as u64),
             seed,
             log2_histogram: chart_bins(&nonempty),
+            block_sums: blocks,
         }
     }
 }
@@ -441,6 +442,12 @@ pub struct Paired {
     /// Distribution of log2(ratio): (lower edge, pairs) of bins
     /// [`CHART_BIN_LOG2`] wide, non-empty only.
     pub log2_histogram: Vec<(f64, u64)>,
+    /// The bootstrap's blocks in input order: (pairs, sum of their log
+    /// ratios) of each chunk (of each group of chunks past
+    /// [`MAX_BLOCKS`]). What a sequential gate adds up round after round
+    /// (`compare::sequential`); not written to summary.json.
+    #[serde(skip)]
+    pub block_sums: Vec<(u32, f64)>,
 }
 
 impl Paired {

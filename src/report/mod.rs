@@ -37,6 +37,8 @@ pub struct Report<'a> {
     /// The charts, drawn once for every exporter that shows them
     /// ([`Report::charts`]).
     charts: std::cell::OnceCell<Vec<charts::Chart>>,
+    /// The verdict of `run --gate`, for summary.json.
+    pub gate: Option<crate::results::gate::GateRecord>,
 }
 
 impl<'a> Report<'a> {
@@ -59,6 +61,7 @@ impl<'a> Report<'a> {
             scatter: None,
             worst: None,
             charts: std::cell::OnceCell::new(),
+            gate: None,
         }
     }
 
@@ -72,6 +75,7 @@ impl<'a> Report<'a> {
             scatter: self.scatter.clone(),
             worst: self.worst.clone(),
             charts: std::cell::OnceCell::new(),
+            gate: self.gate.clone(),
         }
     }
 
