@@ -116,8 +116,23 @@ fn gate_run(
     budget: u32,
     stop: bool,
 ) -> Outcome {
+    gate_run_of(&ROUND, seed, noise, mu, threshold_pct, budget, stop)
+}
+
+/// [`gate_run`] with rounds of the chunks `round_chunks`.
+fn gate_run_of(
+    round_chunks: &[u32],
+    seed: u64,
+    noise: Noise,
+    mu: f64,
+    threshold_pct: f64,
+    budget: u32,
+    stop: bool,
+) -> Outcome {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let target = (ROUND.len() as u32 * budget) as f64;
+    // Tuned as `run` tunes it: the first round's chunks times the square
+    // root of the rounds in the budget.
+    let target = round_chunks.len() as f64 * f64::from(budget).sqrt();
     let mut sums = Sums::default();
     let mut out = Outcome {
         decision: Decision::Undecided,
@@ -125,7 +140,7 @@ fn gate_run(
         missed: false,
     };
     for round in 1..=budget {
-        for &n in &ROUND {
+        for &n in round_chunks {
             sums.add(n, noise.chunk(&mut rng, n, mu));
         }
         let Some(i) = sums.interval(target) else {
@@ -150,14 +165,26 @@ fn share(runs: u64, decision: Decision, run: impl Fn(u64) -> Outcome) -> f64 {
 
 #[test]
 fn the_normal_tail_and_the_boundary_are_right() {
-    // Φ(1), Φ(2), Φ(3), Φ(5) to 9 digits.
+    // Φ(2), Φ(3), Φ(5) to 10 digits.
     for (u, phi) in [
-        (1.0, 0.841_344_746_1),
         (2.0, 0.977_249_868_1),
         (3.0, 0.998_650_101_97),
         (5.0, 0.999_999_713_3),
     ] {
-        assert!((ln_phi(u) - f64::ln(phi)).abs() < 1e-9, "Φ({u})");
+        assert!((ln_phi(u) - f64::ln(phi)).abs() < 1e-10, "Φ({u})");
+    }
+    // Student's t quantiles: at 0.975 with 9, 19 and 99 degrees of
+    // freedom (2.2622, 2.0930, 1.9842), at 0.999 with 9 and 29 (4.2968,
+    // 3.3852).
+    for (z, chunks, t) in [
+        (1.959_964, 10, 2.2622),
+        (1.959_964, 20, 2.0930),
+        (1.959_964, 100, 1.9842),
+        (3.090_232, 10, 4.2968),
+        (3.090_232, 30, 3.3852),
+    ] {
+        let got = studentized(z, chunks);
+        assert!((got - t).abs() / t < 0.005, "{z} {chunks}: {got}");
     }
     // Without growth, u*²/2 + ln Φ(u*) = ln 20: a little above √(2 ln 20).
     let u = boundary(0.0);
@@ -218,13 +245,33 @@ fn decisions_need_the_whole_interval() {
 #[test]
 fn a_a_runs_regress_at_most_at_the_nominal_rate_under_optional_stopping() {
     // Threshold 0: any interval wholly above 1 is a false regression, the
-    // strictest case. Looking after each of up to 40 rounds and stopping
+    // strictest case. Looking after each of up to 32 rounds and stopping
     // at the first decision, each noise model stays within 2.5 % (each
     // side's nominal error).
     for kind in KINDS {
         let noise = Noise::per_round(kind, 0.003);
-        let rate = share(400, Decision::Regressed, |s| {
-            gate_run(s, noise, 0.0, 0.0, 40, true)
+        let rate = share(300, Decision::Regressed, |s| {
+            gate_run(s, noise, 0.0, 0.0, 32, true)
+        });
+        assert!(rate <= 0.025, "{kind:?}: {rate}");
+    }
+}
+
+#[test]
+fn looking_from_the_tenth_chunk_on_keeps_the_error_rates() {
+    // The asymptotic sequence's hardest case: rounds of one chunk of five
+    // pairs (a dataset of five puzzles), looked at from the tenth chunk
+    // on, every chunk, up to 200, its variance estimated from few chunks
+    // (studentizing the boundary keeps it within bounds: without it normal
+    // and heavy-tailed noise reached 2.9 % over 2000 runs).
+    for kind in KINDS {
+        let noise = Noise {
+            kind,
+            shared: 0.01,
+            own: 0.02,
+        };
+        let rate = share(300, Decision::Regressed, |s| {
+            gate_run_of(&[5], s, noise, 0.0, 0.0, 200, true)
         });
         assert!(rate <= 0.025, "{kind:?}: {rate}");
     }
@@ -236,14 +283,14 @@ fn a_a_runs_are_shown_unchanged_never_regressed() {
     // (measured with the C fixture on top1465 under load), 40 rounds.
     for kind in KINDS {
         let noise = Noise::per_round(kind, 0.003);
-        let outcomes: Vec<Outcome> = (0..300)
+        let outcomes: Vec<Outcome> = (0..200)
             .map(|s| gate_run(s, noise, 0.0, 0.5, 40, true))
             .collect();
         let count = |d| outcomes.iter().filter(|o| o.decision == d).count();
         assert_eq!(count(Decision::Regressed), 0, "{kind:?}");
         assert_eq!(count(Decision::Improved), 0, "{kind:?}");
         assert!(
-            count(Decision::Unchanged) >= 285,
+            count(Decision::Unchanged) >= 190,
             "{kind:?}: {}",
             count(Decision::Unchanged)
         );
@@ -252,13 +299,13 @@ fn a_a_runs_are_shown_unchanged_never_regressed() {
 
 #[test]
 fn the_sequence_holds_the_truth_at_every_look_about_95_percent_of_the_time() {
-    // No stopping: every one of 40 looks must hold the true ratio.
+    // No stopping: every one of 32 looks must hold the true ratio.
     for kind in KINDS {
         let noise = Noise::per_round(kind, 0.003);
-        let missed = (0..300)
-            .filter(|&s| gate_run(s, noise, 0.01, 0.0, 40, false).missed)
+        let missed = (0..200)
+            .filter(|&s| gate_run(s, noise, 0.01, 0.0, 32, false).missed)
             .count();
-        assert!(missed <= 15, "{kind:?}: {missed} / 300 missed at some look");
+        assert!(missed <= 10, "{kind:?}: {missed} / 200 missed at some look");
     }
 }
 
@@ -283,10 +330,11 @@ fn the_chance_of_catching_a_1_percent_step_grows_with_the_budget() {
 /// `scripts/gate-curves.sh`, or
 /// `cargo test --release --lib sequential_curves -- --ignored --nocapture`
 /// (`CURVE_RUNS=N` sets the runs per cell, `CURVE_SE=0.003` a round's
-/// standard error).
+/// standard error). Markdown tables, printed at the end.
 #[test]
 #[ignore]
 fn sequential_curves() {
+    use std::fmt::Write as _;
     let env = |k: &str, d: f64| {
         std::env::var(k)
             .ok()
@@ -296,59 +344,76 @@ fn sequential_curves() {
     let runs = env("CURVE_RUNS", 2000.0) as u64;
     let se = env("CURVE_SE", 0.003);
     let budgets = [1u32, 2, 4, 8, 16, 32, 64];
-    println!(
-        "runs per cell: {runs}; a round: {} chunks, {} pairs; its standard error {:.2}%",
+    let pct = |outs: &[Outcome], f: &dyn Fn(&Outcome) -> bool| {
+        100.0 * outs.iter().filter(|o| f(o)).count() as f64 / outs.len() as f64
+    };
+    let mut out = format!(
+        "{runs} simulated runs per cell; a round: {} chunks, {} pairs; its standard error {:.2}%\n\n",
         ROUND.len(),
         ROUND.iter().sum::<u32>(),
         se * 100.0
     );
-    println!("\nA/A, threshold 0 (any interval above 1 is a false regression): share regressed / share that ever missed the truth, by rounds of budget");
-    print!("{:<13}", "noise");
+    out.push_str("A/A at threshold 0, looking after every round without stopping: runs that ever called a regression / whose interval ever missed the truth\n\n| noise | ");
     for b in budgets {
-        print!("  {b:>13}");
+        let _ = write!(out, "{b} rounds | ");
     }
-    println!();
+    out.push_str("\n|---|");
+    out.push_str(&"---:|".repeat(budgets.len()));
+    out.push('\n');
     for kind in KINDS {
         let noise = Noise::per_round(kind, se);
-        print!("{:<13}", format!("{kind:?}"));
+        let _ = write!(out, "| {kind:?} | ");
         for b in budgets {
             let outs: Vec<Outcome> = (0..runs)
                 .map(|s| gate_run(s, noise, 0.0, 0.0, b, false))
                 .collect();
-            let reg = outs
-                .iter()
-                .filter(|o| o.decision == Decision::Regressed)
-                .count();
-            let miss = outs.iter().filter(|o| o.missed).count();
-            print!(
-                "  {:>5.2}% / {:>4.1}%",
-                100.0 * reg as f64 / runs as f64,
-                100.0 * miss as f64 / runs as f64
+            let _ = write!(
+                out,
+                "{:.2}% / {:.1}% | ",
+                pct(&outs, &|o| o.decision == Decision::Regressed),
+                pct(&outs, &|o| o.missed)
             );
         }
-        println!();
+        out.push('\n');
     }
-    for (what, ratio) in [
-        ("A/A", 1.0f64),
-        ("0.5 % slower", 1.005),
-        ("1 % slower", 1.01),
-        ("2 % slower", 1.02),
-    ] {
-        println!("\n{what}, threshold 0.5 %, stopping at the first decision: regressed / unchanged / undecided (normal noise), by rounds of budget");
-        for b in budgets {
+    out.push_str("\nA/A at threshold 0, rounds of one chunk of five pairs (a five-puzzle dataset), looked at after every chunk from the tenth: runs that ever called a regression / ever missed the truth\n\n| noise | 20 chunks | 50 chunks | 100 chunks | 200 chunks |\n|---|---:|---:|---:|---:|\n");
+    for kind in KINDS {
+        let noise = Noise {
+            kind,
+            shared: 0.01,
+            own: 0.02,
+        };
+        let _ = write!(out, "| {kind:?} | ");
+        for b in [20u32, 50, 100, 200] {
+            let outs: Vec<Outcome> = (0..runs)
+                .map(|s| gate_run_of(&[5], s, noise, 0.0, 0.0, b, false))
+                .collect();
+            let _ = write!(
+                out,
+                "{:.2}% / {:.1}% | ",
+                pct(&outs, &|o| o.decision == Decision::Regressed),
+                pct(&outs, &|o| o.missed)
+            );
+        }
+        out.push('\n');
+    }
+    out.push_str("\nThreshold 0.5 %, normal noise, stopping at the first decision: regressed / unchanged (mean rounds used)\n\n| budget | A/A | 0.5 % slower | 1 % slower | 2 % slower |\n|---:|---|---|---|---|\n");
+    for b in budgets {
+        let _ = write!(out, "| {b} rounds | ");
+        for ratio in [1.0f64, 1.005, 1.01, 1.02] {
             let noise = Noise::per_round(Kind::Normal, se);
             let outs: Vec<Outcome> = (0..runs)
                 .map(|s| gate_run(s, noise, ratio.ln(), 0.5, b, true))
                 .collect();
-            let pct =
-                |d| 100.0 * outs.iter().filter(|o| o.decision == d).count() as f64 / runs as f64;
-            let mean_rounds = outs.iter().map(|o| f64::from(o.rounds)).sum::<f64>() / runs as f64;
-            println!(
-                "{b:>3} rounds: {:>5.1}% / {:>5.1}% / {:>5.1}%   (rounds used: {mean_rounds:.1})",
-                pct(Decision::Regressed),
-                pct(Decision::Unchanged),
-                pct(Decision::Undecided)
+            let rounds = outs.iter().map(|o| f64::from(o.rounds)).sum::<f64>() / runs as f64;
+            let _ = write!(
+                out,
+                "{:.1}% / {:.1}% ({rounds:.1}) | ",
+                pct(&outs, &|o| o.decision == Decision::Regressed),
+                pct(&outs, &|o| o.decision == Decision::Unchanged)
             );
         }
+        out.push('\n');
     }
+    println!("{out}");
 }
