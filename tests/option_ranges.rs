@@ -142,6 +142,21 @@ fn every_duration_option_is_refused_at_zero_and_when_it_would_overflow() {
         (&["check", data], "--timeout", "1ms to 24h"),
         (&["serve"], "--timeout", "1ms to 24h"),
         (
+            &[
+                "run",
+                data,
+                "-s",
+                "fast,name=a",
+                "-s",
+                "fast,name=b",
+                "--gate",
+                "a:b",
+                "-q",
+            ],
+            "--budget",
+            "1ms to 365d",
+        ),
+        (
             &["generate", "--hard-for", "fast", "-n", "1"],
             "--budget",
             "1ms to 365d",
@@ -228,7 +243,7 @@ fn generate_refuses_counts_beyond_its_range() {
 #[test]
 fn help_states_the_duration_ranges() {
     for (cmd, ranges) in [
-        (&["run", "--help"][..], &["1ms to 24h"][..]),
+        (&["run", "--help"][..], &["1ms to 24h", "1ms to 365d"][..]),
         (&["generate", "--help"], &["1ms to 365d", "1ms to 24h"]),
         (&["solve", "--help"], &["1ms to 24h"]),
     ] {

@@ -27,9 +27,10 @@
 #   BS_DATA_DIR    bench-sudoku's source tree, for the default dataset [default: this script's]
 # Writes to $GITHUB_STEP_SUMMARY and $GITHUB_OUTPUT (verdict, exit-code, results) when set.
 #
-# Exit status: the gate's (`bench-sudoku run --help`: 0 pass, 1 slower or wrong answers,
-# 2 not judged or bad input, 124/125/128+N a solver that hung, exited or crashed), else,
-# with BS_FAIL_ON_STEP, trend's (1 a step to slower at this revision, 2 not judged).
+# Exit status: the gate's (`bench-sudoku run --help`: 0 unchanged or improved, 1 regressed or
+# wrong answers, 2 not judged or bad input, 3 undecided, 124/125/128+N a solver that hung,
+# exited or crashed), else, with BS_FAIL_ON_STEP, trend's (1 a step to slower at this
+# revision, 2 not judged).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -99,6 +100,7 @@ case $status in
   0) verdict=pass ;;
   1) verdict=fail ;;
   2) verdict=not-judged ;;
+  3) verdict=undecided ;;
   *) verdict=error ;;
 esac
 if [ -f "$results/summary.md" ]; then

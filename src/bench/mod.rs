@@ -24,6 +24,7 @@ pub mod metrics;
 pub mod paired;
 mod pipeline;
 pub mod points;
+pub mod rounds;
 mod row;
 pub mod sysinfo;
 
@@ -72,6 +73,11 @@ pub struct RunOptions {
     /// `--transform SEED`: every puzzle replaced by a random isomorph, drawn
     /// from ChaCha8 seeded with SEED on the stream of its 0-based index.
     pub transform: Option<u64>,
+    /// Places the interleaved strategies' order starts further on in every
+    /// chunk and pass (0 in a run's own measurement; a budgeted gate's
+    /// round `r` starts `r − 1` places on, so that over the rounds a
+    /// chunk's puzzles meet every order: [`rounds`]).
+    pub rotation: usize,
 }
 
 /// One of N deterministic parts of every dataset (`--shard K/N`): the
@@ -313,6 +319,21 @@ pub fn run_all(
     progress: &dyn Progress,
     stop: &Arc<AtomicBool>,
 ) -> RunResults {
+    let every: Vec<usize> = (0..infos.len()).collect();
+    run_some(opts, infos, &every, pool, rows, progress, stop)
+}
+
+/// [`run_all`] on the datasets `which` (indexes into `infos`) only; the
+/// results' per-dataset lists still have one entry per dataset of `infos`.
+pub fn run_some(
+    opts: &RunOptions,
+    infos: &[DatasetInfo],
+    which: &[usize],
+    pool: &rayon::ThreadPool,
+    rows: &mut dyn RowSink,
+    progress: &dyn Progress,
+    stop: &Arc<AtomicBool>,
+) -> RunResults {
     let mut results = RunResults {
         units: Vec::new(),
         skipped_per_dataset: vec![0; infos.len()],
@@ -335,7 +356,11 @@ pub fn run_all(
     } else {
         vec![(&opts.strategies[..], Some(opts.baseline))]
     };
-    'units: for (di, info) in infos.iter().enumerate() {
+    let chosen = infos
+        .iter()
+        .enumerate()
+        .filter(|(di, _)| which.contains(di));
+    'units: for (di, info) in chosen {
         for (gi, &(group, baseline)) in groups.iter().enumerate() {
             // A supervisor names the dataset and strategy a library dies on.
             #[cfg(unix)]

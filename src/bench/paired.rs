@@ -371,6 +371,7 @@ impl PairAcc {
             seed,
             log2_histogram: chart_bins(&nonempty),
             noise_half: self.noise.half(),
+            block_sums: blocks,
         }
     }
 }
@@ -529,6 +530,12 @@ pub struct Paired {
     /// Absent with one measured pass or fewer than [`MIN_BLOCKS`] chunks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise_half: Option<f64>,
+    /// The bootstrap's blocks in input order: (pairs, sum of their log
+    /// ratios) of each chunk (of each group of chunks past
+    /// [`MAX_BLOCKS`]). What a sequential gate adds up round after round
+    /// (`compare::sequential`); not written to summary.json.
+    #[serde(skip)]
+    pub block_sums: Vec<(u32, f64)>,
 }
 
 impl Paired {

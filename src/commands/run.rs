@@ -33,6 +33,8 @@ pub const RUN_HELP: &str = "Examples:
   bench-sudoku run datasets/hard.csv --solvers solvers.toml -s fast -s tdoku -s mine
   bench-sudoku run datasets/hard.csv -s fast -s fast,name=again               (an A/A run)
   bench-sudoku run hard.csv -s 'lib=old.so,name=base' -s 'lib=new.so,name=head' --gate base:head
+  bench-sudoku run hard.csv -s 'lib=old.so,name=base' -s 'lib=new.so,name=head' --gate base:head \
+      --threshold 0.5 --budget 60s --transform 1      (rounds until decided, at most a minute)
 
 Datasets: CSV with a header (puzzle column quizzes|puzzle|quiz|question|sudoku; optional
 solution column solutions|solution|answer, id, and a rating/difficulty column) or plain
@@ -68,14 +70,16 @@ without isolate=yes) measures in a supervised child: a crash, an exit() or a cal
 outlives --timeout in that library names the strategy and the puzzle, and what was measured
 before is kept, marked incomplete (docs/RELIABILITY.md).
 
-Exit status: 0 success; 1 when an answer was rejected, an external solver failed on a puzzle
-(crashed, timeout, protocol_error, error), or the --gate failed; 2 on bad input (file:line:
+Exit status: 0 success (with --gate: every dataset unchanged or improved); 1 when an answer
+was rejected, an external solver failed on a puzzle (crashed, timeout, protocol_error,
+error), or the --gate failed (regressed, or answers that differ); 2 on bad input (file:line:
 what is wrong), a solver that cannot be loaded or started, an unusable output directory, or
-a --gate that could not judge a dataset (and nothing failed); 70 a thread panicked; 124 a
-library call in the process did not return within --timeout; 125 a library in the process
-ended it (exit, _exit); 128+N the measuring process died of signal N (139: SIGSEGV); 130
-when interrupted. Every status but 0 and 1 keeps what was measured before, with meta.json
-\"complete\": false.";
+a --gate that could not judge a dataset (and nothing failed); 3 when the --gate is
+undecided on a dataset (and nothing failed or was not judged; --undecided pass makes that
+0); 70 a thread panicked; 124 a library call in the process did not return within
+--timeout; 125 a library in the process ended it (exit, _exit); 128+N the measuring process
+died of signal N (139: SIGSEGV); 130 when interrupted. Every status but 0, 1 and 3 keeps
+what was measured before, with meta.json \"complete\": false.";
 
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
@@ -182,23 +186,44 @@ pub struct RunArgs {
     /// bench-sudoku's own build.
     #[arg(long, value_name = "REV", value_parser = crate::solver::revision::check)]
     pub revision: Option<String>,
-    /// CI gate: exit 1 when strategy CANDIDATE is slower than BASE beyond
-    /// --threshold with the whole 95% interval of the paired ratio beyond it,
-    /// when either side has a rejected answer or a fault, or when their
-    /// answers differ; otherwise exit 2 when a dataset's time cannot be
-    /// judged: fewer than 10 chunks of puzzles (up to 64 each, never more
-    /// than --batch-size: give 640 puzzles or more), a side that solved no
-    /// puzzle, or sides timed by different clocks. The verdict is printed
-    /// and written to gate.md. Give the two sides labels with name=LABEL,
-    /// e.g. -s 'lib=old.so,name=base' -s 'lib=new.so,name=head' --gate
-    /// base:head.
+    /// CI gate on the paired ratio CANDIDATE / BASE (geometric mean with a
+    /// 95% interval): exit 1 when the whole interval lies above
+    /// +--threshold (regressed), when either side has a rejected answer or
+    /// a fault, or when their answers differ; otherwise exit 2 when a
+    /// dataset's time cannot be judged: fewer than 10 chunks of puzzles (up
+    /// to 64 each, never more than --batch-size: give 640 puzzles or more),
+    /// a side that solved no puzzle, or sides timed by different clocks;
+    /// otherwise exit 3 when a dataset is undecided (the interval neither
+    /// wholly beyond ±--threshold nor wholly within it; see --undecided);
+    /// otherwise exit 0: every dataset unchanged (the whole interval within
+    /// ±--threshold) or improved (wholly below −--threshold). The verdict,
+    /// with the smallest change the run could detect (the interval's
+    /// half-width), is printed and written to gate.md and summary.json.
+    /// Give the two sides labels with name=LABEL, e.g. -s
+    /// 'lib=old.so,name=base' -s 'lib=new.so,name=head' --gate base:head.
     #[arg(long, value_name = "BASE:CANDIDATE")]
     pub gate: Option<String>,
-    /// The gate's threshold: a slowdown in percent the whole interval must
-    /// exceed (0 < PCT ≤ 1000).
+    /// The gate's threshold in percent (0 < PCT ≤ 1000): regressed beyond
+    /// +PCT, improved beyond −PCT, unchanged within ±PCT.
     #[arg(long, value_name = "PCT", default_value_t = crate::compare::gate::DEFAULT_THRESHOLD,
           requires = "gate", value_parser = super::args::parse_percent)]
     pub threshold: f64,
+    /// With --gate: measure round after round (each a whole pass over the
+    /// datasets, cold, interleaved and paired as the first; with
+    /// --transform SEED new isomorphs each round) until every dataset is
+    /// regressed, improved or unchanged, or another round would not end
+    /// within DURATION from the start of the run (1ms to 365d, e.g. 60s,
+    /// 5m). The interval is then a 95% confidence sequence over every
+    /// round, valid however many rounds are looked at (docs/MEASUREMENT.md
+    /// §5). The run ends within DURATION plus one round.
+    #[arg(long, value_name = "DURATION", requires = "gate",
+          value_parser = super::args::parse_budget)]
+    pub budget: Option<std::time::Duration>,
+    /// What an undecided gate exits with: fail (3, the default) or pass
+    /// (0, the verdict still says undecided).
+    #[arg(long, value_enum, value_name = "WHAT", default_value_t = Undecided::Fail,
+          requires = "gate")]
+    pub undecided: Undecided,
     /// Also fail the gate when a search counter differs on some puzzle.
     #[arg(long, value_enum, value_name = "WHAT", requires = "gate")]
     pub fail_on: Option<crate::commands::compare::FailOn>,
@@ -257,6 +282,15 @@ pub struct RunArgs {
     pub scan_round: bool,
 }
 
+/// `--undecided`: whether an undecided gate fails (exit 3) or passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Undecided {
+    /// Exit 3 (unless something failed or was not judged).
+    Fail,
+    /// Exit 0; the verdict still says undecided.
+    Pass,
+}
+
 /// Strategies run when no `-s` is given: the classic propagating ones plus
 /// the fastest engine.
 pub const DEFAULT_STRATEGIES: &[&str] = &["mrv", "hidden", "locked", "fast"];
@@ -269,6 +303,8 @@ use super::interrupt::EXIT_INTERRUPTED;
 pub const EXIT_PANIC: i32 = 70;
 
 pub fn run(args: &RunArgs) -> CmdResult {
+    // A --budget counts from here.
+    let started = std::time::Instant::now();
     // A run that loads a solver into its process measures in a supervised
     // child, which a crash, an exit or a hang of that solver cannot take
     // down with the results (see `supervise`).
@@ -286,6 +322,9 @@ pub fn run(args: &RunArgs) -> CmdResult {
     // loaded or started stops the run after that, and their processes are
     // stopped as they should be (not left to the default action's death).
     let _ = interrupted();
+    if args.budget.is_some() && (args.scan.is_some() || args.threads.len() > 1) {
+        anyhow::bail!("--budget: a scan runs each value once; give --budget to a run without --scan or a list of -j");
+    }
     if let Some(plan) = super::scan::plan(args)? {
         return super::scan::run(args, &plan);
     }
@@ -316,6 +355,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
                 candidate,
                 threshold: args.threshold,
                 fail_on_counters: args.fail_on == Some(FailOn::Counters),
+                undecided_passes: args.undecided == Undecided::Pass,
             })
         }
     };
@@ -370,6 +410,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
         shard: args.shard,
         sequential: args.sequential,
         baseline,
+        rotation: 0,
     };
     let mode = match (args.quiet, args.progress) {
         (true, _) => ProgressMode::None,
@@ -517,6 +558,27 @@ pub fn run(args: &RunArgs) -> CmdResult {
         };
         bench::run_all(&opts, &infos, &pool, rows, progress, &stop)
     };
+    // With a budget, more rounds until the gate is decided (their rows are
+    // not written: the results describe the first round).
+    let budgeted = match (&gate, args.budget) {
+        (Some(g), Some(budget)) if results.stopped.is_none() => {
+            let bench = crate::compare::budget::Bench {
+                opts: &opts,
+                infos: &infos,
+                pool: &pool,
+                progress,
+                stop: &stop,
+            };
+            Some(crate::compare::budget::measure(
+                g,
+                &bench,
+                started,
+                budget,
+                &mut results,
+            ))
+        }
+        _ => None,
+    };
     #[cfg(unix)]
     if let Some(b) = board {
         b.phase(crate::board::Phase::Writing);
@@ -571,11 +633,20 @@ pub fn run(args: &RunArgs) -> CmdResult {
     let report = Report::new(&meta, &units).with_unit_scatter(meta.options.puzzle_csv);
     // The tables of slowest puzzles are read back from the puzzles.csv
     // just written, as `report DIR` reads them.
-    let report = if meta.options.puzzle_csv {
+    let mut report = if meta.options.puzzle_csv {
         report.with_worst(&out)?
     } else {
         report
     };
+    let verdict = gate.as_ref().map(|g| {
+        Verdict::of(
+            g,
+            &report.results,
+            results.stopped.is_none(),
+            budgeted.as_ref(),
+        )
+    });
+    report.gate = verdict.as_ref().map(|v| v.record(budgeted.as_ref()));
     // meta.json last; a failure leaves the directory marked incomplete.
     report::finish::write(&report, &out)?;
     for (exporter, dest) in trackers.iter().zip(&outputs.exports) {
@@ -608,9 +679,6 @@ pub fn run(args: &RunArgs) -> CmdResult {
     {
         super::print_err(&format!("bench-sudoku: warning: {w}"));
     }
-    let verdict = gate
-        .as_ref()
-        .map(|g| Verdict::of(g, &report.results, results.stopped.is_none()));
     if let Some(v) = &verdict {
         let md = v.markdown();
         report::write_atomic(&out.join("gate.md"), md.as_bytes())

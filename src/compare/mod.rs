@@ -2,8 +2,10 @@
 //! search-effort counter changes and a bootstrap verdict on solve time.
 //! `bench-sudoku compare` prints it; its exit status gates CI.
 
+pub mod budget;
 pub mod gate;
 pub mod load;
+pub mod sequential;
 pub mod stats;
 
 use crate::bench::metrics::ResultRecord;

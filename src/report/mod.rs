@@ -38,6 +38,8 @@ pub struct Report<'a> {
     /// The charts, drawn once for every exporter that shows them
     /// ([`Report::charts`]).
     charts: std::cell::OnceCell<Vec<charts::Chart>>,
+    /// The verdict of `run --gate`, for summary.json.
+    pub gate: Option<crate::results::gate::GateRecord>,
 }
 
 impl<'a> Report<'a> {
@@ -60,6 +62,7 @@ impl<'a> Report<'a> {
             scatter: None,
             worst: None,
             charts: std::cell::OnceCell::new(),
+            gate: None,
         }
     }
 
@@ -73,6 +76,7 @@ impl<'a> Report<'a> {
             scatter: self.scatter.clone(),
             worst: self.worst.clone(),
             charts: std::cell::OnceCell::new(),
+            gate: self.gate.clone(),
         }
     }
 

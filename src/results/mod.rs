@@ -9,6 +9,7 @@
 
 pub mod claim;
 pub mod dest;
+pub mod gate;
 pub mod puzzles;
 pub mod recover;
 pub mod summary;

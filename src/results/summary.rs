@@ -37,6 +37,9 @@ pub struct Summary {
     pub skipped_rows: Vec<UnitRows<Skipped>>,
     #[serde(default)]
     pub fault_list: Vec<UnitRows<Fault>>,
+    /// The verdict of `run --gate` (absent without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<super::gate::GateRecord>,
 }
 
 /// The rows listed for one unit.
@@ -123,6 +126,7 @@ impl Summary {
             mismatch_list: rows(report, |u| &u.mismatch_list, MismatchRow::of),
             skipped_rows: rows(report, |u| &u.skipped_list, Skipped::clone),
             fault_list: rows(report, |u| &u.fault_list, Fault::clone),
+            gate: report.gate.clone(),
         }
     }
 

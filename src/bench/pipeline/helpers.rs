@@ -287,7 +287,7 @@ pub(super) fn solve_batch(job: &Job, batch: Batch, seq: u64) -> Result<Raw, Stri
         .par_chunks(span)
         .enumerate()
         .map(|(i, records)| {
-            let rotation = seq as usize + i * span.div_ceil(CHUNK);
+            let rotation = job.rotation + seq as usize + i * span.div_ceil(CHUNK);
             let blocks = solve_chunk(records, job, rotation, CHUNK)?;
             Ok(blocks.into_iter().map(|(a, c)| (i * span + a, c)).collect())
         })

@@ -260,6 +260,7 @@ pub(super) fn run_group(
         baseline: tally.baseline,
         stages: StageCpu::default(),
         practised: opts.practised,
+        rotation: opts.rotation,
     };
     let partials = Partials::new(
         match layout {
@@ -345,6 +346,8 @@ struct Job<'a> {
     /// Each block's passes back to back (`run --practised`) instead of
     /// each pass over a whole span first (cold).
     practised: bool,
+    /// Added to every chunk's rotation ([`RunOptions::rotation`]).
+    rotation: usize,
 }
 
 impl Job<'_> {
@@ -482,6 +485,7 @@ mod tests {
             sequential: false,
             baseline: 0,
             transform: None,
+            rotation: 0,
         }
     }
 

@@ -335,7 +335,7 @@ impl Workers<'_, '_> {
     /// Solves records `a..b` of a window; the thread that completes a
     /// batch finishes it.
     pub(super) fn solve(&self, window: &Window, a: usize, b: usize) {
-        let rotation = window.seq as usize + a / WORKER_CHUNK;
+        let rotation = self.job.rotation + window.seq as usize + a / WORKER_CHUNK;
         let blocks = match solve_chunk(&window.records[a..b], self.job, rotation, WORKER_CHUNK) {
             Ok(c) => c,
             Err(e) => return self.fail(e),

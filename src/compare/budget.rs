@@ -1,0 +1,294 @@
+//! `run --gate BASE:CANDIDATE --budget D`: the run measures round after
+//! round ([`crate::bench::rounds`]) until every dataset's time is decided
+//! or another round would not end within the budget, and the gate judges
+//! each dataset on every round's chunks at once, with the confidence
+//! sequence of [`super::sequential`], which stays valid however many
+//! rounds are looked at.
+//!
+//! A dataset stops being measured when its interval decides (regressed,
+//! improved or unchanged), or when a round gives it a reason to fail
+//! (rejected answers, faults, answers that differ, counters with
+//! `--fail-on counters`) or not to be judged (a side that cannot be
+//! believed): more rounds would change neither. Every round's answers are
+//! verified like the first's. The first round's failures and notes are
+//! the run's own (its records); a later round's are named by its number.
+
+use super::gate::{checks, BudgetFacts, Estimate, Gate};
+use super::sequential::{Decision, Sums};
+use crate::bench::metrics::{UnitStats, CACHE_FACTOR};
+use crate::bench::rounds::{self, End, Round};
+use crate::bench::{DatasetInfo, Progress, RunOptions, RunResults};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// One round of one dataset.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoundFact {
+    pub round: u32,
+    pub transform: Option<u64>,
+    pub pairs: u64,
+    pub chunks: u64,
+    /// The round's own geometric-mean ratio.
+    pub ratio: f64,
+    /// The round's wall time (every dataset it measured).
+    pub seconds: f64,
+}
+
+/// What every round says about one dataset.
+#[derive(Clone, Debug)]
+pub struct Evidence {
+    pub dataset: String,
+    /// Every round's chunks.
+    pub sums: Sums,
+    /// The chunks the confidence sequence is tuned for (those the budget
+    /// is expected to hold).
+    pub target: f64,
+    pub round_facts: Vec<RoundFact>,
+    /// Reasons to fail found by a later round.
+    pub failures: Vec<String>,
+    /// Reasons not to judge found by a later round.
+    pub unjudged: Vec<String>,
+    /// The first round already failed or could not be judged.
+    settled_first: bool,
+    /// Each side's mean kept time in the first round (BASE, CANDIDATE).
+    first_means: (f64, f64),
+}
+
+impl Evidence {
+    fn new(dataset: &str) -> Self {
+        Evidence {
+            dataset: dataset.to_string(),
+            sums: Sums::default(),
+            target: 0.0,
+            round_facts: Vec::new(),
+            failures: Vec::new(),
+            unjudged: Vec::new(),
+            settled_first: false,
+            first_means: (0.0, 0.0),
+        }
+    }
+
+    /// The confidence sequence's interval over every round (`None`: too
+    /// few chunks).
+    pub fn estimate(&self) -> Option<Estimate> {
+        let rounds = self.round_facts.len() as u32;
+        self.sums
+            .interval(self.target)
+            .map(|i| Estimate::of_sequence(&i, rounds))
+    }
+
+    /// Rounds measured, pairs and chunks.
+    pub fn rounds(&self) -> (u32, u64, u64) {
+        (
+            self.round_facts.len() as u32,
+            self.sums.pairs,
+            self.sums.chunks,
+        )
+    }
+
+    /// Still to be measured: nothing settled it and its interval (if it
+    /// has one yet) is undecided.
+    fn open(&self, gate: &Gate) -> bool {
+        !self.settled_first
+            && self.failures.is_empty()
+            && self.unjudged.is_empty()
+            && self
+                .estimate()
+                .is_none_or(|e| e.decide(gate.threshold) == Decision::Undecided)
+    }
+
+    /// Takes a round's units of this dataset (none: it was not measured).
+    fn take(&mut self, gate: &Gate, round: &Round, isomorphs: bool) {
+        let find = |label: &str| {
+            round
+                .units
+                .iter()
+                .find(|u| u.dataset == self.dataset && u.strategy == label)
+        };
+        let (Some(base), Some(cand)) = (find(&gate.base), find(&gate.candidate)) else {
+            return;
+        };
+        let (b, c) = (base.summary(0), cand.summary(0));
+        let found = checks(gate, Some(&b), Some(&c));
+        if round.number == 1 {
+            self.settled_first = !found.failures.is_empty() || !found.unjudged.is_empty();
+            self.first_means = (b.mean_ns, c.mean_ns);
+        } else {
+            let named = |v: Vec<String>| {
+                v.into_iter()
+                    .map(move |s| format!("round {}: {s}", round.number))
+            };
+            self.failures.extend(named(found.failures));
+            self.unjudged.extend(named(found.unjudged));
+            if !isomorphs {
+                self.cache_check(gate, round.number, (b.mean_ns, c.mean_ns));
+            }
+        }
+        self.add_chunks(cand, round);
+    }
+
+    /// The candidate's chunks of a round and the round's own figures.
+    fn add_chunks(&mut self, cand: &UnitStats, round: &Round) {
+        let Some(p) = &cand.paired else {
+            return;
+        };
+        for &(n, sum) in &p.block_sums {
+            self.sums.add(n, sum);
+        }
+        self.round_facts.push(RoundFact {
+            round: round.number,
+            transform: round.transform,
+            pairs: p.pairs,
+            chunks: p.blocks.0,
+            ratio: p.geomean_ratio,
+            seconds: round.wall.as_secs_f64(),
+        });
+    }
+
+    /// On the same puzzles again, a side far faster than in the first
+    /// round may be answering from a cache kept across rounds.
+    fn cache_check(&mut self, gate: &Gate, number: u32, means: (f64, f64)) {
+        for (label, first, now) in [
+            (&gate.base, self.first_means.0, means.0),
+            (&gate.candidate, self.first_means.1, means.1),
+        ] {
+            if now > 0.0 && first > now * CACHE_FACTOR as f64 {
+                self.unjudged.push(format!(
+                    "round {number}: {label}'s mean time is {:.1}× shorter than in the first round on the \
+                     same puzzles: it may be caching answers across rounds; judge it with --transform SEED \
+                     (new isomorphs each round)",
+                    first / now
+                ));
+            }
+        }
+    }
+}
+
+/// Every round's evidence of a run with a time budget.
+#[derive(Clone, Debug)]
+pub struct Budgeted {
+    pub budget: Duration,
+    pub datasets: Vec<Evidence>,
+    pub rounds: u32,
+    /// From the start of the run to the end of its last round.
+    pub elapsed: Duration,
+    pub longest: Duration,
+    pub end: End,
+    /// `--transform`: each round solved new isomorphs.
+    pub isomorphs: bool,
+}
+
+impl Budgeted {
+    pub fn evidence(&self, dataset: &str) -> Option<&Evidence> {
+        self.datasets.iter().find(|e| e.dataset == dataset)
+    }
+
+    pub fn facts(&self) -> BudgetFacts {
+        BudgetFacts {
+            budget: self.budget,
+            rounds: self.rounds,
+            elapsed: self.elapsed,
+            longest_round: self.longest,
+            end: self.end.as_str(),
+            isomorphs: self.isomorphs,
+        }
+    }
+
+    /// The datasets (indexes) still to be measured.
+    fn open(&self, gate: &Gate) -> Vec<usize> {
+        (0..self.datasets.len())
+            .filter(|&i| self.datasets[i].open(gate))
+            .collect()
+    }
+
+    fn take(&mut self, gate: &Gate, round: &Round) {
+        let isomorphs = self.isomorphs;
+        for e in &mut self.datasets {
+            e.take(gate, round, isomorphs);
+        }
+    }
+}
+
+/// The rounds a confidence sequence is tuned for: the square root of the
+/// rounds as long as the first that fit in the budget (at least 1).
+pub fn target_rounds(budget: Duration, first: Duration) -> f64 {
+    (budget.as_secs_f64() / first.as_secs_f64().max(1e-3))
+        .max(1.0)
+        .sqrt()
+}
+
+/// What a budgeted gate measures with: the run's options, datasets, pool,
+/// progress display and stop flag.
+pub struct Bench<'a> {
+    pub opts: &'a RunOptions,
+    pub infos: &'a [DatasetInfo],
+    pub pool: &'a rayon::ThreadPool,
+    pub progress: &'a dyn Progress,
+    pub stop: &'a Arc<AtomicBool>,
+}
+
+/// After the run's first round (`results`, which started at `started`),
+/// measures more rounds until every dataset is decided or `budget` (from
+/// `started`) would be overrun, and returns every round's evidence. A
+/// round that stops (an interrupt, a panic) stops the run: `results`
+/// then says why.
+pub fn measure(
+    gate: &Gate,
+    bench: &Bench,
+    started: Instant,
+    budget: Duration,
+    results: &mut RunResults,
+) -> Budgeted {
+    let first = started.elapsed();
+    let mut b = Budgeted {
+        budget,
+        datasets: bench.infos.iter().map(|i| Evidence::new(&i.name)).collect(),
+        rounds: 1,
+        elapsed: first,
+        longest: first,
+        end: End::Decided,
+        isomorphs: bench.opts.transform.is_some(),
+    };
+    b.take(
+        gate,
+        &Round {
+            number: 1,
+            transform: bench.opts.transform,
+            units: &results.units,
+            wall: first,
+        },
+    );
+    // The sequence is tuned (before any later round is seen) to be
+    // narrowest between the first look and the last the budget should
+    // hold: at the geometric mean of their chunks, the first round's
+    // times the square root of the rounds that fit. Its width is then
+    // within about 12 % of the narrowest a sequence could have at either
+    // end (for 30 rounds), where one tuned for the last round would be
+    // 1.8 times wider at the first.
+    let fit = target_rounds(budget, first);
+    for e in &mut b.datasets {
+        e.target = e.sums.chunks as f64 * fit;
+    }
+    let open = b.open(gate);
+    let done = rounds::more(
+        bench.opts,
+        bench.infos,
+        bench.pool,
+        bench.progress,
+        bench.stop,
+        started + budget,
+        first,
+        open,
+        &mut |round| {
+            b.take(gate, round);
+            b.open(gate)
+        },
+    );
+    (b.rounds, b.end, b.longest) = (done.rounds, done.end, done.longest);
+    b.elapsed = started.elapsed();
+    if let Some(s) = done.stopped {
+        results.stopped.get_or_insert(s);
+    }
+    b
+}
