@@ -333,22 +333,6 @@ fn gate_and_baseline_mistakes_are_refused_before_any_work() {
             "--sequential",
         ),
         (
-            vec![
-                d,
-                "-s",
-                "fast",
-                "-s",
-                "mrv",
-                "--gate",
-                "fast:mrv",
-                "--baseline",
-                "mrv",
-                "--out",
-                o_,
-            ],
-            "--baseline",
-        ),
-        (
             vec![d, "-s", "fast", "-s", "mrv", "--baseline", "x", "--out", o_],
             "not a strategy of the run",
         ),
@@ -516,4 +500,67 @@ fn a_gate_across_different_clocks_is_not_judged() {
     let s = json(&out.join("summary.json"));
     assert_eq!(s["results"][1]["clock"], "solver");
     assert_eq!(s["results"][1]["paired"]["answers_differ"], 0);
+}
+
+/// A gate beside a yardstick: `--baseline fast --gate base:head` pairs
+/// every strategy with fast (the tables, a history's ratio) and the
+/// candidate with BASE too (the verdict).
+#[test]
+fn a_gate_pairs_its_sides_whatever_the_baseline() {
+    let dir = scratch("gate-yardstick");
+    let data = dataset(&dir);
+    let lib = capi();
+    let spec = |config: u32, name: &str| {
+        format!(
+            "lib={},symbol=bench_sudoku_fast,config={config},name={name}",
+            lib.display()
+        )
+    };
+    let out = dir.join("out");
+    let o = run(&[
+        data.to_str().unwrap(),
+        "-s",
+        "fast",
+        "-s",
+        &spec(1000, "base"),
+        "-s",
+        &spec(1300, "head"),
+        "--baseline",
+        "fast",
+        "--gate",
+        "base:head",
+        "--batch-size",
+        "30",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "30 % slower regressed: {}",
+        err(&o)
+    );
+    let s = json(&out.join("summary.json"));
+    let result = |name: &str| {
+        s["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["strategy"] == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(result("base")["paired"]["baseline"], "fast");
+    assert!(result("base")["paired_gate"].is_null());
+    let head = result("head");
+    assert_eq!(head["paired"]["baseline"], "fast");
+    assert_eq!(head["paired_gate"]["baseline"], "base");
+    let ratio = head["paired_gate"]["geomean_ratio"].as_f64().unwrap();
+    assert!(ratio > 1.1, "head / base {ratio}");
+    // The verdict is on head / base: the same pairs as paired_gate.
+    assert_eq!(s["gate"]["base"], "base");
+    let md = std::fs::read_to_string(out.join("gate.md")).unwrap();
+    assert!(md.contains("regressed"), "{md}");
+    // And the tables pair with fast.
+    assert_eq!(json(&out.join("meta.json"))["options"]["baseline"], "fast");
 }

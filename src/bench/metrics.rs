@@ -240,6 +240,10 @@ pub struct UnitStats {
     /// The paired comparison with the run's baseline (interleaved runs,
     /// strategies other than the baseline).
     pub paired: Option<Paired>,
+    /// The gate's candidate only, when the gate's BASE is not the baseline
+    /// (`run --gate BASE:CANDIDATE --baseline OTHER`): its paired
+    /// comparison with BASE.
+    pub paired_gate: Option<Paired>,
     /// The scatter chart's sample of (guesses, time) points: puzzles with
     /// a time, of a strategy that reports guesses (the rows of
     /// `puzzles.csv` that have both). `None` when nothing is sampled: the
@@ -381,6 +385,15 @@ fn grow_record(h: &mut Histogram<u64>, v: u64) {
 }
 
 impl UnitStats {
+    /// The paired comparison with strategy `reference`: the one with the
+    /// baseline, or the gate's with its BASE.
+    pub fn paired_with(&self, reference: &str) -> Option<&Paired> {
+        [self.paired.as_ref(), self.paired_gate.as_ref()]
+            .into_iter()
+            .flatten()
+            .find(|p| p.baseline == reference)
+    }
+
     pub fn new(dataset: &str, strategy: &str, repeat: u32) -> Self {
         UnitStats {
             dataset: dataset.to_string(),
@@ -423,6 +436,7 @@ impl UnitStats {
             counters: CounterSet::ALL,
             clock: Clock::Harness,
             paired: None,
+            paired_gate: None,
             points: None,
         }
     }
@@ -689,6 +703,7 @@ impl UnitStats {
             counters: r.counters,
             clock: r.clock,
             paired: r.paired.clone(),
+            paired_gate: r.paired_gate.clone(),
             // Not kept in the summary: `puzzles.csv` has the points
             // (`report::Report::with_scatter` reads them back).
             points: None,
@@ -714,6 +729,7 @@ impl UnitStats {
         self.complete &= o.complete;
         // Pairs of different parts cannot be pooled from their summaries.
         self.paired = None;
+        self.paired_gate = None;
         Ok(())
     }
 
@@ -864,6 +880,7 @@ impl UnitStats {
             counters: self.counters,
             clock: self.clock,
             paired: self.paired.clone(),
+            paired_gate: self.paired_gate.clone(),
             counters_saturated: [
                 self.solve_ns_total,
                 self.guesses_total,
@@ -1001,6 +1018,11 @@ pub struct ResultRecord {
     /// (absent for the baseline itself and in sequential runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paired: Option<Paired>,
+    /// The gate's candidate's paired comparison with the gate's BASE, when
+    /// BASE is not the baseline (`run --gate BASE:CANDIDATE --baseline
+    /// OTHER`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paired_gate: Option<Paired>,
     /// A total (of a search counter or of the solve times) reached
     /// u64::MAX, the most it holds: it stopped there, so it and the means
     /// made from it are lower bounds. Happens only with an external solver
@@ -1021,6 +1043,15 @@ fn all_counters() -> CounterSet {
 }
 
 impl ResultRecord {
+    /// The paired comparison with strategy `reference`: the one with the
+    /// baseline, or the gate's with its BASE.
+    pub fn paired_with(&self, reference: &str) -> Option<&Paired> {
+        [self.paired.as_ref(), self.paired_gate.as_ref()]
+            .into_iter()
+            .flatten()
+            .find(|p| p.baseline == reference)
+    }
+
     /// Too short to time: a wall time measured, and under
     /// [`SHORT_WALL_NS`] (computed from `wall_ns`, so that a summary
     /// written before the flag existed is judged the same way).

@@ -70,6 +70,10 @@ pub struct RunOptions {
     /// The strategy the others are paired with (an index into
     /// `strategies`).
     pub baseline: usize,
+    /// One more pair, (candidate, reference), when a gate's BASE is not the
+    /// baseline (`run --gate BASE:CANDIDATE --baseline OTHER`): the
+    /// candidate is then paired with both ([`metrics::UnitStats::paired_gate`]).
+    pub gate_pair: Option<(usize, usize)>,
     /// `--transform SEED`: every puzzle replaced by a random isomorph, drawn
     /// from ChaCha8 seeded with SEED on the stream of its 0-based index.
     pub transform: Option<u64>,

@@ -125,12 +125,13 @@ impl Evidence {
                 self.cache_check(gate, round.number, (b.mean_ns, c.mean_ns));
             }
         }
-        self.add_chunks(cand, round);
+        self.add_chunks(gate, cand, round);
     }
 
-    /// The candidate's chunks of a round and the round's own figures.
-    fn add_chunks(&mut self, cand: &UnitStats, round: &Round) {
-        let Some(p) = &cand.paired else {
+    /// The candidate's chunks (paired with BASE) of a round and the round's
+    /// own figures.
+    fn add_chunks(&mut self, gate: &Gate, cand: &UnitStats, round: &Round) {
+        let Some(p) = cand.paired_with(&gate.base) else {
             return;
         };
         for &(n, sum) in &p.block_sums {

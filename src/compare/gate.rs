@@ -371,7 +371,7 @@ pub(crate) fn checks(
         failures: Vec::new(),
         unjudged: Vec::new(),
         notes: Vec::new(),
-        paired: cand.and_then(|c| c.paired.clone()),
+        paired: cand.and_then(|c| c.paired_with(&gate.base).or(c.paired.as_ref()).cloned()),
     };
     for (side, label, r) in [
         ("BASE", &gate.base, base),

@@ -17,6 +17,9 @@ pub(super) struct Part {
     pub(super) small: SmallCounts,
     /// Pairs with the baseline (strategies other than the baseline).
     pub(super) pairs: Option<PairAcc>,
+    /// Pairs with the gate's BASE (the gate's candidate, when BASE is not
+    /// the baseline).
+    pub(super) gate: Option<PairAcc>,
 }
 
 /// One finishing thread's accumulators, and the batches it finished that
@@ -39,19 +42,33 @@ pub(super) struct Partials {
     /// The wrapping sum of the records' hashes ([`record_hash`]), over
     /// every batch finished.
     pub(super) content: std::sync::atomic::AtomicU64,
-    /// Empty accumulators to clone for a new slot.
-    template: Vec<(UnitStats, Option<PairAcc>)>,
+    /// Empty accumulators to clone for a new slot: per strategy its
+    /// statistics, its pairs with the baseline and with the gate's BASE.
+    template: Vec<(UnitStats, Option<PairAcc>, Option<PairAcc>)>,
 }
 
 impl Partials {
-    /// Accumulators for `threads` finishing threads, shaped like `stats`
-    /// and `pairs` (which must be empty).
-    pub(super) fn new(threads: usize, stats: &[UnitStats], pairs: &[Option<PairAcc>]) -> Self {
+    /// Accumulators for `threads` finishing threads, shaped like `stats`,
+    /// `pairs` and `gate` (which must be empty).
+    pub(super) fn new(
+        threads: usize,
+        stats: &[UnitStats],
+        pairs: &[Option<PairAcc>],
+        gate: Option<&(usize, PairAcc)>,
+    ) -> Self {
         Partials {
             slots: (0..threads.max(1)).map(|_| Mutex::new(None)).collect(),
             written: std::sync::atomic::AtomicU64::new(0),
             content: std::sync::atomic::AtomicU64::new(0),
-            template: stats.iter().cloned().zip(pairs.iter().cloned()).collect(),
+            template: stats
+                .iter()
+                .zip(pairs)
+                .enumerate()
+                .map(|(k, (s, p))| {
+                    let g = gate.filter(|(c, _)| *c == k).map(|(_, acc)| acc.clone());
+                    (s.clone(), p.clone(), g)
+                })
+                .collect(),
         }
     }
 
@@ -59,13 +76,7 @@ impl Partials {
     /// the same order) into slot `slot`, and adds to the slot's
     /// accumulators every batch of it that the writer has written. Only the
     /// thread that owns the slot uses it, so the lock is never contended.
-    pub(super) fn add(
-        &self,
-        slot: usize,
-        seq: u64,
-        baseline: Option<usize>,
-        outcomes: Vec<Vec<PuzzleOutcome>>,
-    ) {
+    pub(super) fn add(&self, slot: usize, seq: u64, refs: Refs, outcomes: Vec<Vec<PuzzleOutcome>>) {
         let mut guard = self.slots[slot % self.slots.len()]
             .lock()
             .unwrap_or_else(|e| e.into_inner());
@@ -73,40 +84,40 @@ impl Partials {
             parts: self
                 .template
                 .iter()
-                .map(|(stats, pairs)| Part {
+                .map(|(stats, pairs, gate)| Part {
                     stats: stats.clone(),
                     small: SmallCounts::default(),
                     pairs: pairs.clone(),
+                    gate: gate.clone(),
                 })
                 .collect(),
             pending: Vec::new(),
         });
         state.pending.push((seq, outcomes));
         let written = self.written.load(std::sync::atomic::Ordering::Acquire);
-        state.add_written(written, baseline);
+        state.add_written(written, refs);
     }
 
     /// Adds every slot's written batches to its accumulators and then the
-    /// accumulators, in slot order, to `stats` and `pairs` (which hold what
-    /// the ordered writer kept). Batches never written are dropped.
-    pub(super) fn merge_into(
-        self,
-        baseline: Option<usize>,
-        stats: &mut [UnitStats],
-        pairs: &mut [Option<PairAcc>],
-    ) {
+    /// accumulators, in slot order, to `stats` and `tally`'s pairs (which
+    /// hold what the ordered writer kept). Batches never written are
+    /// dropped.
+    pub(super) fn merge_into(self, job: &Job, stats: &mut [UnitStats], tally: &mut Tally) {
         let written = self.written.into_inner();
         for slot in self.slots {
             let Some(mut state) = slot.into_inner().unwrap_or_else(|e| e.into_inner()) else {
                 continue;
             };
-            state.add_written(written, baseline);
+            state.add_written(written, job.refs());
             for (k, mut part) in state.parts.into_iter().enumerate() {
                 part.small.flush(&mut part.stats);
                 // Adding histograms of the same configuration cannot fail
                 // (the target grows as needed).
                 let _ = stats[k].merge_outcomes(&part.stats);
-                if let (Some(acc), Some(p)) = (pairs[k].as_mut(), part.pairs.as_ref()) {
+                if let (Some(acc), Some(p)) = (tally.pairs[k].as_mut(), part.pairs.as_ref()) {
+                    acc.merge_pairs(p);
+                }
+                if let (Some((_, acc)), Some(p)) = (tally.gate.as_mut(), part.gate.as_ref()) {
                     acc.merge_pairs(p);
                 }
             }
@@ -116,7 +127,7 @@ impl Partials {
 
 impl Slot {
     /// Adds the pending batches numbered below `written`.
-    fn add_written(&mut self, written: u64, baseline: Option<usize>) {
+    fn add_written(&mut self, written: u64, refs: Refs) {
         let mut i = 0;
         while i < self.pending.len() {
             if self.pending[i].0 >= written {
@@ -129,12 +140,19 @@ impl Slot {
                     part.stats.record_counting(o, &mut part.small);
                 }
             }
-            if let Some(b) = baseline {
+            if let Some(b) = refs.baseline {
                 for (k, part) in self.parts.iter_mut().enumerate() {
                     if let Some(acc) = part.pairs.as_mut() {
                         for (bo, o) in outcomes[b].iter().zip(&outcomes[k]) {
                             acc.add(bo, o);
                         }
+                    }
+                }
+            }
+            if let Some((c, r)) = refs.gate {
+                if let Some(acc) = self.parts[c].gate.as_mut() {
+                    for (ro, o) in outcomes[r].iter().zip(&outcomes[c]) {
+                        acc.add(ro, o);
                     }
                 }
             }
@@ -171,12 +189,23 @@ pub(super) fn record_hash(rec: &Record) -> u64 {
     }
 }
 
+/// Whom the strategies are paired with: the baseline, and the gate's
+/// (candidate, BASE) when BASE is not the baseline.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Refs {
+    pub(super) baseline: Option<usize>,
+    pub(super) gate: Option<(usize, usize)>,
+}
+
 /// What the ordered writer accumulates across strategies: the pairs with
-/// the baseline (their chunk blocks, in input order) and each strategy's
-/// solving time (to share the wall time).
+/// the baseline (their chunk blocks, in input order), the gate's pair, and
+/// each strategy's solving time (to share the wall time).
 pub(super) struct Tally {
     pub(super) baseline: Option<usize>,
     pub(super) pairs: Vec<Option<PairAcc>>,
+    /// The gate's candidate and its pairs with BASE, when BASE is not the
+    /// baseline.
+    pub(super) gate: Option<(usize, PairAcc)>,
     pub(super) busy: Vec<u64>,
     /// Time spent in the ordered writer, in ns (one thread at a time).
     pub(super) write_ns: u64,

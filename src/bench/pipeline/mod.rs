@@ -234,21 +234,29 @@ pub(super) fn run_group(
     let mut tally = Tally {
         baseline: baseline.filter(|&b| b < strategies.len() && strategies.len() > 1),
         pairs: Vec::new(),
+        gate: None,
         busy: vec![0; strategies.len()],
         write_ns: 0,
     };
-    tally.pairs = strategies
-        .iter()
-        .enumerate()
-        .map(|(k, s)| match tally.baseline {
-            Some(b) if b != k => Some(PairAcc::new(
-                strategies[b].name(),
-                strategies[b].capabilities().counters,
-                s.capabilities().counters,
-            )),
+    let pair_with = |k: usize, r: usize| {
+        PairAcc::new(
+            strategies[r].name(),
+            strategies[r].capabilities().counters,
+            strategies[k].capabilities().counters,
+        )
+    };
+    tally.pairs = (0..strategies.len())
+        .map(|k| match tally.baseline {
+            Some(b) if b != k => Some(pair_with(k, b)),
             _ => None,
         })
         .collect();
+    // The gate's pair, when its BASE is not the baseline.
+    let gate_pair = opts
+        .gate_pair
+        .filter(|&(c, r)| c < strategies.len() && r < strategies.len() && c != r)
+        .filter(|&(_, r)| tally.baseline.is_some() && tally.baseline != Some(r));
+    tally.gate = gate_pair.map(|(c, r)| (c, pair_with(c, r)));
     let job = Job {
         dataset: &info.name,
         strategies,
@@ -258,6 +266,7 @@ pub(super) fn run_group(
         runners: &runners,
         formats: &formats,
         baseline: tally.baseline,
+        gate_pair,
         stages: StageCpu::default(),
         practised: opts.practised,
         rotation: opts.rotation,
@@ -269,6 +278,7 @@ pub(super) fn run_group(
         },
         &stats,
         &tally.pairs,
+        tally.gate.as_ref(),
     );
     let out = Ordered {
         pending: BTreeMap::new(),
@@ -287,7 +297,7 @@ pub(super) fn run_group(
         }
     };
     let content = partials.content.load(std::sync::atomic::Ordering::Relaxed);
-    partials.merge_into(tally.baseline, &mut stats, &mut tally.pairs);
+    partials.merge_into(&job, &mut stats, &mut tally);
     if stopped.is_none() && stop.load(Ordering::Relaxed) {
         stopped = Some(Stop::Interrupted);
     }
@@ -313,6 +323,9 @@ pub(super) fn run_group(
     }
     for (u, acc) in stats.iter_mut().zip(&tally.pairs) {
         u.paired = acc.as_ref().map(|a| a.result(opts.seed));
+    }
+    if let Some((c, acc)) = &tally.gate {
+        stats[*c].paired_gate = Some(acc.result(opts.seed));
     }
     let facts = GroupFacts {
         serial: SerialTime {
@@ -341,6 +354,8 @@ struct Job<'a> {
     formats: &'a [Option<RowFormat>],
     /// The strategy the others are paired with.
     baseline: Option<usize>,
+    /// The gate's (candidate, BASE) when BASE is not the baseline.
+    gate_pair: Option<(usize, usize)>,
     /// CPU time per stage, when asked for ([`stages`]).
     stages: StageCpu,
     /// Each block's passes back to back (`run --practised`) instead of
@@ -351,6 +366,14 @@ struct Job<'a> {
 }
 
 impl Job<'_> {
+    /// Whom the strategies are paired with.
+    fn refs(&self) -> aggregate::Refs {
+        aggregate::Refs {
+            baseline: self.baseline,
+            gate: self.gate_pair,
+        }
+    }
+
     /// Puzzles a thread takes at a time, given the layout's chunk: with
     /// repeated passes in the cold regime, a whole batch (its passes are
     /// then a batch of other solves apart); otherwise the chunk.
@@ -485,6 +508,7 @@ mod tests {
             sequential: false,
             baseline: 0,
             transform: None,
+            gate_pair: None,
             rotation: 0,
         }
     }

@@ -55,6 +55,9 @@ pub(super) struct DoneUnit {
     /// How each chunk's time ratio to the baseline's varied from pass to
     /// pass ([`paired::PassNoise`]).
     pub(super) noise: paired::PassNoise,
+    /// The same two, with the gate's BASE (the gate's candidate, when BASE
+    /// is not the baseline).
+    pub(super) gate: Option<(Vec<(u32, f64)>, paired::PassNoise)>,
 }
 
 /// Finishes a solved batch on the calling thread: verifies every
@@ -135,31 +138,20 @@ fn finish_batch_unguarded(
             (outcomes, pass_ns, busy_ns)
         })
         .collect();
-    // Each chunk's pairs: (pairs, sum of log ratios), per strategy, and the
-    // spread of its time ratio over the passes.
-    let mut blocks: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n];
-    let mut noise = vec![paired::PassNoise::default(); n];
-    if let Some(b) = job.baseline.filter(|_| skip < probe::Skip::Verify) {
-        for (k, out) in blocks.iter_mut().enumerate().filter(|(k, _)| *k != b) {
-            for (a, chunks) in parts {
-                if job.passes - job.warmup >= 2 {
-                    add_noise(&mut noise[k], &chunks[k].solved, &chunks[b].solved);
-                }
-                let range = *a..*a + chunks[k].solved.len();
-                let (mut pairs, mut sum) = (0u32, 0.0);
-                for (bo, o) in verified[b].0[range.clone()]
-                    .iter()
-                    .zip(&verified[k].0[range])
-                {
-                    if let Some(l) = paired::log_ratio(bo, o) {
-                        pairs += 1;
-                        sum += l;
-                    }
-                }
-                out.push((pairs, sum));
-            }
-        }
-    }
+    // Each chunk's pairs with the baseline (and the gate's with BASE):
+    // (pairs, sum of log ratios), and the spread over the passes.
+    let pairing = skip < probe::Skip::Verify;
+    let outcomes_of = |k: usize| &verified[k].0[..];
+    let mut paired: Vec<(Vec<(u32, f64)>, paired::PassNoise)> = (0..n)
+        .map(|k| match job.baseline.filter(|&b| pairing && b != k) {
+            Some(b) => pair_blocks(job, parts, &outcomes_of, k, b),
+            None => (Vec::new(), paired::PassNoise::default()),
+        })
+        .collect();
+    let gate = job
+        .gate_pair
+        .filter(|_| pairing)
+        .map(|(c, r)| (c, pair_blocks(job, parts, &outcomes_of, c, r)));
     let rows: Vec<Vec<u8>> = verified
         .iter()
         .zip(job.formats)
@@ -175,24 +167,55 @@ fn finish_batch_unguarded(
         .map(|v| std::mem::take(&mut v.0))
         .collect();
     if skip < probe::Skip::Stats {
-        partials.add(slot, seq, job.baseline, outcomes);
+        partials.add(slot, seq, job.refs(), outcomes);
     }
+    let mut gate = gate;
     verified
         .into_iter()
-        .zip(blocks)
-        .zip(noise)
+        .zip(paired.drain(..))
         .zip(rows)
+        .enumerate()
         .map(
-            |((((_, pass_ns, busy_ns), blocks), noise), rows)| DoneUnit {
+            |(k, (((_, pass_ns, busy_ns), (blocks, noise)), rows))| DoneUnit {
                 puzzles: records.len() as u64,
                 rows,
                 pass_ns,
                 busy_ns,
                 blocks,
                 noise,
+                gate: gate.take_if(|(c, _)| *c == k).map(|(_, g)| g),
             },
         )
         .collect()
+}
+
+/// Strategy `k`'s pairs with strategy `r` over the chunks of a batch: each
+/// chunk's (pairs, sum of log ratios) in order, and (with two or more
+/// measured passes) the disagreement of its even and odd passes.
+fn pair_blocks<'o>(
+    job: &Job,
+    parts: &[(usize, Vec<Chunk>)],
+    outcomes: &dyn Fn(usize) -> &'o [PuzzleOutcome],
+    k: usize,
+    r: usize,
+) -> (Vec<(u32, f64)>, paired::PassNoise) {
+    let mut blocks = Vec::with_capacity(parts.len());
+    let mut noise = paired::PassNoise::default();
+    for (a, chunks) in parts {
+        if job.passes - job.warmup >= 2 {
+            add_noise(&mut noise, &chunks[k].solved, &chunks[r].solved);
+        }
+        let range = *a..*a + chunks[k].solved.len();
+        let (mut pairs, mut sum) = (0u32, 0.0);
+        for (ro, o) in outcomes(r)[range.clone()].iter().zip(&outcomes(k)[range]) {
+            if let Some(l) = paired::log_ratio(ro, o) {
+                pairs += 1;
+                sum += l;
+            }
+        }
+        blocks.push((pairs, sum));
+    }
+    (blocks, noise)
 }
 
 /// Adds a chunk's two halves of the passes to `noise`: over the puzzles
@@ -287,6 +310,13 @@ impl Ordered<'_> {
                         acc.add_chunk(pairs, sum);
                     }
                     acc.add_noise(&u.noise);
+                }
+                if let (Some((blocks, noise)), Some((_, acc))) = (&u.gate, self.tally.gate.as_mut())
+                {
+                    for &(pairs, sum) in blocks {
+                        acc.add_chunk(pairs, sum);
+                    }
+                    acc.add_noise(noise);
                 }
             }
             if self.error.is_some() {
