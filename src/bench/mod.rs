@@ -21,6 +21,7 @@
 //! per-pass totals is reported.
 
 pub mod metrics;
+pub mod outcome;
 pub mod paired;
 mod pipeline;
 pub mod points;

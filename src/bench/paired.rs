@@ -27,7 +27,7 @@
 //! kept in fine bins ([`BINS_PER_LOG`] per unit of natural log, about 0.1 %
 //! wide).
 
-use super::metrics::PuzzleOutcome;
+use super::outcome::PuzzleOutcome;
 use crate::solver::{Counter, CounterSet};
 use rand::Rng;
 use rand::SeedableRng;
@@ -539,13 +539,13 @@ pub struct Paired {
 }
 
 impl Paired {
-    /// The guesses ratio as text: `—` when a side does not report guesses,
-    /// `no guesses` when the baseline made none.
-    pub fn guesses_text(&self) -> String {
+    /// The guesses ratio as text, `no guesses` when the baseline made none;
+    /// `None` when a side does not report guesses.
+    pub fn guesses_text(&self) -> Option<String> {
         match self.guesses_ratio {
-            Some(g) => format!("{}×", ratio(g)),
-            None if self.counters_compared.has(Counter::Guesses) => "no guesses".to_string(),
-            None => crate::report::terminal::ABSENT.to_string(),
+            Some(g) => Some(format!("{}×", ratio(g))),
+            None if self.counters_compared.has(Counter::Guesses) => Some("no guesses".to_string()),
+            None => None,
         }
     }
 

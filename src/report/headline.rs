@@ -8,7 +8,7 @@
 //! sequential run, or one strategy per dataset) it is the ratio of the mean
 //! times to the fastest trusted strategy, and says that it is unpaired.
 
-use super::terminal::{fastest_mean, rank_mark, relative_range, trusted};
+use super::rank::{fastest_mean, rank_mark, relative_range, trusted};
 use crate::bench::metrics::ResultRecord;
 use crate::bench::paired::{ratio, Paired};
 
@@ -153,7 +153,7 @@ pub fn comparison(results: &[ResultRecord], r: &ResultRecord) -> Option<Comparis
         return None;
     }
     let fastest = fastest_mean(results, &r.dataset);
-    let best = super::terminal::fastest_record(results, &r.dataset)?;
+    let best = super::rank::fastest_record(results, &r.dataset)?;
     if best.strategy == r.strategy || !fastest.is_finite() || fastest <= 0.0 {
         return None;
     }

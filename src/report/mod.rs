@@ -12,6 +12,7 @@ pub mod hgrm;
 pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod rank;
 pub mod terminal;
 pub mod trend;
 pub mod worst;

@@ -80,7 +80,10 @@ impl Verdict {
                 detectable,
                 first(&|p| p.median_text()),
                 first(&|p| format!("{}/{}/{}", p.wins, p.ties, p.losses)),
-                first(&|p| p.guesses_text()),
+                first(&|p| {
+                    p.guesses_text()
+                        .unwrap_or_else(|| crate::report::terminal::ABSENT.to_string())
+                }),
                 self.cell_verdict(r),
             ]);
         }
