@@ -17,7 +17,8 @@
 #   compare 5 %   separate runs of each side, then compare --threshold 2
 # The library is bench-sudoku's own C ABI build (cargo build --release -p bench-sudoku-capi),
 # whose tdoku-signature exports stretch each call to config/1000 of its solve time.
-# Prints a Markdown table: alarms (exit 1) out of N, and the median reported ratio.
+# Prints a Markdown table: alarms (exit 1) out of N, gate runs that were undecided (exit 3: the
+# interval neither wholly beyond nor wholly within ±threshold), and the median reported ratio.
 set -euo pipefail
 runs=20
 busy=1
@@ -62,16 +63,17 @@ cand="lib=$lib,symbol=bench_sudoku_fast,config=$slow,name=slow"
 gate_ratio() { python3 -c "import json,sys; r=[x for x in json.load(open('$1/summary.json'))['results'] if x.get('paired')][0]['paired']; print(r['geomean_ratio'])"; }
 
 run_gate() { # label spec_a spec_b gate threshold_args...
-  local alarms=0 ratios=()
+  local alarms=0 undecided=0 ratios=()
   for i in $(seq "$runs"); do
     local st=0
     "$bin" run "$file" -q -s "$2" -s "$3" --gate "$4" "${@:5}" "${extra[@]}" --out "$tmp/g" --force >/dev/null || st=$?
     [ "$st" = 1 ] && alarms=$((alarms + 1))
+    [ "$st" = 3 ] && undecided=$((undecided + 1))
     # 2: an error, or a dataset too small to judge (fewer than 10 chunks).
-    [ "$st" -gt 1 ] && { echo "run failed or not judged ($st): see 'bench-sudoku run --help', --gate" >&2; exit 2; }
+    [ "$st" = 2 ] || [ "$st" -gt 3 ] && { echo "run failed or not judged ($st): see 'bench-sudoku run --help', --gate" >&2; exit 2; }
     ratios+=("$(gate_ratio "$tmp/g")")
   done
-  printf '| %s | %d / %d | %s |\n' "$1" "$alarms" "$runs" "$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{a[NR]=$1} END {printf "%.4f (%.4f–%.4f)", a[int((NR+1)/2)], a[1], a[NR]}')"
+  printf '| %s | %d / %d | %d | %s |\n' "$1" "$alarms" "$runs" "$undecided" "$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{a[NR]=$1} END {printf "%.4f (%.4f–%.4f)", a[int((NR+1)/2)], a[1], a[NR]}')"
 }
 
 run_compare() { # label spec_base spec_cur threshold_args...
@@ -85,13 +87,13 @@ run_compare() { # label spec_base spec_cur threshold_args...
     [ "$st" -gt 1 ] && { echo "compare failed ($st): $out" >&2; exit 2; }
     ratios+=("$(printf '%s\n' "$out" | awk 'NR==2 {for (i=1;i<=NF;i++) if ($i ~ /^[+-][0-9.]+%$/) {sub(/%/,"",$i); print 1+$i/100; exit}}')")
   done
-  printf '| %s | %d / %d | %s |\n' "$1" "$alarms" "$runs" "$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{a[NR]=$1} END {printf "%.4f (%.4f–%.4f)", a[int((NR+1)/2)], a[1], a[NR]}')"
+  printf '| %s | %d / %d | - | %s |\n' "$1" "$alarms" "$runs" "$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{a[NR]=$1} END {printf "%.4f (%.4f–%.4f)", a[int((NR+1)/2)], a[1], a[NR]}')"
 }
 
 echo "$(basename "$file"), $runs runs each, $([ "$busy" = 1 ] && echo "$(nproc) busy loops beside" || echo idle), run args: ${extra[*]:-(none)}"
 echo
-echo "| experiment | alarms (exit 1) | ratio: median (min–max) |"
-echo "|---|---:|---|"
+echo "| experiment | alarms (exit 1) | undecided (exit 3) | ratio: median (min–max) |"
+echo "|---|---:|---:|---|"
 run_gate "gate A/A, default threshold" "fast,name=a" "fast,name=b" "a:b"
 run_compare "compare A/A, default threshold" "fast" "fast"
 run_gate "gate, candidate $((slow - 1000))‰ slower, --threshold $threshold" "$base" "$cand" "base:slow" --threshold "$threshold"
