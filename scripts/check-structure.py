@@ -177,7 +177,7 @@ def imports():
     for m, p in files.items():
         code = test_free(strip_comments_and_strings(open(p, encoding="utf-8").read()))
         paths = use_paths(code)
-        for q in re.finditer(r"\b((?:crate|super|self)(?:::(?:super|\w+))+)", code):
+        for q in re.finditer(r"\b((?:crate|super|self)(?:::\w+)+)", code):
             paths.append(q.group(1).split("::"))
         for segs in paths:
             t = resolve(segs, m, modules)

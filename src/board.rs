@@ -1,7 +1,7 @@
 //! The board: a small file shared by a supervising parent and the
 //! measuring child it runs, through which the child says what it is doing
 //! without a system call (`run` supervises itself when it loads a solver
-//! into its own process: `commands::supervise`).
+//! into its own process: `commands::run::supervise`).
 //!
 //! The child maps the file and stores plain numbers in it with atomic
 //! stores (no clock read, no system call): its phase, the results directory

@@ -273,7 +273,7 @@ fn a_history_file_steps_and_fails_on_step() {
     let r = revs[0].to_str().unwrap();
     let o = bin(&["history", "add", r, "--file", h, "--series", "x"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("one -s"), "{}", err(&o));
+    assert!(err(&o).contains("-s LABEL"), "{}", err(&o));
     let o = bin(&["history", "add", r, "--file", h, "-s", "nope"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(err(&o).contains("no strategy \"nope\""), "{}", err(&o));

@@ -86,10 +86,13 @@ else
   args+=(-s "$BS_HEAD,name=$name" --repeat 3)
 fi
 if [ -n "${BS_RUN_ARGS:-}" ]; then
-  # Split like a shell, without running anything in it.
-  extra=$(python3 -c 'import shlex, sys; print("\0".join(shlex.split(sys.argv[1])), end="")' "$BS_RUN_ARGS") \
-    || die "run-args: cannot split into words: $BS_RUN_ARGS"
-  while IFS= read -r -d '' w; do args+=("$w"); done < <(printf '%s\0' "$extra")
+  # Split like a shell, without running anything in it: the words come back
+  # NUL-terminated.
+  split='import shlex, sys
+for w in shlex.split(sys.argv[1]):
+    sys.stdout.write(w + "\0")'
+  python3 -c "$split" "$BS_RUN_ARGS" >/dev/null 2>&1 || die "run-args: cannot split into words: $BS_RUN_ARGS"
+  while IFS= read -r -d '' w; do args+=("$w"); done < <(python3 -c "$split" "$BS_RUN_ARGS")
 fi
 
 echo "bench-action: $bin ${args[*]}"
@@ -107,11 +110,14 @@ if [ -f "$results/summary.md" ]; then
   { echo; cat "$results/summary.md"; } >>"$summary"
 fi
 
-# The history: the head's line, when the run finished (its times mean something even
-# when the gate failed: that is the point of keeping them).
+# The history: the head's line and, with a gate, the base's (its revision measured once
+# more, beside its successor), when the run finished: their times mean something even when
+# the gate failed, which is the point of keeping them.
 trend_status=0
 if [ -n "${BS_HISTORY:-}" ]; then
-  if "$bin" history add "$results" --file "$BS_HISTORY" -s "$name"; then
+  add=(history add "$results" --file "$BS_HISTORY" --series "$name" -s "$name")
+  [ -n "${BS_BASE:-}" ] && add+=(-s "$name@base")
+  if "$bin" "${add[@]}"; then
     trend=(trend "$BS_HISTORY" --markdown --threshold "${BS_STEP_THRESHOLD:-5}" --out "$results/trend")
     [ "${BS_FAIL_ON_STEP:-false}" = true ] && trend+=(--fail-on-step)
     { echo; echo "### History of $name"; echo; } >>"$summary"

@@ -37,8 +37,10 @@ pub struct AddArgs {
     /// Only this strategy (repeatable) [default: every strategy of the run].
     #[arg(short = 's', long = "strategy", value_name = "LABEL")]
     pub strategies: Vec<String>,
-    /// The name the history follows the strategy under (one -s): e.g. the
-    /// solver's name for a run that labelled it `head`.
+    /// The name the history follows the chosen strategies under (with -s):
+    /// e.g. the solver's name for a run that labelled its two builds `head`
+    /// and `base` — each line keeps its own revision, so a base build
+    /// measured again beside its successor is one more run of its revision.
     #[arg(long, value_name = "NAME", value_parser = label)]
     pub series: Option<String>,
     /// Add runs that stopped early (refused otherwise: exit 2); `trend`
@@ -59,8 +61,8 @@ pub fn run(args: &HistoryArgs) -> CmdResult {
 }
 
 fn add(args: &AddArgs) -> CmdResult {
-    if args.series.is_some() && args.strategies.len() != 1 {
-        bail!("--series names one strategy: give it with one -s LABEL");
+    if args.series.is_some() && args.strategies.is_empty() {
+        bail!("--series names the strategies given with -s LABEL: give at least one");
     }
     let mut guard = Guard::new();
     for d in &args.dirs {

@@ -12,12 +12,9 @@ pub mod interrupt;
 pub mod merge;
 pub mod report;
 pub mod run;
-pub mod scan;
 pub mod serve;
 pub mod solve;
 pub mod strategies;
-#[cfg(unix)]
-pub mod supervise;
 pub mod trend;
 
 use std::io::Write;

@@ -13,7 +13,7 @@
 //!
 //! The interval is the first round's bootstrap interval (one look), or,
 //! with a time budget, the confidence sequence over every round
-//! ([`super::sequential`], [`super::budget`]), valid however many rounds
+//! ([`super::sequential`], [`budget`]), valid however many rounds
 //! were looked at. A dataset also fails when either side has an answer
 //! the harness rejects (a mismatch with the dataset, a broken rule, a
 //! wrong solution count) or a fault, when the two sides' answers differ on
@@ -32,11 +32,12 @@
 //! undecided, unless undecided datasets pass (`--undecided pass`); else 0
 //! (every dataset unchanged or improved).
 
-use super::budget::{Budgeted, Evidence};
 use super::sequential::{resolution_pct, Decision, Interval};
 use crate::bench::metrics::ResultRecord;
 use crate::bench::paired::{Paired, LEVEL, MIN_BLOCKS};
+use budget::{Budgeted, Evidence};
 
+pub mod budget;
 mod text;
 
 /// The default threshold of `--gate`, in percent.

@@ -2,7 +2,6 @@
 //! search-effort counter changes and a bootstrap verdict on solve time.
 //! `bench-sudoku compare` prints it; its exit status gates CI.
 
-pub mod budget;
 pub mod gate;
 pub mod load;
 pub mod sequential;

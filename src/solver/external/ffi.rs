@@ -13,7 +13,7 @@
 //! into the call's buffer before the clock starts, the solution read after
 //! it stops. A call that does not return within `--timeout` cannot be
 //! stopped inside this process. When `run` supervises its measuring
-//! process (it does whenever it loads a library: `commands::supervise`),
+//! process (it does whenever it loads a library: `commands::run::supervise`),
 //! each call is announced on the supervisor's board ([`crate::board`]) and
 //! the supervisor ends a hang and names its puzzle; otherwise a watchdog
 //! thread ends the run with an error that says to use `isolate=yes` (child

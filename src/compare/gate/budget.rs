@@ -2,7 +2,7 @@
 //! round ([`crate::bench::rounds`]) until every dataset's time is decided
 //! or another round would not end within the budget, and the gate judges
 //! each dataset on every round's chunks at once, with the confidence
-//! sequence of [`super::sequential`], which stays valid however many
+//! sequence of [`crate::compare::sequential`], which stays valid however many
 //! rounds are looked at.
 //!
 //! A dataset stops being measured when its interval decides (regressed,
@@ -13,11 +13,11 @@
 //! verified like the first's. The first round's failures and notes are
 //! the run's own (its records); a later round's are named by its number.
 
-use super::gate::{checks, BudgetFacts, Estimate, Gate};
-use super::sequential::{Decision, Sums};
+use super::{checks, BudgetFacts, Estimate, Gate};
 use crate::bench::metrics::{UnitStats, CACHE_FACTOR};
 use crate::bench::rounds::{self, End, Round};
 use crate::bench::{DatasetInfo, Progress, RunOptions, RunResults};
+use crate::compare::sequential::{Decision, Sums};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,5 +1,9 @@
 //! `bench-sudoku run`: the parallel batch benchmark and its reports.
 
+pub mod scan;
+#[cfg(unix)]
+pub mod supervise;
+
 use super::args::EngineArgs;
 use super::CmdResult;
 use crate::bench::metrics::UnitStats;
@@ -311,8 +315,8 @@ pub fn run(args: &RunArgs) -> CmdResult {
     // child, which a crash, an exit or a hang of that solver cannot take
     // down with the results (see `supervise`).
     #[cfg(unix)]
-    if super::supervise::needed(args)? {
-        return super::supervise::run(args);
+    if supervise::needed(args)? {
+        return supervise::run(args);
     }
     #[cfg(unix)]
     let board = crate::board::this();
@@ -327,8 +331,8 @@ pub fn run(args: &RunArgs) -> CmdResult {
     if args.budget.is_some() && (args.scan.is_some() || args.threads.len() > 1) {
         anyhow::bail!("--budget: a scan runs each value once; give --budget to a run without --scan or a list of -j");
     }
-    if let Some(plan) = super::scan::plan(args)? {
-        return super::scan::run(args, &plan);
+    if let Some(plan) = scan::plan(args)? {
+        return scan::run(args, &plan);
     }
     // External solvers are loaded or started here: one that cannot be stops
     // the run before anything is created.
@@ -567,14 +571,14 @@ pub fn run(args: &RunArgs) -> CmdResult {
     // not written: the results describe the first round).
     let budgeted = match (&gate, args.budget) {
         (Some(g), Some(budget)) if results.stopped.is_none() => {
-            let bench = crate::compare::budget::Bench {
+            let bench = crate::compare::gate::budget::Bench {
                 opts: &opts,
                 infos: &infos,
                 pool: &pool,
                 progress,
                 stop: &stop,
             };
-            Some(crate::compare::budget::measure(
+            Some(crate::compare::gate::budget::measure(
                 g,
                 &bench,
                 started,

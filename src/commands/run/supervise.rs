@@ -28,9 +28,9 @@
 //! `BENCH_SUDOKU_SUPERVISE=0` turns supervision off (to run a solver under
 //! a debugger in one process).
 
-use super::run::RunArgs;
-use super::CmdResult;
+use super::RunArgs;
 use crate::board::{self, Call, Phase, Reading};
+use crate::commands::CmdResult;
 use crate::solver::external;
 use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
@@ -67,7 +67,7 @@ pub fn needed(args: &RunArgs) -> anyhow::Result<bool> {
 /// The strategy specs as `run` reads them (the defaults when none).
 fn specs(args: &RunArgs) -> Vec<String> {
     if args.strategies.is_empty() {
-        super::run::DEFAULT_STRATEGIES
+        super::DEFAULT_STRATEGIES
             .iter()
             .map(|s| s.to_string())
             .collect()
@@ -104,7 +104,8 @@ static SIGNALS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new
 
 /// How long a child may take to end after an interrupt before it is
 /// killed: its own grace period, and a margin to write what it measured.
-const INTERRUPT_GRACE: Duration = Duration::from_secs(super::interrupt::STOP_GRACE.as_secs() + 5);
+const INTERRUPT_GRACE: Duration =
+    Duration::from_secs(crate::commands::interrupt::STOP_GRACE.as_secs() + 5);
 
 /// Runs the same command as a supervised child and returns its exit
 /// status, or the status of the fault that ended it.
@@ -144,8 +145,8 @@ fn verdict(args: &RunArgs, reading: &Reading, ending: Ending) -> i32 {
         Ending::Exited(status) if reading.phase == Some(Phase::Finished) => {
             let code = reading.exit.unwrap_or_else(|| code_of(status));
             if code == code_of(status) && finished_as_said(reading, code) {
-                if code == super::interrupt::EXIT_INTERRUPTED && !interrupted {
-                    super::print_err(
+                if code == crate::commands::interrupt::EXIT_INTERRUPTED && !interrupted {
+                    crate::commands::print_err(
                         "bench-sudoku: error: the measuring process was interrupted by a signal the \
                          supervisor did not pass on (a solver raised it, or another process sent it)",
                     );
@@ -203,7 +204,7 @@ fn spawn(board_path: &Path) -> anyhow::Result<std::process::Child> {
         }
     });
     if let Err(e) = forwarded {
-        super::print_err(&format!(
+        crate::commands::print_err(&format!(
             "bench-sudoku: warning: cannot forward interrupts to the measuring process: {e}"
         ));
     }
@@ -397,16 +398,16 @@ fn fault(args: &RunArgs, reading: &Reading, ending: Ending) -> i32 {
         },
     };
     let place = where_it_was(args, reading, &calls, &labels);
-    super::print_err(&format!("bench-sudoku: error: {what} {place}"));
+    crate::commands::print_err(&format!("bench-sudoku: error: {what} {place}"));
     match &ending {
-        Ending::Killed(Stuck::Call(_) | Stuck::Phase(_) | Stuck::Stopped) => super::print_err(
+        Ending::Killed(Stuck::Call(_) | Stuck::Phase(_) | Stuck::Stopped) => crate::commands::print_err(
             "bench-sudoku: a library running inside the measuring process cannot be stopped, so the \
              process was killed; run it with isolate=yes to have a hang counted as a timeout of that \
              puzzle and the run go on",
         ),
         Ending::Killed(Stuck::Interrupt) => {}
-        Ending::Exited(_) if code == super::interrupt::EXIT_INTERRUPTED => {}
-        Ending::Exited(_) => super::print_err(
+        Ending::Exited(_) if code == crate::commands::interrupt::EXIT_INTERRUPTED => {}
+        Ending::Exited(_) => crate::commands::print_err(
             "bench-sudoku: a solver loaded into the process takes it down with it; run it with \
              isolate=yes to have a crash counted as a fault of that puzzle and the run go on",
         ),
@@ -414,7 +415,7 @@ fn fault(args: &RunArgs, reading: &Reading, ending: Ending) -> i32 {
     // Results the child finished writing are kept as they are: the fault
     // came after them (a library's destructor, an exit handler).
     match reading.dir.as_deref() {
-        Some(dir) if complete(dir) => super::print_err(&format!(
+        Some(dir) if complete(dir) => crate::commands::print_err(&format!(
             "bench-sudoku: the results in {} were complete before that; they are kept as written",
             dir.display()
         )),
@@ -446,7 +447,7 @@ fn what_ended(args: &RunArgs, reading: &Reading, ending: &Ending) -> (String, i3
         ),
         Ending::Killed(Stuck::Interrupt) => (
             "the measuring process did not stop after the interrupts, and was killed".to_string(),
-            super::interrupt::EXIT_INTERRUPTED,
+            crate::commands::interrupt::EXIT_INTERRUPTED,
         ),
         Ending::Exited(status) => match (status.signal(), status.code(), reading.exit) {
             // The child gave up on an interrupt (a solve that did not
@@ -550,17 +551,17 @@ fn labels(dir: &Path) -> Vec<String> {
 fn keep_measured(args: &RunArgs, reading: &Reading, stopped: &str) {
     let dir: Option<PathBuf> = reading.dir.clone();
     match dir.as_deref().map(|d| (d, crate::results::recover::recover(d, stopped))) {
-        Some((d, Ok(r))) => super::print_err(&format!(
+        Some((d, Ok(r))) => crate::commands::print_err(&format!(
             "run incomplete: what was measured before it stopped is in {} ({} rows over {} strategies × datasets; meta.json has \"complete\": false)",
             d.display(),
             r.rows,
             r.units
         )),
-        Some((d, Err(e))) => super::print_err(&format!(
+        Some((d, Err(e))) => crate::commands::print_err(&format!(
             "bench-sudoku: error: the results in {} could not be rebuilt: {e:#}",
             d.display()
         )),
-        None => super::print_err("nothing was measured: no results directory was made"),
+        None => crate::commands::print_err("nothing was measured: no results directory was made"),
     }
     if let (Some(path), Some(_)) = (&args.gate_summary, &args.gate) {
         let md = format!(
@@ -574,7 +575,7 @@ fn keep_measured(args: &RunArgs, reading: &Reading, stopped: &str) {
             .open(path)
             .and_then(|mut f| f.write_all(md.as_bytes()));
         if let Err(e) = appended {
-            super::print_err(&format!(
+            crate::commands::print_err(&format!(
                 "bench-sudoku: error: --gate-summary {}: {e}",
                 path.display()
             ));

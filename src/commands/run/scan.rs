@@ -3,8 +3,8 @@
 //! subdirectory (`KEY=VALUE`), and what changes across the values in one
 //! table, one CSV, one JSON and one chart per dataset.
 
-use super::run::RunArgs;
-use super::CmdResult;
+use super::RunArgs;
+use crate::commands::CmdResult;
 use crate::compare::load::ResultsDir;
 use crate::report;
 use crate::results::{claim::Claim, dest::Guard};
@@ -130,26 +130,32 @@ fn with_value(args: &RunArgs, key: &str, value: &str) -> anyhow::Result<RunArgs>
     match key {
         "threads" => {
             let n = num("a thread count")?;
-            if n > super::args::MAX_THREADS {
+            if n > crate::commands::args::MAX_THREADS {
                 anyhow::bail!(
                     "--scan threads={value}: at most {}",
-                    super::args::MAX_THREADS
+                    crate::commands::args::MAX_THREADS
                 );
             }
             a.threads = vec![n as usize];
         }
         "batch-size" => {
             let n = num("a batch size")?;
-            if !(1..=super::args::MAX_BATCH).contains(&n) {
-                anyhow::bail!("--scan batch-size={value}: 1 to {}", super::args::MAX_BATCH);
+            if !(1..=crate::commands::args::MAX_BATCH).contains(&n) {
+                anyhow::bail!(
+                    "--scan batch-size={value}: 1 to {}",
+                    crate::commands::args::MAX_BATCH
+                );
             }
             a.batch_size = n as usize;
         }
         "repeat" | "warmup" | "count" => {
             let n = num("a count")?;
             let lo = if key == "warmup" { 0 } else { 1 };
-            if n < lo || n > super::args::MAX_PASSES {
-                anyhow::bail!("--scan {key}={value}: {lo} to {}", super::args::MAX_PASSES);
+            if n < lo || n > crate::commands::args::MAX_PASSES {
+                anyhow::bail!(
+                    "--scan {key}={value}: {lo} to {}",
+                    crate::commands::args::MAX_PASSES
+                );
             }
             match key {
                 "repeat" => a.repeat = Some(n as u32),
@@ -162,7 +168,7 @@ fn with_value(args: &RunArgs, key: &str, value: &str) -> anyhow::Result<RunArgs>
             // Each strategy with the key set, under its own label so that
             // the values line up in the table.
             let base = if a.strategies.is_empty() {
-                super::run::DEFAULT_STRATEGIES
+                super::DEFAULT_STRATEGIES
                     .iter()
                     .map(|s| s.to_string())
                     .collect()
@@ -371,7 +377,7 @@ pub fn run(args: &RunArgs, plan: &Plan) -> CmdResult {
     if let (Some(board), Some(last)) = (crate::board::this(), rows.last()) {
         board.results_dir(&dir.join(&last.dir));
     }
-    super::print_text(&format!(
+    crate::commands::print_text(&format!(
         "\n{}\nscan results in {}\n",
         table(plan, rounds, &rows),
         dir.display()
@@ -405,20 +411,20 @@ fn run_rounds(
                 // rounds find them; discarded.
                 sub.limit = Some(sub.limit.unwrap_or(WARMUP_PUZZLES).min(WARMUP_PUZZLES));
                 sub.out = Some(work.join(format!("warmup-{name}")));
-                super::print_err(&format!("== {}={value} (warm-up round)", plan.key));
+                crate::commands::print_err(&format!("== {}={value} (warm-up round)", plan.key));
             } else {
                 sub.out = Some(work.join(format!("{name}-round{round}")));
-                super::print_err(&format!(
+                crate::commands::print_err(&format!(
                     "== {}={value} (round {round} of {rounds})",
                     plan.key
                 ));
             }
-            let code = super::run::run(&sub).map_err(|e| {
-                super::print_err(&format!("bench-sudoku: error: {e:#}"));
+            let code = super::run(&sub).map_err(|e| {
+                crate::commands::print_err(&format!("bench-sudoku: error: {e:#}"));
                 Stopped(2)
             })?;
-            if code == super::interrupt::EXIT_INTERRUPTED || code >= 2 {
-                super::print_err(&format!(
+            if code == crate::commands::interrupt::EXIT_INTERRUPTED || code >= 2 {
+                crate::commands::print_err(&format!(
                     "bench-sudoku: the scan stopped at {}={value}",
                     plan.key
                 ));
