@@ -18,38 +18,30 @@
 use super::{file_part, Exporter, Output, Report};
 use crate::bench::metrics::UnitStats;
 use crate::bench::points::PointSample;
-use crate::solver::{Counter, Status};
-use anyhow::anyhow;
-use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
-use plotters::coord::Shift;
+use crate::solver::Counter;
+use axes::{lg, short_count, Axis, LogTimeAxis};
+use frame::{
+    color_of, legend_label, plot_builder, plot_err, strategy_colors, title_and_legend as frame,
+    Marker, FONT, PALETTE,
+};
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::collections::HashMap;
-use std::ops::Range;
 use std::path::Path;
 
+mod axes;
+mod frame;
+mod latency;
 pub mod trend;
+
+pub use axes::short_ns;
+pub use frame::{legend_lines, SIZE};
+
+/// A strategy's statistics on a dataset's charts, with its colour and its
+/// legend entry ([`frame::legend_label`]).
+type UnitSeries<'a> = (&'a UnitStats, RGBColor, &'a str);
 
 /// Points per (dataset, strategy) on the scatter chart, at most.
 pub const SCATTER_MAX: usize = crate::bench::points::CAP;
-/// Size of every chart, in SVG pixels.
-pub const SIZE: (u32, u32) = (1200, 520);
-const FONT: &str = "sans-serif";
-
-/// Tableau 10: distinct, colour-blind-friendly enough, readable on white.
-const PALETTE: [RGBColor; 10] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
-    RGBColor(188, 189, 34),
-    RGBColor(23, 190, 207),
-];
-
 /// The charts of a dataset (`Paired` only in interleaved runs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ChartKind {
@@ -149,7 +141,7 @@ pub fn render_all(report: &Report) -> anyhow::Result<Vec<Chart>> {
         charts.push(Chart {
             dataset: ds.clone(),
             kind: ChartKind::Latency,
-            svg: latency_svg(&ds, &units)?,
+            svg: latency::svg(&ds, &units)?,
         });
         charts.push(Chart {
             dataset: ds.clone(),
@@ -382,401 +374,6 @@ pub fn ratio_tick(x: f64) -> String {
 
 /// A strategy's points on the scatter: `(guesses, time_ns)`.
 type ScatterSeries<'a> = (&'a str, RGBColor, &'a [(u64, u64)]);
-/// A strategy's percentile curve: `(log10 1/(1−p), log10 ns)`.
-type LineData<'a> = (&'a str, RGBColor, Vec<(f64, f64)>);
-
-/// A strategy's legend entry: its name, and for one that did not finish
-/// every puzzle (stalled, gave up, failed, wrong) how many it did not, so
-/// that a line that skipped the hard puzzles is never read as the fastest.
-fn legend_label(u: &UnitStats) -> String {
-    let unfinished: u64 = [Status::Stalled, Status::GaveUp]
-        .iter()
-        .chain(Status::FAULTS.iter())
-        .map(|&st| u.status[st as usize])
-        .sum();
-    if unfinished == 0 {
-        u.strategy.clone()
-    } else {
-        format!("{} (unfinished: {unfinished} of {})", u.strategy, u.puzzles)
-    }
-}
-
-/// One colour per strategy name, the same on every chart and dataset.
-fn strategy_colors(report: &Report) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for r in &report.results {
-        if !names.contains(&r.strategy) {
-            names.push(r.strategy.clone());
-        }
-    }
-    names
-}
-
-fn color_of(names: &[String], strategy: &str) -> RGBColor {
-    let i = names.iter().position(|n| n == strategy).unwrap_or(0);
-    PALETTE[i % PALETTE.len()]
-}
-
-fn plot_err<E: std::fmt::Display>(e: E) -> anyhow::Error {
-    anyhow!("drawing a chart: {e}")
-}
-
-/// A linear f64 axis whose ticks (labelled) and grid lines (light) are
-/// given, so log axes get exactly the ticks a reader expects (decades,
-/// 1-2-5 steps, the "nines" of a percentile axis).
-#[derive(Clone)]
-struct Axis {
-    lo: f64,
-    hi: f64,
-    bold: Vec<f64>,
-    light: Vec<f64>,
-}
-
-impl Axis {
-    fn new(range: Range<f64>, bold: Vec<f64>) -> Self {
-        Axis {
-            lo: range.start,
-            hi: range.end,
-            bold,
-            light: Vec::new(),
-        }
-    }
-}
-
-impl Ranged for Axis {
-    type FormatOption = DefaultFormatting;
-    type ValueType = f64;
-
-    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
-        let span = self.hi - self.lo;
-        if span <= 0.0 {
-            return (limit.0 + limit.1) / 2;
-        }
-        let f = (v - self.lo) / span;
-        limit.0 + (f * (limit.1 - limit.0) as f64).round() as i32
-    }
-
-    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
-        let pts = if hint.weight().allow_light_points() {
-            &self.light
-        } else {
-            &self.bold
-        };
-        pts.iter()
-            .copied()
-            .filter(|v| *v >= self.lo && *v <= self.hi)
-            .collect()
-    }
-
-    fn range(&self) -> Range<f64> {
-        self.lo..self.hi
-    }
-}
-
-/// How a strategy is drawn, for its legend entry.
-#[derive(Clone, Copy)]
-enum Marker {
-    Line,
-    Dot,
-}
-
-/// Draws the title across the top and the legend in a column on the right
-/// (outside the plot, so it never hides data); returns the plot's area.
-fn frame<'a>(
-    root: &DrawingArea<SVGBackend<'a>, Shift>,
-    title: &str,
-    entries: &[(&str, RGBColor)],
-    marker: Marker,
-) -> anyhow::Result<DrawingArea<SVGBackend<'a>, Shift>> {
-    // A long title (a long dataset or strategy name) gets a smaller font,
-    // so that it fits the chart's width (about 0.55 em per character).
-    let chars = title.chars().count().max(1) as f64;
-    let title_font = (f64::from(SIZE.0 - 40) / (chars * 0.55)).clamp(14.0, 27.0);
-    let body = root
-        .margin(8, 0, 0, 0)
-        .titled(title, (FONT, title_font))
-        .map_err(plot_err)?;
-    let wrapped: Vec<Vec<String>> = entries
-        .iter()
-        .map(|(n, _)| legend_lines(n, LEGEND_CHARS))
-        .collect();
-    let longest = wrapped
-        .iter()
-        .flatten()
-        .map(|l| l.chars().count())
-        .max()
-        .unwrap_or(0) as i32;
-    let width = (longest * 9 + 60).clamp(130, 360);
-    let (plot, legend) = body.split_horizontally(SIZE.0 as i32 - width);
-    // Line height, gap between entries and font size: smaller when the
-    // entries would not fit the chart's height otherwise.
-    let lines: i32 = wrapped.iter().map(|w| w.len() as i32).sum();
-    let n = entries.len() as i32;
-    let (line_h, gap, font) = if lines * 20 + n * 8 <= 440 {
-        (20, 8, 18)
-    } else {
-        (17, 4, 15)
-    };
-    let top = 16;
-    let height = lines * line_h + n * gap + 12;
-    legend
-        .draw(&Rectangle::new(
-            [(4, top), (width - 12, top + height)],
-            RGBColor(170, 170, 170),
-        ))
-        .map_err(plot_err)?;
-    let mut y0 = top + 6 + gap / 2;
-    for ((_, color), text) in entries.iter().zip(&wrapped) {
-        let y = y0 + line_h / 2;
-        let x = 16;
-        match marker {
-            Marker::Line => legend.draw(&PathElement::new(
-                vec![(x, y), (x + 22, y)],
-                color.stroke_width(3),
-            )),
-            Marker::Dot => legend.draw(&Circle::new((x + 11, y), 6, color.filled())),
-        }
-        .map_err(plot_err)?;
-        for (k, line) in text.iter().enumerate() {
-            legend
-                .draw(&Text::new(
-                    line.clone(),
-                    (x + 32, y + k as i32 * line_h),
-                    (FONT, font)
-                        .into_font()
-                        .color(&BLACK)
-                        .pos(Pos::new(HPos::Left, VPos::Center)),
-                ))
-                .map_err(plot_err)?;
-        }
-        y0 += text.len() as i32 * line_h + gap;
-    }
-    Ok(plot)
-}
-
-/// Characters per line of a legend entry.
-const LEGEND_CHARS: usize = 30;
-
-/// A legend entry's text in lines of at most `max` characters, so that a
-/// long label (a 60-character `name=`) is shown whole: each line breaks
-/// after the last `-`, `_`, `,`, `=`, `/`, `.` or space in its second
-/// half, or at `max` characters when there is none; at most three lines,
-/// the third ending in `…` when the label is longer still.
-pub fn legend_lines(name: &str, max: usize) -> Vec<String> {
-    let chars: Vec<char> = name.chars().collect();
-    let mut lines = Vec::new();
-    let mut start = 0;
-    while chars.len() - start > max {
-        if lines.len() == 2 {
-            let mut last: String = chars[start..start + max - 1].iter().collect();
-            last.push('…');
-            lines.push(last);
-            return lines;
-        }
-        let window = &chars[start..start + max];
-        let cut = window
-            .iter()
-            .rposition(|c| "-_,=/. ".contains(*c))
-            .filter(|&i| i >= max / 2)
-            .map_or(max, |i| i + 1);
-        lines.push(chars[start..start + cut].iter().collect());
-        start += cut;
-    }
-    lines.push(chars[start..].iter().collect());
-    lines
-}
-
-/// The plot area's builder, with the margins and label areas every chart
-/// uses.
-fn plot_builder<'a, 'b, DB: DrawingBackend>(
-    area: &'a DrawingArea<DB, Shift>,
-) -> ChartBuilder<'a, 'b, DB> {
-    let mut b = ChartBuilder::on(area);
-    b.margin(16)
-        .margin_right(40)
-        .x_label_area_size(50)
-        .y_label_area_size(80);
-    b
-}
-
-/// A short tick label for a time: `50 µs`, `2 ms`.
-pub fn short_ns(ns: f64) -> String {
-    let (v, unit) = if ns < 1e3 {
-        (ns, "ns")
-    } else if ns < 1e6 {
-        (ns / 1e3, "µs")
-    } else if ns < 1e9 {
-        (ns / 1e6, "ms")
-    } else {
-        (ns / 1e9, "s")
-    };
-    if (v - v.round()).abs() < 1e-6 {
-        format!("{v:.0} {unit}")
-    } else {
-        format!("{v:.1} {unit}")
-    }
-}
-
-/// A short tick label for a count: `100`, `10k`, `1M`.
-fn short_count(n: f64) -> String {
-    if n >= 1e6 {
-        format!("{:.0}M", n / 1e6)
-    } else if n >= 1e3 {
-        format!("{:.0}k", n / 1e3)
-    } else {
-        format!("{n:.0}")
-    }
-}
-
-/// A log10 time axis over `[min_ns, max_ns]`: its range (in log10 ns),
-/// labelled ticks at 1-2-5 steps (decades only on wide ranges) and light
-/// grid lines at every multiple.
-struct LogTimeAxis {
-    lo: f64,
-    hi: f64,
-    bold: Vec<f64>,
-    light: Vec<f64>,
-}
-
-impl LogTimeAxis {
-    fn new(min_ns: u64, max_ns: u64) -> Self {
-        let lo = (min_ns.max(1) as f64).log10().floor() as i32;
-        let mut hi = (max_ns.max(1) as f64).log10().ceil() as i32;
-        if hi <= lo {
-            hi = lo + 1;
-        }
-        let mut bold = Vec::new();
-        let mut light = Vec::new();
-        for d in lo..=hi {
-            bold.push(d as f64);
-            if d < hi {
-                for m in 2..=9 {
-                    let v = (m as f64).log10() + d as f64;
-                    light.push(v);
-                    if hi - lo <= 3 && (m == 2 || m == 5) {
-                        bold.push(v);
-                    }
-                }
-            }
-        }
-        bold.sort_by(f64::total_cmp);
-        LogTimeAxis {
-            lo: lo as f64,
-            hi: hi as f64,
-            bold,
-            light,
-        }
-    }
-
-    fn label(v: &f64) -> String {
-        short_ns(10f64.powf(*v).round())
-    }
-
-    fn axis(&self) -> Axis {
-        Axis {
-            lo: self.lo,
-            hi: self.hi,
-            bold: self.bold.clone(),
-            light: self.light.clone(),
-        }
-    }
-}
-
-fn lg(v: u64) -> f64 {
-    (v.max(1) as f64).log10()
-}
-
-/// The "nines" label of `x = log10(1/(1−p))`: 0 → 0%, 1 → 90%, 2 → 99%, …
-/// Other positions (the 50% and 75% ticks) read as plain percentages.
-fn nines_label(x: &f64) -> String {
-    let k = x.round();
-    if k < 0.0 {
-        return String::new();
-    }
-    if (x - k).abs() > 1e-9 {
-        return format!("{:.0}%", (1.0 - 10f64.powf(-x)) * 100.0);
-    }
-    match k as u32 {
-        0 => "0%".to_string(),
-        1 => "90%".to_string(),
-        k => format!("99.{}%", "9".repeat(k as usize - 2)).replace("99.%", "99%"),
-    }
-}
-
-/// The latency percentile chart of one dataset.
-fn latency_svg(dataset: &str, units: &[(&UnitStats, RGBColor, &str)]) -> anyhow::Result<String> {
-    let mut series: Vec<LineData> = Vec::new();
-    let (mut tmin, mut tmax, mut nmax) = (u64::MAX, 0u64, 1u64);
-    for &(u, c, label) in units {
-        let h = &u.time;
-        if h.is_empty() {
-            series.push((label, c, Vec::new()));
-            continue;
-        }
-        let n = h.len();
-        let xend = lg(n);
-        let mut pts = vec![(0.0, lg(h.min()))];
-        for v in h.iter_quantiles(5) {
-            let q = v.quantile_iterated_to();
-            let x = if q >= 1.0 {
-                xend
-            } else {
-                (-(1.0 - q).log10()).min(xend)
-            };
-            pts.push((x, lg(v.value_iterated_to())));
-        }
-        pts.push((xend, lg(h.max())));
-        tmin = tmin.min(h.min());
-        tmax = tmax.max(h.max());
-        nmax = nmax.max(n);
-        series.push((label, c, pts));
-    }
-    if tmin > tmax {
-        (tmin, tmax) = (1000, 1_000_000);
-    }
-    let xhi = lg(nmax).ceil().max(1.0);
-    let yaxis = LogTimeAxis::new(tmin, tmax);
-    // The decades of 1/(1−p), plus the median and the upper quartile.
-    let mut xticks: Vec<f64> = (0..=xhi as u32).map(f64::from).collect();
-    xticks.extend([2f64.log10(), 4f64.log10()]);
-    xticks.sort_by(f64::total_cmp);
-
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_err)?;
-        let entries: Vec<(&str, RGBColor)> = series.iter().map(|(n, c, _)| (*n, *c)).collect();
-        let area = frame(
-            &root,
-            &format!("{dataset}: solve time by percentile"),
-            &entries,
-            Marker::Line,
-        )?;
-        let mut chart = plot_builder(&area)
-            .build_cartesian_2d(Axis::new(0.0..xhi, xticks), yaxis.axis())
-            .map_err(plot_err)?;
-        chart
-            .configure_mesh()
-            .x_desc("percentile (log scale of 1/(1−p): 50% → 90% → 99% → 99.9% …)")
-            .y_desc("solve time (log scale)")
-            .x_label_formatter(&nines_label)
-            .y_label_formatter(&LogTimeAxis::label)
-            .label_style((FONT, 17))
-            .axis_desc_style((FONT, 19))
-            .light_line_style(RGBColor(235, 235, 235))
-            .bold_line_style(RGBColor(200, 200, 200))
-            .draw()
-            .map_err(plot_err)?;
-        for (_, color, pts) in &series {
-            let style = color.stroke_width(2);
-            chart
-                .draw_series(LineSeries::new(pts.iter().copied(), style))
-                .map_err(plot_err)?;
-        }
-        root.present().map_err(plot_err)?;
-    }
-    Ok(svg)
-}
 
 /// Power-of-two bin of a guess count: 0 → 0, 1 → 1, 2–3 → 2, 4–7 → 3, …
 fn guess_bin(g: u64) -> usize {
@@ -1244,28 +841,7 @@ mod tests {
     }
 
     #[test]
-    fn long_legend_entries_wrap_whole() {
-        let name = "python-solver-with-a-label-of-exactly-sixty-characters-long";
-        let lines = legend_lines(name, LEGEND_CHARS);
-        assert_eq!(lines.concat(), name);
-        assert!(lines.iter().all(|l| l.chars().count() <= LEGEND_CHARS));
-        assert_eq!(legend_lines("fast", LEGEND_CHARS), ["fast"]);
-        let huge = "x".repeat(200);
-        let lines = legend_lines(&huge, 30);
-        assert_eq!(lines.len(), 3);
-        assert!(lines[2].ends_with('…'));
-    }
-
-    #[test]
     fn labels() {
-        assert_eq!(nines_label(&0.0), "0%");
-        assert_eq!(nines_label(&1.0), "90%");
-        assert_eq!(nines_label(&2.0), "99%");
-        assert_eq!(nines_label(&4.0), "99.99%");
-        assert_eq!(nines_label(&2f64.log10()), "50%");
-        assert_eq!(nines_label(&4f64.log10()), "75%");
-        assert_eq!(short_ns(50_000.0), "50 µs");
-        assert_eq!(short_ns(2_000_000.0), "2 ms");
         assert_eq!(bin_label(0), "0");
         assert_eq!(bin_label(3), "4");
         assert_eq!(bin_label(11), "1Ki");

@@ -2,7 +2,10 @@
 //! by revision (with its interval and its steps), and its absolute solve
 //! times by revision. The revisions are the x axis, oldest first.
 
-use super::{frame, plot_builder, plot_err, Axis, LogTimeAxis, Marker, FONT, PALETTE, SIZE};
+use super::axes::{Axis, LogTimeAxis};
+use super::frame::{
+    plot_builder, plot_err, title_and_legend as frame, Marker, FONT, PALETTE, SIZE,
+};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
