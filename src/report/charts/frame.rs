@@ -143,6 +143,11 @@ impl<'a> Frame<'a> {
         self.y_label = Some(Box::new(label));
         self
     }
+    /// Grid lines of other colours than the usual light and bold ones.
+    pub fn grid(mut self, light: RGBColor, bold: RGBColor) -> Self {
+        self.grid = (light, bold);
+        self
+    }
 }
 
 /// One chart: its frame, its axes and the marks on them.

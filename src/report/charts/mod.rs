@@ -18,7 +18,6 @@
 use super::{file_part, Exporter, Output, Report};
 use crate::bench::metrics::UnitStats;
 use crate::bench::points::PointSample;
-use crate::solver::Counter;
 use axes::{lg, short_count, Axis, LogTimeAxis};
 use frame::{
     color_of, legend_label, plot_builder, plot_err, strategy_colors, title_and_legend as frame,
@@ -30,11 +29,13 @@ use std::path::Path;
 
 mod axes;
 mod frame;
+mod guesses;
 mod latency;
 pub mod trend;
 
 pub use axes::short_ns;
 pub use frame::{legend_lines, SIZE};
+pub use guesses::cumulative_guess_shares;
 
 /// A strategy's statistics on a dataset's charts, with its colour and its
 /// legend entry ([`frame::legend_label`]).
@@ -146,7 +147,7 @@ pub fn render_all(report: &Report) -> anyhow::Result<Vec<Chart>> {
         charts.push(Chart {
             dataset: ds.clone(),
             kind: ChartKind::Guesses,
-            svg: guesses_svg(&ds, &units)?,
+            svg: guesses::svg(&ds, &units)?,
         });
         let sampled: Vec<Vec<(u64, u64)>> = units
             .iter()
@@ -374,132 +375,6 @@ pub fn ratio_tick(x: f64) -> String {
 
 /// A strategy's points on the scatter: `(guesses, time_ns)`.
 type ScatterSeries<'a> = (&'a str, RGBColor, &'a [(u64, u64)]);
-
-/// Power-of-two bin of a guess count: 0 → 0, 1 → 1, 2–3 → 2, 4–7 → 3, …
-fn guess_bin(g: u64) -> usize {
-    if g == 0 {
-        0
-    } else {
-        (64 - g.leading_zeros()) as usize
-    }
-}
-
-fn bin_label(b: usize) -> String {
-    if b == 0 {
-        "0".to_string()
-    } else {
-        let lo = 1u64 << (b - 1);
-        if lo >= 1 << 20 {
-            format!("{}Mi", lo >> 20)
-        } else if lo >= 1 << 10 {
-            format!("{}Ki", lo >> 10)
-        } else {
-            lo.to_string()
-        }
-    }
-}
-
-/// The share of puzzles (%) solved with fewer than 2^b guesses, for each
-/// power-of-two bin b from the guesses histogram (`[0]`: no guess at
-/// all); the last value is 100.
-pub fn cumulative_guess_shares(h: &hdrhistogram::Histogram<u64>) -> Vec<f64> {
-    let mut counts: Vec<u64> = Vec::new();
-    for v in h.iter_recorded() {
-        let b = guess_bin(h.lowest_equivalent(v.value_iterated_to()));
-        if counts.len() <= b {
-            counts.resize(b + 1, 0);
-        }
-        counts[b] += v.count_at_value();
-    }
-    let n = h.len().max(1) as f64;
-    let mut seen = 0u64;
-    counts
-        .iter()
-        .map(|&k| {
-            seen += k;
-            seen as f64 * 100.0 / n
-        })
-        .collect()
-}
-
-/// The x label of [`cumulative_guess_shares`]'s position b: `0` (no
-/// guess), then `<2`, `<4`, … `<1Ki`.
-fn cumulative_label(b: usize) -> String {
-    if b == 0 {
-        "0".to_string()
-    } else {
-        format!("<{}", bin_label(b + 1))
-    }
-}
-
-/// The guesses chart of one dataset: per strategy, the share of puzzles
-/// solved with fewer than 1, 2, 4, 8, … guesses, one line each (lines stay
-/// readable at ten strategies where side-by-side bars would not). A line
-/// that rises early belongs to a strategy that guesses little.
-fn guesses_svg(dataset: &str, units: &[(&UnitStats, RGBColor, &str)]) -> anyhow::Result<String> {
-    let lines: Vec<(&str, RGBColor, Vec<f64>)> = units
-        .iter()
-        .filter(|(u, _, _)| u.counters.has(Counter::Guesses) && !u.guesses.is_empty())
-        .map(|&(u, c, label)| (label, c, cumulative_guess_shares(&u.guesses)))
-        .collect();
-    let nbins = lines.iter().map(|l| l.2.len()).max().unwrap_or(1).max(2);
-    let xticks: Vec<f64> = (0..nbins).map(|b| b as f64).collect();
-    let every = nbins.div_ceil(16);
-    let label = move |x: &f64| {
-        let b = x.round() as usize;
-        if b.is_multiple_of(every) {
-            cumulative_label(b)
-        } else {
-            String::new()
-        }
-    };
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_err)?;
-        let entries: Vec<(&str, RGBColor)> = lines.iter().map(|(n, c, _)| (*n, *c)).collect();
-        let area = frame(
-            &root,
-            &format!("{dataset}: puzzles solved within a number of guesses"),
-            &entries,
-            Marker::Line,
-        )?;
-        let mut chart = plot_builder(&area)
-            .build_cartesian_2d(
-                Axis::new(-0.2..(nbins - 1) as f64 + 0.2, xticks),
-                // Grid lines every 10 % only: the chart stays small.
-                Axis::new(0.0..102.0, (0..=10).map(|k| f64::from(k) * 10.0).collect()),
-            )
-            .map_err(plot_err)?;
-        chart
-            .configure_mesh()
-            .x_desc("guesses per puzzle, fewer than (log scale; Ki = 1024)")
-            .y_desc("share of puzzles (%, cumulative)")
-            .x_label_formatter(&label)
-            .y_label_formatter(&|y: &f64| format!("{y:.0}%"))
-            .label_style((FONT, 17))
-            .axis_desc_style((FONT, 19))
-            .light_line_style(RGBColor(240, 240, 240))
-            .bold_line_style(RGBColor(210, 210, 210))
-            .draw()
-            .map_err(plot_err)?;
-        for (_, color, shares) in &lines {
-            // Each line runs on at 100 % to the right end, so that a
-            // strategy that never guessed much still shows as a line.
-            let pts: Vec<(f64, f64)> = (0..nbins)
-                .map(|b| (b as f64, shares.get(b).copied().unwrap_or(100.0)))
-                .collect();
-            chart
-                .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
-                .map_err(plot_err)?;
-            chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
-                .map_err(plot_err)?;
-        }
-        root.present().map_err(plot_err)?;
-    }
-    Ok(svg)
-}
 
 /// Opacity of one scatter point.
 const SCATTER_ALPHA: f64 = 0.45;
@@ -838,17 +713,6 @@ mod tests {
         assert_eq!(dots.len(), 2, "{svg}");
         assert!(dots[0].contains(r#"opacity="0.6975""#), "{}", dots[0]);
         assert!(dots[1].contains(r#"opacity="0.45""#), "{}", dots[1]);
-    }
-
-    #[test]
-    fn labels() {
-        assert_eq!(bin_label(0), "0");
-        assert_eq!(bin_label(3), "4");
-        assert_eq!(bin_label(11), "1Ki");
-        assert_eq!(
-            (guess_bin(0), guess_bin(1), guess_bin(3), guess_bin(4)),
-            (0, 1, 2, 3)
-        );
     }
 
     /// Draws a scan chart on another thread; panics if it takes more than
