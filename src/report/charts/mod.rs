@@ -17,32 +17,29 @@
 
 use super::{file_part, Exporter, Output, Report};
 use crate::bench::metrics::UnitStats;
-use crate::bench::points::PointSample;
-use axes::{lg, short_count, Axis, LogTimeAxis};
+use axes::Axis;
 use frame::{
     color_of, legend_label, plot_builder, plot_err, strategy_colors, title_and_legend as frame,
     Marker, FONT, PALETTE,
 };
 use plotters::prelude::*;
-use std::collections::HashMap;
-use std::path::Path;
 
 mod axes;
 mod frame;
 mod guesses;
 mod latency;
+mod scatter;
 pub mod trend;
 
 pub use axes::short_ns;
 pub use frame::{legend_lines, SIZE};
 pub use guesses::cumulative_guess_shares;
+pub use scatter::{read_samples, unit_samples, Samples, SCATTER_MAX};
 
 /// A strategy's statistics on a dataset's charts, with its colour and its
 /// legend entry ([`frame::legend_label`]).
 type UnitSeries<'a> = (&'a UnitStats, RGBColor, &'a str);
 
-/// Points per (dataset, strategy) on the scatter chart, at most.
-pub const SCATTER_MAX: usize = crate::bench::points::CAP;
 /// The charts of a dataset (`Paired` only in interleaved runs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ChartKind {
@@ -123,8 +120,6 @@ pub fn datasets(report: &Report) -> Vec<String> {
 /// ([`Report::with_scatter`]).
 pub fn render_all(report: &Report) -> anyhow::Result<Vec<Chart>> {
     let colors = strategy_colors(report);
-    let none = Samples::new();
-    let samples = report.scatter().unwrap_or(&none);
     let mut charts = Vec::new();
     for ds in datasets(report) {
         let units: Vec<(&UnitStats, RGBColor)> = report
@@ -149,25 +144,10 @@ pub fn render_all(report: &Report) -> anyhow::Result<Vec<Chart>> {
             kind: ChartKind::Guesses,
             svg: guesses::svg(&ds, &units)?,
         });
-        let sampled: Vec<Vec<(u64, u64)>> = units
-            .iter()
-            .map(|(u, _, _)| {
-                samples
-                    .get(&(ds.clone(), u.strategy.clone()))
-                    .map(PointSample::points)
-                    .unwrap_or_default()
-            })
-            .collect();
-        let points: Vec<ScatterSeries> = units
-            .iter()
-            .zip(&sampled)
-            .map(|((_, c, label), pts)| (*label, *c, pts.as_slice()))
-            .collect();
-        let csv_present = report.scatter().is_some();
         charts.push(Chart {
             dataset: ds.clone(),
             kind: ChartKind::Scatter,
-            svg: scatter_svg(&ds, &points, csv_present)?,
+            svg: scatter::svg(&ds, &units, report.scatter())?,
         });
         let paired: Vec<PairedSeries> = report
             .results
@@ -373,181 +353,6 @@ pub fn ratio_tick(x: f64) -> String {
     }
 }
 
-/// A strategy's points on the scatter: `(guesses, time_ns)`.
-type ScatterSeries<'a> = (&'a str, RGBColor, &'a [(u64, u64)]);
-
-/// Opacity of one scatter point.
-const SCATTER_ALPHA: f64 = 0.45;
-
-/// The opacity of `k` stacked layers of opacity `a` (k ≥ 1; one layer
-/// keeps `a` exactly), to four decimals (finer than a screen shows).
-fn stacked_opacity(a: f64, k: u32) -> f64 {
-    if k <= 1 {
-        a
-    } else {
-        ((1.0 - (1.0 - a).powi(k as i32)) * 1e4).round() / 1e4
-    }
-}
-
-/// x position of a guess count on the scatter: log10, with 0 set apart.
-fn scatter_x(g: u64) -> f64 {
-    if g == 0 {
-        -0.5
-    } else {
-        (g as f64).log10()
-    }
-}
-
-/// The time-vs-guesses scatter of one dataset; `(guesses, time_ns)` points.
-fn scatter_svg(
-    dataset: &str,
-    series: &[ScatterSeries],
-    csv_present: bool,
-) -> anyhow::Result<String> {
-    let (mut tmin, mut tmax, mut gmax) = (u64::MAX, 0u64, 1u64);
-    let mut shown = 0usize;
-    for (_, _, pts) in series {
-        for &(g, t) in pts.iter() {
-            tmin = tmin.min(t.max(1));
-            tmax = tmax.max(t);
-            gmax = gmax.max(g);
-            shown += 1;
-        }
-    }
-    if tmin > tmax {
-        (tmin, tmax) = (1000, 1_000_000);
-    }
-    let xhi = lg(gmax).ceil().max(1.0);
-    let mut xticks = vec![-0.5];
-    xticks.extend((0..=xhi as u32).map(f64::from));
-    let xlabel = |x: &f64| {
-        if *x < 0.0 {
-            "0".to_string()
-        } else {
-            short_count(10f64.powf(*x).round())
-        }
-    };
-    let yaxis = LogTimeAxis::new(tmin, tmax);
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_err)?;
-        let caption = if csv_present {
-            format!("{dataset}: solve time vs guesses, one point per puzzle")
-        } else {
-            format!("{dataset}: solve time vs guesses (no puzzles.csv in this run)")
-        };
-        let entries: Vec<(&str, RGBColor)> = series.iter().map(|(n, c, _)| (*n, *c)).collect();
-        let area = frame(&root, &caption, &entries, Marker::Dot)?;
-        let mut chart = plot_builder(&area)
-            .build_cartesian_2d(Axis::new(-0.8..xhi + 0.1, xticks), yaxis.axis())
-            .map_err(plot_err)?;
-        chart
-            .configure_mesh()
-            .x_desc("guesses (log scale; puzzles solved without a guess at 0)")
-            .y_desc("solve time (log scale)")
-            .x_label_formatter(&xlabel)
-            .y_label_formatter(&LogTimeAxis::label)
-            .label_style((FONT, 17))
-            .axis_desc_style((FONT, 19))
-            .light_line_style(RGBColor(235, 235, 235))
-            .bold_line_style(RGBColor(200, 200, 200))
-            .draw()
-            .map_err(plot_err)?;
-        for (_, color, pts) in series {
-            // Points that land on one pixel are drawn as one circle, as
-            // opaque as all of them stacked: k circles of one colour with
-            // opacity a cover what one with 1 − (1 − a)^k does, and circles
-            // of one colour composite in any order alike, so the picture
-            // is the same with far fewer elements (many puzzles share a
-            // guess count and a time to the pixel).
-            let mut at: HashMap<(i32, i32), usize> = HashMap::new();
-            let mut dots: Vec<((f64, f64), u32)> = Vec::new();
-            for &(g, t) in pts.iter() {
-                let p = (scatter_x(g), lg(t));
-                let i = *at.entry(chart.backend_coord(&p)).or_insert_with(|| {
-                    dots.push((p, 0));
-                    dots.len() - 1
-                });
-                dots[i].1 += 1;
-            }
-            chart
-                .draw_series(dots.iter().map(|&(p, k)| {
-                    Circle::new(p, 2, color.mix(stacked_opacity(SCATTER_ALPHA, k)).filled())
-                }))
-                .map_err(plot_err)?;
-        }
-        if shown == 0 {
-            area.draw(&Text::new(
-                "no per-puzzle data (run without --no-puzzle-csv to draw this chart)",
-                (220, 240),
-                (FONT, 21),
-            ))
-            .map_err(plot_err)?;
-        }
-        root.present().map_err(plot_err)?;
-    }
-    Ok(svg)
-}
-
-/// Per (dataset, strategy), the scatter chart's sample of `(guesses,
-/// time_ns)` points (`bench::points`: the same points whether drawn while
-/// the run aggregates or read back from `puzzles.csv`).
-pub type Samples = HashMap<(String, String), PointSample>;
-
-/// The samples of a run's units, as the run aggregated them.
-pub fn unit_samples(units: &[UnitStats]) -> Samples {
-    let mut out = Samples::new();
-    for u in units {
-        if let Some(p) = &u.points {
-            out.entry((u.dataset.clone(), u.strategy.clone()))
-                .or_default()
-                .merge(p);
-        }
-    }
-    out
-}
-
-/// The samples of `puzzles.csv`; `None` when the file does not exist.
-/// Rows without a time (faults of external solvers) or without guesses (a
-/// solver that does not report them) have no point.
-pub fn read_samples(path: &Path) -> anyhow::Result<Option<Samples>> {
-    if !path.is_file() {
-        return Ok(None);
-    }
-    // Rows come in runs of one (dataset, strategy): the unit of the last
-    // row is looked up first, and no key is built per row.
-    let mut units: Vec<(String, String, PointSample)> = Vec::new();
-    let mut last = 0;
-    let mut rows = crate::results::puzzles::PuzzleRows::open(path)?;
-    while let Some(row) = rows.next_row()? {
-        let (Some(t), Some(g)) = (row.time_ns, row.guesses) else {
-            continue;
-        };
-        let is = |u: &(String, String, PointSample)| u.0 == row.dataset && u.1 == row.strategy;
-        if !units.get(last).is_some_and(is) {
-            last = match units.iter().position(is) {
-                Some(i) => i,
-                None => {
-                    units.push((
-                        row.dataset.to_string(),
-                        row.strategy.to_string(),
-                        PointSample::default(),
-                    ));
-                    units.len() - 1
-                }
-            };
-        }
-        units[last].2.offer(row.index, g, t);
-    }
-    Ok(Some(
-        units
-            .into_iter()
-            .map(|(d, s, points)| ((d, s), points))
-            .collect(),
-    ))
-}
-
 /// One strategy's curve on a scan chart: `(value, y)` points.
 pub type ScanSeries = (String, Vec<(f64, f64)>);
 
@@ -696,24 +501,6 @@ pub fn scan_svg(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn stacked_points_are_as_opaque_as_the_layers_they_replace() {
-        assert_eq!(stacked_opacity(0.45, 1), 0.45);
-        assert!((stacked_opacity(0.45, 2) - (0.45 + 0.55 * 0.45)).abs() < 1e-12);
-        // Two points at one pixel and one elsewhere: two circles, the
-        // first as opaque as two layers.
-        let pts = [(3u64, 10_000u64), (3, 10_000), (40, 900_000)];
-        let svg = scatter_svg("d", &[("s", PALETTE[0], &pts)], true).unwrap();
-        let dots: Vec<&str> = svg
-            .split("<circle")
-            .skip(1)
-            .filter(|c| c.contains(r#"r="2""#))
-            .collect();
-        assert_eq!(dots.len(), 2, "{svg}");
-        assert!(dots[0].contains(r#"opacity="0.6975""#), "{}", dots[0]);
-        assert!(dots[1].contains(r#"opacity="0.45""#), "{}", dots[1]);
-    }
 
     /// Draws a scan chart on another thread; panics if it takes more than
     /// 20 seconds (a chart over a degenerate axis used to loop for ever).
