@@ -28,12 +28,14 @@ mod axes;
 mod frame;
 mod guesses;
 mod latency;
+mod paired;
 mod scatter;
 pub mod trend;
 
 pub use axes::short_ns;
 pub use frame::{legend_lines, SIZE};
 pub use guesses::cumulative_guess_shares;
+pub use paired::{paired_axis, ratio_tick};
 pub use scatter::{read_samples, unit_samples, Samples, SCATTER_MAX};
 
 /// A strategy's statistics on a dataset's charts, with its colour and its
@@ -149,208 +151,15 @@ pub fn render_all(report: &Report) -> anyhow::Result<Vec<Chart>> {
             kind: ChartKind::Scatter,
             svg: scatter::svg(&ds, &units, report.scatter())?,
         });
-        let paired: Vec<PairedSeries> = report
-            .results
-            .iter()
-            .filter(|r| r.dataset == ds)
-            .filter_map(|r| {
-                let p = r.paired.as_ref().filter(|p| p.pairs > 0)?;
-                // The same legend entry as on the other charts.
-                let label = units
-                    .iter()
-                    .find(|(u, _, _)| u.strategy == r.strategy)
-                    .map_or(r.strategy.as_str(), |(_, _, l)| l);
-                Some((label, color_of(&colors, &r.strategy), p))
-            })
-            .collect();
-        if !paired.is_empty() {
+        if let Some(svg) = paired::svg(&ds, &report.results, &units, &colors)? {
             charts.push(Chart {
                 dataset: ds.clone(),
                 kind: ChartKind::Paired,
-                svg: paired_svg(&ds, &paired)?,
+                svg,
             });
         }
     }
     Ok(charts)
-}
-
-/// A line's points.
-type LinePoints = Vec<(f64, f64)>;
-
-/// A strategy's paired comparison on the paired chart.
-type PairedSeries<'a> = (&'a str, RGBColor, &'a crate::bench::paired::Paired);
-
-/// The distribution of per-puzzle time ratios (strategy / baseline) on a
-/// log2 axis, one line per strategy, with the geometric mean marked.
-fn paired_svg(dataset: &str, series: &[PairedSeries]) -> anyhow::Result<String> {
-    use crate::bench::paired::CHART_BIN_LOG2;
-    let w = CHART_BIN_LOG2;
-    let pairs: Vec<&crate::bench::paired::Paired> = series.iter().map(|s| s.2).collect();
-    let (lo, hi) = paired_axis(&pairs);
-    let (core_lo, core_hi) = paired_core(&pairs);
-    let mut ymax = 1.0f64;
-    // (label, colour, points, log2 of the geometric mean) per strategy.
-    let mut lines: Vec<(&str, RGBColor, LinePoints, f64)> = Vec::new();
-    for (name, color, p) in series {
-        // Wider bins for fewer pairs (about 2·√n bins over the range
-        // holding most ratios, at least 16, at most 160), so that the
-        // curves show the shape, not the noise; the outliers beyond it
-        // fall in bins of the same width, at most 1,000 over the axis.
-        let n = p.pairs.max(1) as f64;
-        let bins = (2.0f64 * n.sqrt()).clamp(16.0, 160.0);
-        let width = (((core_hi - core_lo) / bins) / w)
-            .ceil()
-            .max(((hi - lo) / 1000.0 / w).ceil())
-            .max(1.0)
-            * w;
-        let count = ((hi - lo) / width).ceil().max(1.0) as usize;
-        let mut shares = vec![0.0f64; count];
-        for &(edge, c) in &p.log2_histogram {
-            let i = (((edge + w / 2.0 - lo) / width).floor().max(0.0) as usize).min(count - 1);
-            shares[i] += c as f64 * 100.0 / n;
-        }
-        ymax = shares.iter().copied().fold(ymax, f64::max);
-        let pts = shares
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| (lo + (i as f64 + 0.5) * width, v))
-            .collect();
-        lines.push((name, *color, pts, p.geomean_ratio.log2()));
-    }
-    // A tick at every power of two, or of 4, 16, … when the axis is wide.
-    let mut step = 1;
-    while (hi - lo) / f64::from(step) > 16.0 {
-        step *= 2;
-    }
-    let xticks: Vec<f64> = (lo as i32..=hi as i32)
-        .filter(|e| e.rem_euclid(step) == 0)
-        .map(f64::from)
-        .collect();
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_err)?;
-        let entries: Vec<(&str, RGBColor)> = lines.iter().map(|(n, c, _, _)| (*n, *c)).collect();
-        let baseline = series.first().map_or("", |s| s.2.baseline.as_str());
-        let area = frame(
-            &root,
-            &format!("{dataset}: per-puzzle time ratio to {baseline}"),
-            &entries,
-            Marker::Line,
-        )?;
-        let mut chart = plot_builder(&area)
-            .build_cartesian_2d(Axis::new(lo..hi, xticks), 0.0..ymax * 1.1)
-            .map_err(plot_err)?;
-        chart
-            .configure_mesh()
-            .x_desc(
-                "time / the baseline's time, same puzzle (log scale, every ratio on the axis; dashed: geometric mean)",
-            )
-            .y_desc("share of puzzles (%)")
-            .x_label_formatter(&|x: &f64| ratio_tick(*x))
-            .y_label_formatter(&|y: &f64| format!("{y:.1}%"))
-            .label_style((FONT, 17))
-            .axis_desc_style((FONT, 19))
-            .light_line_style(RGBColor(235, 235, 235))
-            .bold_line_style(RGBColor(200, 200, 200))
-            .draw()
-            .map_err(plot_err)?;
-        chart
-            .draw_series(LineSeries::new(
-                [(0.0, 0.0), (0.0, ymax * 1.1)],
-                RGBColor(120, 120, 120).stroke_width(1),
-            ))
-            .map_err(plot_err)?;
-        for (_, color, pts, mean) in &lines {
-            chart
-                .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
-                .map_err(plot_err)?;
-            // Always within the axis (paired_axis covers every mean).
-            if mean.is_finite() {
-                chart
-                    .draw_series(DashedLineSeries::new(
-                        [(*mean, 0.0), (*mean, ymax * 1.1)],
-                        6,
-                        4,
-                        color.stroke_width(2),
-                    ))
-                    .map_err(plot_err)?;
-            }
-        }
-        root.present().map_err(plot_err)?;
-    }
-    Ok(svg)
-}
-
-/// The paired chart's x axis, in log2 of the ratio: whole powers of two
-/// around every ratio of every strategy (the first and last non-empty bins
-/// of their histograms) and every geometric mean, and at least 1/2 to 2.
-/// Nothing lies off it: a solver 2,000× slower than the baseline stretches
-/// the axis to 2048×.
-pub fn paired_axis(pairs: &[&crate::bench::paired::Paired]) -> (f64, f64) {
-    use crate::bench::paired::CHART_BIN_LOG2;
-    let (mut lo, mut hi) = (-1.0f64, 1.0f64);
-    for p in pairs {
-        if let (Some(first), Some(last)) = (p.log2_histogram.first(), p.log2_histogram.last()) {
-            lo = lo.min(first.0);
-            hi = hi.max(last.0 + CHART_BIN_LOG2);
-        }
-        let mean = p.geomean_ratio.log2();
-        if mean.is_finite() {
-            lo = lo.min(mean);
-            hi = hi.max(mean);
-        }
-    }
-    (lo.floor(), hi.ceil())
-}
-
-/// The range (log2) holding 99.8 % of each strategy's ratios, widened to
-/// at least 1/2 to 2: what the bin width is chosen for.
-fn paired_core(pairs: &[&crate::bench::paired::Paired]) -> (f64, f64) {
-    let w = crate::bench::paired::CHART_BIN_LOG2;
-    let (mut lo, mut hi) = (-1.0f64, 1.0f64);
-    for p in pairs {
-        let cut = (p.pairs as f64 * 0.001).floor() as u64;
-        // The first bin (from either end) past the 0.1 % cut.
-        let past_cut = |bins: &mut dyn Iterator<Item = &(f64, u64)>| {
-            let mut seen = 0u64;
-            for &(edge, c) in bins {
-                seen += c;
-                if seen > cut {
-                    return Some(edge);
-                }
-            }
-            None
-        };
-        if let Some(e) = past_cut(&mut p.log2_histogram.iter()) {
-            lo = lo.min(e);
-        }
-        if let Some(e) = past_cut(&mut p.log2_histogram.iter().rev()) {
-            hi = hi.max(e + w);
-        }
-    }
-    (lo, hi)
-}
-
-/// A tick label of the paired chart at `2^x`: `4×`, `1/8`, `4Ki×` (a
-/// multiple of 1,024), `1/2Ki`.
-pub fn ratio_tick(x: f64) -> String {
-    let whole = |r: f64| {
-        let r = r.round() as u64;
-        if r >= 1 << 20 && r.is_multiple_of(1 << 20) {
-            format!("{}Mi", r >> 20)
-        } else if r >= 1 << 10 && r.is_multiple_of(1 << 10) {
-            format!("{}Ki", r >> 10)
-        } else {
-            r.to_string()
-        }
-    };
-    let r = x.exp2();
-    if r >= 1.0 {
-        format!("{}×", whole(r))
-    } else {
-        format!("1/{}", whole(1.0 / r))
-    }
 }
 
 /// One strategy's curve on a scan chart: `(value, y)` points.
