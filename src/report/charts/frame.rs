@@ -143,6 +143,12 @@ impl<'a> Frame<'a> {
         self.y_label = Some(Box::new(label));
         self
     }
+    /// The y axis's words, with plotters' own tick labels.
+    pub fn y_desc(mut self, desc: impl Into<String>) -> Self {
+        self.y_desc = desc.into();
+        self
+    }
+
     /// Grid lines of other colours than the usual light and bold ones.
     pub fn grid(mut self, light: RGBColor, bold: RGBColor) -> Self {
         self.grid = (light, bold);
