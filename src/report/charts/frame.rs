@@ -10,6 +10,7 @@
 //! same order: canvas, title and legend, mesh, marks.
 
 use super::super::Report;
+use super::axes::LogTimeAxis;
 use crate::bench::metrics::UnitStats;
 use crate::solver::Status;
 use anyhow::anyhow;
@@ -24,7 +25,7 @@ pub const SIZE: (u32, u32) = (1200, 520);
 pub(super) const FONT: &str = "sans-serif";
 
 /// Tableau 10: distinct, colour-blind-friendly enough, readable on white.
-pub(super) const PALETTE: [RGBColor; 10] = [
+const PALETTE: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -143,9 +144,20 @@ impl<'a> Frame<'a> {
         self.y_label = Some(Box::new(label));
         self
     }
+    /// A log time y axis ([`LogTimeAxis`]): its words and tick labels.
+    pub fn log_time_y(self) -> Self {
+        self.y_axis("solve time (log scale)", LogTimeAxis::label)
+    }
+
     /// The y axis's words, with plotters' own tick labels.
     pub fn y_desc(mut self, desc: impl Into<String>) -> Self {
         self.y_desc = desc.into();
+        self
+    }
+
+    /// Tick labels of `size` instead of the usual 17 (long labels).
+    pub fn label_size(mut self, size: i32) -> Self {
+        self.label_size = size;
         self
     }
 
@@ -194,7 +206,7 @@ pub(super) fn render<P: Plot>(plot: &P) -> anyhow::Result<String> {
 
 /// The plot area's builder, with the margins and label areas every chart
 /// uses.
-pub(super) fn plot_builder<'a, 'b, DB: DrawingBackend>(
+fn plot_builder<'a, 'b, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, Shift>,
 ) -> ChartBuilder<'a, 'b, DB> {
     let mut b = ChartBuilder::on(area);
@@ -228,9 +240,30 @@ where
         .map_err(plot_err)
 }
 
+/// A line through `pts` in `color`, with a dot of `radius` at each point
+/// (drawn over the line).
+pub(super) fn line_with_dots<X, Y>(
+    chart: &mut Chart2d<'_, '_, X, Y>,
+    pts: &[(f64, f64)],
+    color: RGBColor,
+    radius: i32,
+) -> anyhow::Result<()>
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    chart
+        .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
+        .map_err(plot_err)?;
+    chart
+        .draw_series(pts.iter().map(|&p| Circle::new(p, radius, color.filled())))
+        .map_err(plot_err)?;
+    Ok(())
+}
+
 /// Draws the title across the top and the legend in a column on the right
 /// (outside the plot, so it never hides data); returns the plot's area.
-pub(super) fn title_and_legend<'a>(
+fn title_and_legend<'a>(
     root: &Area<'a>,
     title: &str,
     entries: &[(&str, RGBColor)],

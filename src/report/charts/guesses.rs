@@ -4,7 +4,7 @@
 //! early belongs to a strategy that guesses little.
 
 use super::axes::Axis;
-use super::frame::{plot_err, render, Area, Chart2d, Frame, Marker, Plot};
+use super::frame::{line_with_dots, render, Area, Chart2d, Frame, Marker, Plot};
 use super::UnitSeries;
 use crate::solver::Counter;
 use plotters::prelude::*;
@@ -80,12 +80,7 @@ impl Plot for Guesses<'_> {
             let pts: Vec<(f64, f64)> = (0..self.nbins)
                 .map(|b| (b as f64, shares.get(b).copied().unwrap_or(100.0)))
                 .collect();
-            chart
-                .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
-                .map_err(plot_err)?;
-            chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
-                .map_err(plot_err)?;
+            line_with_dots(chart, &pts, *color, 3)?;
         }
         Ok(())
     }

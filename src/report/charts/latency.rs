@@ -80,7 +80,7 @@ impl Plot for Latency<'_> {
                 "percentile (log scale of 1/(1−p): 50% → 90% → 99% → 99.9% …)",
                 nines_label,
             )
-            .y_axis("solve time (log scale)", LogTimeAxis::label)
+            .log_time_y()
     }
 
     fn axes(&self) -> (Axis, Axis) {

@@ -5,7 +5,7 @@
 //! equal, a value of 0, one point or none, values that are not finite.
 
 use super::axes::Axis;
-use super::frame::{palette, plot_err, render, Area, Chart2d, Frame, Marker, Plot};
+use super::frame::{line_with_dots, palette, plot_err, render, Area, Chart2d, Frame, Marker, Plot};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
@@ -187,13 +187,7 @@ impl Plot for Scan<'_> {
                 .map_err(plot_err)?;
         }
         for (i, (_, pts)) in self.series.iter().enumerate() {
-            let c = palette(i);
-            chart
-                .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))
-                .map_err(plot_err)?;
-            chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.filled())))
-                .map_err(plot_err)?;
+            line_with_dots(chart, pts, palette(i), 4)?;
         }
         Ok(())
     }

@@ -114,7 +114,7 @@ impl Plot for Scatter<'_> {
                 "guesses (log scale; puzzles solved without a guess at 0)",
                 xlabel,
             )
-            .y_axis("solve time (log scale)", LogTimeAxis::label)
+            .log_time_y()
     }
 
     fn axes(&self) -> (Axis, Axis) {
@@ -257,7 +257,7 @@ mod tests {
         // Two points at one pixel and one elsewhere: two circles, the
         // first as opaque as two layers.
         let pts = [(3u64, 10_000u64), (3, 10_000), (40, 900_000)];
-        let svg = series_svg("d", &[("s", super::super::frame::PALETTE[0], &pts)], true).unwrap();
+        let svg = series_svg("d", &[("s", super::super::frame::palette(0), &pts)], true).unwrap();
         let dots: Vec<&str> = svg
             .split("<circle")
             .skip(1)
