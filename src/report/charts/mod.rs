@@ -1,14 +1,23 @@
-//! `charts/`: per dataset, three SVG charts drawn with plotters (no external
-//! tools, no fonts needed — the SVG viewer renders the text):
+//! `charts/`: the SVG charts, drawn with plotters (no external tools, no
+//! fonts needed — the SVG viewer renders the text). Per dataset of a run:
 //!
-//! - `<dataset>-latency.svg`: the solve-time percentile distribution of every
-//!   strategy, HdrHistogram style (x = percentile on a log "nines" axis,
-//!   i.e. `1/(1−p)` log-scaled; y = time, log-scaled);
-//! - `<dataset>-guesses.svg`: the share of puzzles solved with fewer than
-//!   1, 2, 4, 8, … guesses, one line per strategy;
-//! - `<dataset>-scatter.svg`: solve time against guesses, one point per
-//!   puzzle (at most [`SCATTER_MAX`] per strategy, the same puzzles for
-//!   every strategy, sampled as `bench::points` describes), log axes.
+//! - `<dataset>-latency.svg` (`latency.rs`): the solve-time percentile
+//!   distribution of every strategy, HdrHistogram style;
+//! - `<dataset>-guesses.svg` (`guesses.rs`): the share of puzzles solved with
+//!   fewer than 1, 2, 4, 8, … guesses, one line per strategy;
+//! - `<dataset>-scatter.svg` (`scatter.rs`): solve time against guesses, one
+//!   point per puzzle (at most [`SCATTER_MAX`] per strategy);
+//! - `<dataset>-paired.svg` (`paired.rs`, interleaved runs only): the
+//!   per-puzzle time ratios to the baseline.
+//!
+//! and, for other commands, the chart of a parameter scan (`scan.rs`) and
+//! the charts of `trend` (`trend/`).
+//!
+//! One chart a file: each describes its chart as a `Plot` (frame, axes,
+//! marks) and `frame::render` draws it; the axes and their tick labels
+//! (`axes.rs`) and the title, legend, colours and mesh (`frame.rs`) are
+//! shared by all. This module keeps the exporter and the list of a
+//! report's charts ([`render_all`]).
 //!
 //! Everything is drawn from the histograms and the samples of a
 //! [`Report`]; `run` takes the samples from its aggregates and
@@ -37,7 +46,7 @@ pub use scan::{scan_svg, ScanSeries};
 pub use scatter::{read_samples, unit_samples, Samples, SCATTER_MAX};
 
 /// A strategy's statistics on a dataset's charts, with its colour and its
-/// legend entry ([`frame::legend_label`]).
+/// legend entry (`frame::legend_label`).
 type UnitSeries<'a> = (&'a UnitStats, RGBColor, &'a str);
 
 /// The charts of a dataset (`Paired` only in interleaved runs).
@@ -134,27 +143,17 @@ pub fn render_all(report: &Report) -> anyhow::Result<Vec<Chart>> {
             .zip(&labels)
             .map(|(&(u, c), l)| (u, c, l.as_str()))
             .collect();
-        charts.push(Chart {
+        let chart = |kind, svg| Chart {
             dataset: ds.clone(),
-            kind: ChartKind::Latency,
-            svg: latency::svg(&ds, &units)?,
-        });
-        charts.push(Chart {
-            dataset: ds.clone(),
-            kind: ChartKind::Guesses,
-            svg: guesses::svg(&ds, &units)?,
-        });
-        charts.push(Chart {
-            dataset: ds.clone(),
-            kind: ChartKind::Scatter,
-            svg: scatter::svg(&ds, &units, report.scatter())?,
-        });
+            kind,
+            svg,
+        };
+        charts.push(chart(ChartKind::Latency, latency::svg(&ds, &units)?));
+        charts.push(chart(ChartKind::Guesses, guesses::svg(&ds, &units)?));
+        let scatter = scatter::svg(&ds, &units, report.scatter())?;
+        charts.push(chart(ChartKind::Scatter, scatter));
         if let Some(svg) = paired::svg(&ds, &report.results, &units, &colors)? {
-            charts.push(Chart {
-                dataset: ds.clone(),
-                kind: ChartKind::Paired,
-                svg,
-            });
+            charts.push(chart(ChartKind::Paired, svg));
         }
     }
     Ok(charts)

@@ -1,6 +1,6 @@
 //! The charts of `trend`, one file each: per dataset, each series' ratio
 //! to the yardstick by revision, with its interval and its steps
-//! ([`ratio`]), and its absolute solve times by revision ([`time`]). The
+//! (`ratio.rs`), and its absolute solve times by revision (`time.rs`). The
 //! revisions are the x axis of both, oldest first: this module draws it.
 
 use super::axes::Axis;
