@@ -25,6 +25,7 @@ pub(super) fn svg(dataset: &str, units: &[UnitSeries]) -> anyhow::Result<String>
     })
 }
 
+/// The guesses chart of a dataset, ready to draw.
 struct Guesses<'a> {
     dataset: &'a str,
     /// Per strategy its label, colour and [`cumulative_guess_shares`].

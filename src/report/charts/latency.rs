@@ -15,6 +15,7 @@ pub(super) fn svg(dataset: &str, units: &[UnitSeries]) -> anyhow::Result<String>
 /// A strategy's percentile curve: `(log10 1/(1−p), log10 ns)`.
 type LineData<'a> = (&'a str, RGBColor, Vec<(f64, f64)>);
 
+/// The latency chart of a dataset, ready to draw.
 struct Latency<'a> {
     dataset: &'a str,
     series: Vec<LineData<'a>>,

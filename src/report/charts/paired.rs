@@ -46,6 +46,7 @@ type PairedSeries<'a> = (&'a str, RGBColor, &'a Paired);
 /// puzzles in %)`, and the log2 of its geometric mean.
 type Line<'a> = (&'a str, RGBColor, Vec<(f64, f64)>, f64);
 
+/// The paired chart of a dataset, ready to draw.
 struct PairedChart<'a> {
     dataset: &'a str,
     baseline: &'a str,

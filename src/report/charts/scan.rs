@@ -47,6 +47,7 @@ pub fn scan_svg(
     render(&Scan::new(dataset, key, series, ticks, speedup))
 }
 
+/// The chart of a scan on a dataset, ready to draw.
 struct Scan<'a> {
     dataset: &'a str,
     key: &'a str,

@@ -49,6 +49,18 @@ pub(super) fn svg(
     series_svg(dataset, &points, samples.is_some())
 }
 
+/// The scatter of a dataset, ready to draw.
+struct Scatter<'a> {
+    dataset: &'a str,
+    series: &'a [ScatterSeries<'a>],
+    csv_present: bool,
+    /// Points over all series.
+    shown: usize,
+    /// The right end of the x axis: the decade of the most guesses.
+    xhi: f64,
+    yaxis: LogTimeAxis,
+}
+
 /// The time-vs-guesses scatter of `series`; `csv_present` says whether the
 /// run wrote the `puzzles.csv` the points come from.
 fn series_svg(
@@ -77,17 +89,6 @@ fn series_svg(
         xhi: lg(gmax).ceil().max(1.0),
         yaxis: LogTimeAxis::new(tmin, tmax),
     })
-}
-
-struct Scatter<'a> {
-    dataset: &'a str,
-    series: &'a [ScatterSeries<'a>],
-    csv_present: bool,
-    /// Points over all series.
-    shown: usize,
-    /// The right end of the x axis: the decade of the most guesses.
-    xhi: f64,
-    yaxis: LogTimeAxis,
 }
 
 impl Plot for Scatter<'_> {

@@ -49,6 +49,7 @@ pub fn ratio_svg(
     })
 }
 
+/// The ratio chart of a dataset, ready to draw.
 struct RatioChart<'a> {
     dataset: &'a str,
     yardstick: &'a str,

@@ -42,6 +42,7 @@ pub fn time_svg(dataset: &str, revisions: &[String], lines: &[TimeLine]) -> anyh
     })
 }
 
+/// The time chart of a dataset, ready to draw.
 struct TimeChart<'a> {
     dataset: &'a str,
     revisions: &'a [String],
