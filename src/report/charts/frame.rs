@@ -144,6 +144,7 @@ impl<'a> Frame<'a> {
         self.y_label = Some(Box::new(label));
         self
     }
+
     /// A log time y axis ([`LogTimeAxis`]): its words and tick labels.
     pub fn log_time_y(self) -> Self {
         self.y_axis("solve time (log scale)", LogTimeAxis::label)
