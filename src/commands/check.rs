@@ -4,7 +4,7 @@ use super::args::EngineArgs;
 use super::CmdResult;
 use crate::dataset::{self, Format};
 use crate::solver::strategy::spec_help;
-use crate::solver::{Limits, Solver, Status};
+use crate::solver::{Answer, Limits, Solver, Status, Strategy};
 use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
@@ -46,76 +46,117 @@ pub fn run(args: &CheckArgs) -> CmdResult {
     };
     let source = spool.as_deref().unwrap_or(&args.file);
     let reader = dataset::open_as(source, &args.file, Format::Auto)?;
-    let mut solver = Solver::new();
-    let mut counts = [0u64; Status::ALL.len()];
     let mut out = std::io::stdout().lock();
-    let mut total = 0u64;
-    let mut wrong = 0u64;
+    let mut tally = Tally {
+        counts: [0; Status::ALL.len()],
+        total: 0,
+        wrong: 0,
+    };
+    let mut solver = Solver::new();
     for item in reader {
         let rec = item?;
         let line_no = rec.line;
-        total += 1;
+        tally.total += 1;
         let cands = rec.candidates();
         let a = solver.answer_with(&rec.puzzle, cands, &strategy, &limits);
-        let r = &a.result;
         // A wrong answer is not a classification: it is listed whatever
         // --list says, and the file's counts leave it out.
         if let Some(w) =
             super::solve::check_answer(&mut solver, &rec.puzzle, cands, &strategy, &limits, &a)
         {
-            wrong += 1;
+            tally.wrong += 1;
             writeln!(
                 out,
                 "{name}:{line_no}: WRONG ({})",
-                crate::report::printable(&w.to_string())
+                crate::report::printable(&w)
             )?;
             continue;
         }
-        counts[r.status as usize] += 1;
-        if r.status.is_fault() {
-            let note = a.note.as_deref().unwrap_or("");
-            writeln!(
-                out,
-                "{name}:{line_no}: {} ({})",
-                r.status,
-                crate::report::printable(note)
-            )?;
-        } else if args.list && r.status != Status::Solved {
-            let label = label(r.status);
-            match r.conflict {
-                Some(c) => writeln!(out, "{name}:{line_no}: {label} ({c})")?,
-                None => writeln!(out, "{name}:{line_no}: {label}")?,
+        tally.counts[a.result.status as usize] += 1;
+        print_puzzle(&mut out, (&name, line_no), &a, args.list)?;
+    }
+    tally.print(&mut out, &name, &strategy)?;
+    Ok(tally.exit_code(args.strict))
+}
+
+/// The puzzle at line `line_no` of file `name` when it has something to
+/// say: a fault always, a puzzle that is not unique with `--list`.
+fn print_puzzle(
+    out: &mut impl Write,
+    (name, line_no): (&str, u64),
+    a: &Answer,
+    list: bool,
+) -> std::io::Result<()> {
+    let r = &a.result;
+    if r.status.is_fault() {
+        let note = a.note.as_deref().unwrap_or("");
+        writeln!(
+            out,
+            "{name}:{line_no}: {} ({})",
+            r.status,
+            crate::report::printable(note)
+        )
+    } else if list && r.status != Status::Solved {
+        let label = label(r.status);
+        match r.conflict {
+            Some(c) => writeln!(out, "{name}:{line_no}: {label} ({c})"),
+            None => writeln!(out, "{name}:{line_no}: {label}"),
+        }
+    } else {
+        Ok(())
+    }
+}
+
+/// What `check` counted over the file.
+struct Tally {
+    /// Puzzles per outcome, wrong answers left out.
+    counts: [u64; Status::ALL.len()],
+    total: u64,
+    /// Answers the check refused.
+    wrong: u64,
+}
+
+impl Tally {
+    /// The counts under the file's name: the usual outcomes always, the
+    /// others when they happened, wrong answers last.
+    fn print(&self, out: &mut impl Write, name: &str, strategy: &Strategy) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "{name}: {} puzzles (strategy {})",
+            self.total,
+            strategy.name()
+        )?;
+        for st in Status::ALL {
+            let n = self.counts[st as usize];
+            if n > 0
+                || matches!(
+                    st,
+                    Status::Solved | Status::Multiple | Status::NoSolution | Status::Invalid
+                )
+            {
+                writeln!(out, "  {:12} {n:>9}", label(st))?;
             }
         }
-    }
-    writeln!(
-        out,
-        "{name}: {total} puzzles (strategy {})",
-        strategy.name()
-    )?;
-    for st in Status::ALL {
-        let n = counts[st as usize];
-        if n > 0
-            || matches!(
-                st,
-                Status::Solved | Status::Multiple | Status::NoSolution | Status::Invalid
-            )
-        {
-            writeln!(out, "  {:12} {n:>9}", label(st))?;
+        if self.wrong > 0 {
+            writeln!(out, "  {:12} {:>9}", "WRONG", self.wrong)?;
         }
+        Ok(())
     }
-    if wrong > 0 {
-        writeln!(out, "  {:12} {wrong:>9}", "WRONG")?;
-    }
-    let faults: u64 = Status::FAULTS.iter().map(|&s| counts[s as usize]).sum();
-    let not_unique = total - counts[Status::Solved as usize];
-    Ok(
-        if wrong > 0 || faults > 0 || (args.strict && not_unique > 0) {
+
+    /// 1 on a wrong answer, a solver fault, or (`strict`) a puzzle that is
+    /// not unique; else 0.
+    fn exit_code(&self, strict: bool) -> i32 {
+        let faults: u64 = Status::FAULTS
+            .iter()
+            .map(|&s| self.counts[s as usize])
+            .sum();
+        let not_unique = self.total - self.counts[Status::Solved as usize];
+        if self.wrong > 0 || faults > 0 || (strict && not_unique > 0) {
             1
         } else {
             0
-        },
-    )
+        }
+    }
 }
 
 /// `check` speaks of unique puzzles rather than solved ones.

@@ -511,35 +511,15 @@ fn run_hard_for(args: &GenerateArgs) -> CmdResult {
         .context("cannot write the CSV")?;
     let progress = climb::Progress::default();
     let start = Instant::now();
-    let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
-        let steps = cfg.step_limit();
-        let len = if steps == u64::MAX {
-            None
-        } else {
-            Some(steps.saturating_mul(cfg.count as u64))
-        };
-        let bar = ProgressBar::with_draw_target(len, ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template(
-                "[{elapsed_precise}] [{bar:30}] {human_pos}/{human_len} steps  {msg}  ETA {eta}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-        );
-        bar
-    });
+    let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| hard_bar(&cfg));
     let mut err = None;
-    let mut stats = (0u64, 0u64, 0u64, 0usize, 81usize); // n, sum, max, min clues, max clues
-    let mut start_sum = 0u64;
+    let mut stats = HardStats::default();
+    // The searches on a thread of their own, each puzzle written as it
+    // comes; this thread shows the progress meanwhile.
     let result = std::thread::scope(|scope| {
         let worker = scope.spawn(|| {
             climb::climb(&cfg, &progress, &stop, |h| {
-                stats.0 += 1;
-                stats.1 += h.measure.value;
-                stats.2 = stats.2.max(h.measure.value);
-                stats.3 = stats.3.max(h.clues);
-                stats.4 = stats.4.min(h.clues);
-                start_sum += h.start_value;
+                stats.add(&h);
                 if err.is_none() {
                     if let Err(e) = out.write_all(hard_row(&cfg, &h).as_bytes()) {
                         err = Some(e);
@@ -550,22 +530,7 @@ fn run_hard_for(args: &GenerateArgs) -> CmdResult {
         });
         while !worker.is_finished() {
             if let Some(bar) = &bar {
-                bar.set_position(progress.steps.load(Ordering::Relaxed));
-                let done = progress.done.load(Ordering::Relaxed);
-                let mean = if done > 0 {
-                    format!(
-                        "{:.1}",
-                        progress.sum.load(Ordering::Relaxed) as f64 / done as f64
-                    )
-                } else {
-                    "-".into()
-                };
-                bar.set_message(format!(
-                    "{} best {} mean {mean} ({done}/{} done)",
-                    cfg.objective.as_str(),
-                    progress.best.load(Ordering::Relaxed),
-                    cfg.count
-                ));
+                show_progress(bar, &progress, &cfg);
             }
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -585,7 +550,7 @@ fn run_hard_for(args: &GenerateArgs) -> CmdResult {
         Err(ClimbError::Interrupted) => {
             eprintln!(
                 "bench-sudoku: interrupted after {} of {} searches; nothing written",
-                stats.0, cfg.count
+                stats.puzzles, cfg.count
             );
             return Ok(super::interrupt::EXIT_INTERRUPTED);
         }
@@ -596,28 +561,112 @@ fn run_hard_for(args: &GenerateArgs) -> CmdResult {
     drop(out);
     output.commit()?;
     if !args.quiet {
-        let n = stats.0.max(1) as f64;
+        eprintln!("{}", stats.summary(&cfg, &progress, start.elapsed()));
+    }
+    Ok(0)
+}
+
+/// The progress bar of `--hard-for`: steps of all searches (no length
+/// when they have no step limit).
+fn hard_bar(cfg: &ClimbConfig) -> ProgressBar {
+    let steps = cfg.step_limit();
+    let len = if steps == u64::MAX {
+        None
+    } else {
+        Some(steps.saturating_mul(cfg.count as u64))
+    };
+    let bar = ProgressBar::with_draw_target(len, ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "[{elapsed_precise}] [{bar:30}] {human_pos}/{human_len} steps  {msg}  ETA {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    bar
+}
+
+/// The bar's position and message: steps so far, the best objective and
+/// the finished searches' mean.
+fn show_progress(bar: &ProgressBar, progress: &climb::Progress, cfg: &ClimbConfig) {
+    bar.set_position(progress.steps.load(Ordering::Relaxed));
+    let done = progress.done.load(Ordering::Relaxed);
+    let mean = if done > 0 {
+        format!(
+            "{:.1}",
+            progress.sum.load(Ordering::Relaxed) as f64 / done as f64
+        )
+    } else {
+        "-".into()
+    };
+    bar.set_message(format!(
+        "{} best {} mean {mean} ({done}/{} done)",
+        cfg.objective.as_str(),
+        progress.best.load(Ordering::Relaxed),
+        cfg.count
+    ));
+}
+
+/// What the searches found, for the closing line.
+struct HardStats {
+    puzzles: u64,
+    /// Sum and largest of the puzzles' objectives.
+    sum: u64,
+    max: u64,
+    /// Fewest and most clues of a puzzle.
+    clues_min: usize,
+    clues_max: usize,
+    /// Sum of the objectives of the searches' starting puzzles.
+    start_sum: u64,
+}
+
+impl Default for HardStats {
+    fn default() -> Self {
+        HardStats {
+            puzzles: 0,
+            sum: 0,
+            max: 0,
+            clues_min: 81,
+            clues_max: 0,
+            start_sum: 0,
+        }
+    }
+}
+
+impl HardStats {
+    fn add(&mut self, h: &HardPuzzle) {
+        self.puzzles += 1;
+        self.sum += h.measure.value;
+        self.max = self.max.max(h.measure.value);
+        self.clues_max = self.clues_max.max(h.clues);
+        self.clues_min = self.clues_min.min(h.clues);
+        self.start_sum += h.start_value;
+    }
+
+    /// `generated N puzzles hard for S in T (steps): objective mean, max
+    /// (and the starts' mean), clues`, and the strategy's refused answers.
+    fn summary(&self, cfg: &ClimbConfig, progress: &climb::Progress, took: Duration) -> String {
+        let n = self.puzzles.max(1) as f64;
         let faults = progress.faults.load(Ordering::Relaxed);
-        eprintln!(
+        format!(
             "generated {} puzzles hard for {} in {:.1}s ({} steps): {} mean {:.1} max {} (starts: mean {:.1}), clues {}-{}{}",
-            stats.0,
+            self.puzzles,
             cfg.strategy.name(),
-            start.elapsed().as_secs_f64(),
+            took.as_secs_f64(),
             progress.steps.load(Ordering::Relaxed),
             cfg.objective.as_str(),
-            stats.1 as f64 / n,
-            stats.2,
-            start_sum as f64 / n,
-            stats.4,
-            stats.3,
+            self.sum as f64 / n,
+            self.max,
+            self.start_sum as f64 / n,
+            self.clues_min,
+            self.clues_max,
             if faults > 0 {
                 format!("; {faults} wrong answers from the strategy were refused")
             } else {
                 String::new()
             }
-        );
+        )
     }
-    Ok(0)
 }
 
 #[cfg(test)]

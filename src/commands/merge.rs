@@ -397,34 +397,37 @@ pub fn run(args: &MergeArgs) -> CmdResult {
         .collect::<anyhow::Result<_>>()?;
     let (n, ks) = check_consistent(&inputs)?;
     check_whole(args, &inputs, n, &ks)?;
-    // Units in run order: every (dataset, strategy) any input has.
+    let units = merged_units(&inputs)?;
+    let _claim = prepare_out(args)?;
+    let meta = merged_meta(&inputs, n, &ks);
+    let with_csv = inputs.iter().filter(|d| d.has_puzzles_csv()).count();
+    if with_csv == inputs.len() {
+        merge_puzzle_csv(&inputs, &args.out)?;
+    } else if with_csv > 0 {
+        super::print_err(
+            "bench-sudoku: warning: some inputs have no puzzles.csv; the merged directory has none",
+        );
+    }
+    let report = Report::new(&meta, &units).with_scatter(&args.out)?;
+    report::finish::write(&report, &args.out)?;
+    print_merged(&report, &inputs)?;
+    super::print_text(&format!(
+        "merged {} shards of {n} into {}\n",
+        inputs.len(),
+        args.out.display()
+    ))?;
+    Ok(0)
+}
+
+/// Every (dataset, strategy) any input has, in run order, its inputs'
+/// statistics added up; results outside the run's datasets × strategies
+/// are refused.
+fn merged_units(inputs: &[ResultsDir]) -> anyhow::Result<Vec<UnitStats>> {
     let meta0 = &inputs[0].meta;
     let mut units: Vec<UnitStats> = Vec::new();
     for ds in &meta0.datasets {
         for st in &meta0.options.strategies {
-            let mut merged: Option<UnitStats> = None;
-            for d in &inputs {
-                let Some(i) = d
-                    .results
-                    .iter()
-                    .position(|r| r.dataset == ds.name && &r.strategy == st)
-                else {
-                    continue;
-                };
-                let u = unit_of(d, i)?;
-                match merged.as_mut() {
-                    None => merged = Some(u),
-                    Some(m) => m.merge(&u).map_err(|e| {
-                        anyhow::anyhow!(
-                            "{}: histograms of {}/{} cannot be added: {e:?}",
-                            d.path.display(),
-                            ds.name,
-                            st
-                        )
-                    })?,
-                }
-            }
-            units.extend(merged);
+            units.extend(merged_unit(inputs, &ds.name, st)?);
         }
     }
     let extra: Vec<String> = inputs
@@ -443,18 +446,40 @@ pub fn run(args: &MergeArgs) -> CmdResult {
             extra.join(", ")
         );
     }
-    let _claim = prepare_out(args)?;
-    let meta = merged_meta(&inputs, n, &ks);
-    let with_csv = inputs.iter().filter(|d| d.has_puzzles_csv()).count();
-    if with_csv == inputs.len() {
-        merge_puzzle_csv(&inputs, &args.out)?;
-    } else if with_csv > 0 {
-        super::print_err(
-            "bench-sudoku: warning: some inputs have no puzzles.csv; the merged directory has none",
-        );
+    Ok(units)
+}
+
+/// The statistics of strategy `st` on dataset `ds` over every input that
+/// has them (none: no input does).
+fn merged_unit(inputs: &[ResultsDir], ds: &str, st: &str) -> anyhow::Result<Option<UnitStats>> {
+    let mut merged: Option<UnitStats> = None;
+    for d in inputs {
+        let Some(i) = d
+            .results
+            .iter()
+            .position(|r| r.dataset == ds && r.strategy == st)
+        else {
+            continue;
+        };
+        let u = unit_of(d, i)?;
+        match merged.as_mut() {
+            None => merged = Some(u),
+            Some(m) => m.merge(&u).map_err(|e| {
+                anyhow::anyhow!(
+                    "{}: histograms of {}/{} cannot be added: {e:?}",
+                    d.path.display(),
+                    ds,
+                    st
+                )
+            })?,
+        }
     }
-    let report = Report::new(&meta, &units).with_scatter(&args.out)?;
-    report::finish::write(&report, &args.out)?;
+    Ok(merged)
+}
+
+/// The merged table, its warnings, and what the merge could not keep: the
+/// shards' paired statistics, a complete run.
+fn print_merged(report: &Report, inputs: &[ResultsDir]) -> anyhow::Result<()> {
     super::print_text(&terminal::table(&report.results))?;
     for w in terminal::saturation_warnings(&report.results) {
         super::print_err(&format!("bench-sudoku: warning: {w}"));
@@ -467,16 +492,12 @@ pub fn run(args: &MergeArgs) -> CmdResult {
             "note: the shards' paired statistics (per-puzzle ratios to the baseline) are not merged; each shard's are in its own summary.json",
         );
     }
+    let meta = report.meta;
     if !meta.complete {
         super::print_err(&format!(
             "merged results are incomplete ({})",
             meta.stopped.as_deref().unwrap_or("an input is incomplete")
         ));
     }
-    super::print_text(&format!(
-        "merged {} shards of {n} into {}\n",
-        inputs.len(),
-        args.out.display()
-    ))?;
-    Ok(0)
+    Ok(())
 }

@@ -244,7 +244,6 @@ fn one(
         }
         _ => None,
     };
-    let caps = strategy.capabilities();
     let failed = wrong.is_some() || r.status.is_fault();
 
     if args.json {
@@ -271,10 +270,19 @@ fn one(
     if let Some(w) = &wrong {
         writeln!(out, "WRONG: {w}")?;
     }
-    let c = &r.counters;
+    writeln!(out, "{}", counters_line(strategy, r, time_ns))?;
+    Ok(failed)
+}
+
+/// `strategy S  guesses N  backtracks N …  time T`: the search counters
+/// (those the strategy does not report, and all of a fault's, shown as
+/// absent) and the time, with the clock that took it when it is not the
+/// harness's.
+fn counters_line(strategy: &Strategy, r: &SolveResult, time_ns: u64) -> String {
+    let caps = strategy.capabilities();
     let shown = |counter: Counter| {
         caps.counters
-            .value(counter, c)
+            .value(counter, &r.counters)
             .filter(|_| !r.status.is_fault())
             .map_or(ABSENT.to_string(), |v| v.to_string())
     };
@@ -291,8 +299,7 @@ fn one(
             line.push_str(&format!(" ({})", caps.clock.as_str()));
         }
     }
-    writeln!(out, "{line}")?;
-    Ok(failed)
+    line
 }
 
 /// A one-line account of the outcome.

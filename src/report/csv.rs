@@ -58,7 +58,7 @@ pub fn unneutral(cell: &str) -> &str {
 pub struct SummaryCsv;
 
 /// One row of `summary.csv`; the field order is the column order.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 pub struct SummaryRow {
     pub dataset: String,
     pub strategy: String,
@@ -162,14 +162,20 @@ fn round(x: f64, places: i32) -> f64 {
 }
 
 impl SummaryRow {
-    /// The row of `r`, one of `results` (its references are among them).
+    /// The row of `r`, one of `results` (its references are among them),
+    /// filled a group of columns at a time.
     pub fn of(results: &[ResultRecord], r: &ResultRecord) -> Self {
-        let fastest = super::terminal::fastest_mean(results, &r.dataset);
-        let range = super::terminal::relative_range(results, r);
-        let c = super::headline::comparison(results, r);
-        let p = r.paired.as_ref();
+        let mut row = Self::outcomes(r);
+        row.set_comparison(results, r);
+        row.set_effort(r);
+        row.set_paired(results, r);
+        row
+    }
+
+    /// The unit, its outcomes, its rate, times and guesses: the terminal
+    /// table's columns up to the comparison (the others empty).
+    fn outcomes(r: &ResultRecord) -> Self {
         let r4 = |x: f64| round(x, 4);
-        let join = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(";");
         SummaryRow {
             dataset: neutral(&r.dataset).into_owned(),
             strategy: neutral(&r.strategy).into_owned(),
@@ -196,60 +202,86 @@ impl SummaryRow {
             max_ns: r.max_ns,
             guesses_mean: r.guesses_mean.map(r4),
             no_guess_pct: r.no_guess_pct.map(r4),
-            compared_with: c.as_ref().map(|c| neutral(&c.vs).into_owned()),
-            comparison: c.as_ref().map(|c| c.basis.as_str().to_string()),
-            time_ratio: c.as_ref().map(|c| r4(c.ratio)),
-            time_ratio_ci_low: c.as_ref().and_then(|c| c.ci.map(|(lo, _)| r4(lo))),
-            time_ratio_ci_high: c.as_ref().and_then(|c| c.ci.map(|(_, hi)| r4(hi))),
-            verdict: c.as_ref().map(|c| c.words.clone()),
-            mean_ratio_vs_fastest: (r.puzzles > 0 && fastest.is_finite() && fastest > 0.0)
-                .then(|| r4(r.mean_ns / fastest)),
-            mean_ratio_vs_fastest_min: range.map(|(lo, _)| r4(lo)),
-            mean_ratio_vs_fastest_max: range.map(|(_, hi)| r4(hi)),
-            unfinished: super::terminal::unfinished(r),
-            too_short: r.short_timing(),
-            p999_ns: r.p999_ns,
-            guesses_total: r.guesses_total,
-            guesses_max: r.guesses_max,
-            backtracks_mean: r.backtracks_mean.map(r4),
-            backtracks_total: r.backtracks_total,
-            backtracks_max: r.backtracks_max,
-            max_depth_mean: r.max_depth_mean.map(r4),
-            max_depth_max: r.max_depth_max,
-            nodes_total: r.nodes_total,
-            naked_singles_total: r.naked_singles_total,
-            hidden_singles_total: r.hidden_singles_total,
-            threads: r.threads,
-            wall_ns: r.wall_ns,
-            solve_ns_total: r.solve_ns_total,
-            repeat_spread_pct: round(r.repeat_spread_pct, 2),
-            pass_solve_ns: join(&r.pass_solve_ns),
-            complete: r.complete,
-            counters: r.counters.names().join(";"),
-            clock: r.clock.as_str().to_string(),
-            paired_baseline: p.map(|p| neutral(&p.baseline).into_owned()),
-            paired_pairs: p.map(|p| p.pairs),
-            paired_geomean_ratio: p.map(|p| r4(p.geomean_ratio)),
-            paired_ci_low: p.map(|p| r4(p.ci_low)),
-            paired_ci_high: p.map(|p| r4(p.ci_high)),
-            paired_level: p.map(|p| p.level),
-            paired_median_ratio: p.map(|p| r4(p.median_ratio)),
-            paired_wins: p.map(|p| p.wins),
-            paired_ties: p.map(|p| p.ties),
-            paired_losses: p.map(|p| p.losses),
-            paired_tie_pct: p.map(|p| p.tie_pct),
-            paired_guesses_ratio: p.and_then(|p| p.guesses_ratio.map(r4)),
-            paired_unpaired: p.map(|p| p.unpaired),
-            paired_answers_differ: p.map(|p| p.answers_differ),
-            paired_counters_differ: p.map(|p| p.counters_differ),
-            paired_method: p.map(|p| p.method.clone()),
-            paired_mean_ratio: super::headline::mean_ratio_to_baseline(results, r).map(r4),
-            rejected: r.rejected,
-            unstable_answers: r.unstable_answers,
-            unstable_counters: r.unstable_counters,
-            repeated: r.repeated,
-            repeat_far_faster: r.repeat_far_faster,
+            ..Self::default()
         }
+    }
+
+    /// The headline comparison, the ratio of means to the fastest with its
+    /// range, and whether the strategy left puzzles unfinished or was
+    /// timed too briefly.
+    fn set_comparison(&mut self, results: &[ResultRecord], r: &ResultRecord) {
+        let fastest = super::terminal::fastest_mean(results, &r.dataset);
+        let range = super::terminal::relative_range(results, r);
+        let c = super::headline::comparison(results, r);
+        let r4 = |x: f64| round(x, 4);
+        self.compared_with = c.as_ref().map(|c| neutral(&c.vs).into_owned());
+        self.comparison = c.as_ref().map(|c| c.basis.as_str().to_string());
+        self.time_ratio = c.as_ref().map(|c| r4(c.ratio));
+        self.time_ratio_ci_low = c.as_ref().and_then(|c| c.ci.map(|(lo, _)| r4(lo)));
+        self.time_ratio_ci_high = c.as_ref().and_then(|c| c.ci.map(|(_, hi)| r4(hi)));
+        self.verdict = c.as_ref().map(|c| c.words.clone());
+        self.mean_ratio_vs_fastest = (r.puzzles > 0 && fastest.is_finite() && fastest > 0.0)
+            .then(|| r4(r.mean_ns / fastest));
+        self.mean_ratio_vs_fastest_min = range.map(|(lo, _)| r4(lo));
+        self.mean_ratio_vs_fastest_max = range.map(|(_, hi)| r4(hi));
+        self.unfinished = super::terminal::unfinished(r);
+        self.too_short = r.short_timing();
+    }
+
+    /// The rest of `summary.json`'s results: the search counters, the wall
+    /// and solve times, the passes, the counters and clock reported, and
+    /// the answers rejected or unstable over the repeats.
+    fn set_effort(&mut self, r: &ResultRecord) {
+        let r4 = |x: f64| round(x, 4);
+        let join = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(";");
+        self.p999_ns = r.p999_ns;
+        self.guesses_total = r.guesses_total;
+        self.guesses_max = r.guesses_max;
+        self.backtracks_mean = r.backtracks_mean.map(r4);
+        self.backtracks_total = r.backtracks_total;
+        self.backtracks_max = r.backtracks_max;
+        self.max_depth_mean = r.max_depth_mean.map(r4);
+        self.max_depth_max = r.max_depth_max;
+        self.nodes_total = r.nodes_total;
+        self.naked_singles_total = r.naked_singles_total;
+        self.hidden_singles_total = r.hidden_singles_total;
+        self.threads = r.threads;
+        self.wall_ns = r.wall_ns;
+        self.solve_ns_total = r.solve_ns_total;
+        self.repeat_spread_pct = round(r.repeat_spread_pct, 2);
+        self.pass_solve_ns = join(&r.pass_solve_ns);
+        self.complete = r.complete;
+        self.counters = r.counters.names().join(";");
+        self.clock = r.clock.as_str().to_string();
+        self.rejected = r.rejected;
+        self.unstable_answers = r.unstable_answers;
+        self.unstable_counters = r.unstable_counters;
+        self.repeated = r.repeated;
+        self.repeat_far_faster = r.repeat_far_faster;
+    }
+
+    /// The paired comparison with the baseline (empty for the baseline and
+    /// in runs that were not interleaved) and the ratio of means to it.
+    fn set_paired(&mut self, results: &[ResultRecord], r: &ResultRecord) {
+        let p = r.paired.as_ref();
+        let r4 = |x: f64| round(x, 4);
+        self.paired_baseline = p.map(|p| neutral(&p.baseline).into_owned());
+        self.paired_pairs = p.map(|p| p.pairs);
+        self.paired_geomean_ratio = p.map(|p| r4(p.geomean_ratio));
+        self.paired_ci_low = p.map(|p| r4(p.ci_low));
+        self.paired_ci_high = p.map(|p| r4(p.ci_high));
+        self.paired_level = p.map(|p| p.level);
+        self.paired_median_ratio = p.map(|p| r4(p.median_ratio));
+        self.paired_wins = p.map(|p| p.wins);
+        self.paired_ties = p.map(|p| p.ties);
+        self.paired_losses = p.map(|p| p.losses);
+        self.paired_tie_pct = p.map(|p| p.tie_pct);
+        self.paired_guesses_ratio = p.and_then(|p| p.guesses_ratio.map(r4));
+        self.paired_unpaired = p.map(|p| p.unpaired);
+        self.paired_answers_differ = p.map(|p| p.answers_differ);
+        self.paired_counters_differ = p.map(|p| p.counters_differ);
+        self.paired_method = p.map(|p| p.method.clone());
+        self.paired_mean_ratio = super::headline::mean_ratio_to_baseline(results, r).map(r4);
     }
 }
 

@@ -108,142 +108,359 @@ fn caption(kind: ChartKind) -> &'static str {
     }
 }
 
-/// The facts of the run, in the order the page lists them.
+/// The facts of the run, in the order the page lists them: the machine
+/// and the build, the strategies, then the run's options.
 fn facts(m: &crate::bench::sysinfo::Meta) -> Vec<(&'static str, String)> {
-    let o = &m.options;
-    let mut facts: Vec<(&'static str, String)> = Vec::new();
-    let mut kv = |k: &'static str, v: String| facts.push((k, v));
-    kv("tool", format!("{} {}", m.tool, m.version));
-    kv(
-        "git commit",
-        m.git_commit.clone().unwrap_or_else(|| "unknown".into()),
-    );
-    kv("CPU", m.cpu_model.clone());
-    kv("logical cores", m.logical_cores.to_string());
-    kv("solver threads", m.threads.to_string());
-    kv("OS", m.os.clone());
-    kv("arch / target", format!("{} / {}", m.arch, m.target));
-    kv("rustc", m.rustc.clone());
-    kv("target features", m.target_features.join(" "));
-    kv("CPU features (run time)", m.cpu_features.join(" "));
-    kv("started", m.started.clone());
-    kv("finished", m.finished.clone().unwrap_or_else(|| "-".into()));
-    kv(
-        "timer overhead",
-        format!(
-            "{:.1} ns per pair of clock reads (resolution {} ns)",
-            m.timer_overhead_ns, m.timer_resolution_ns
+    let mut facts = machine_facts(m);
+    facts.extend(strategy_facts(m));
+    facts.extend(option_facts(m));
+    facts
+}
+
+/// The machine, the build and the run's times.
+fn machine_facts(m: &crate::bench::sysinfo::Meta) -> Vec<(&'static str, String)> {
+    vec![
+        ("tool", format!("{} {}", m.tool, m.version)),
+        (
+            "git commit",
+            m.git_commit.clone().unwrap_or_else(|| "unknown".into()),
         ),
-    );
-    kv("strategies", o.strategies.join(", "));
+        ("CPU", m.cpu_model.clone()),
+        ("logical cores", m.logical_cores.to_string()),
+        ("solver threads", m.threads.to_string()),
+        ("OS", m.os.clone()),
+        ("arch / target", format!("{} / {}", m.arch, m.target)),
+        ("rustc", m.rustc.clone()),
+        ("target features", m.target_features.join(" ")),
+        ("CPU features (run time)", m.cpu_features.join(" ")),
+        ("started", m.started.clone()),
+        ("finished", m.finished.clone().unwrap_or_else(|| "-".into())),
+        (
+            "timer overhead",
+            format!(
+                "{:.1} ns per pair of clock reads (resolution {} ns)",
+                m.timer_overhead_ns, m.timer_resolution_ns
+            ),
+        ),
+    ]
+}
+
+/// The strategies, their revisions and what each external solver is.
+fn strategy_facts(m: &crate::bench::sysinfo::Meta) -> Vec<(&'static str, String)> {
+    let o = &m.options;
+    let mut facts = vec![("strategies", o.strategies.join(", "))];
     let revisions = m.revisions();
     if !revisions.is_empty() {
-        kv("revisions", revisions.join("; "));
+        facts.push(("revisions", revisions.join("; ")));
     }
     for d in o.strategy_details.iter().filter(|d| d.kind != "builtin") {
-        kv(
+        let counters = if d.counters == CounterSet::NONE {
+            "none".to_string()
+        } else {
+            d.counters.names().join(", ")
+        };
+        facts.push((
             "external solver",
             format!(
                 "{}: {} — {} (counters: {}; times: {})",
                 d.name,
                 d.spec,
                 d.description,
-                if d.counters == CounterSet::NONE {
-                    "none".to_string()
-                } else {
-                    d.counters.names().join(", ")
-                },
+                counters,
                 d.clock.as_str()
             ),
-        );
+        ));
     }
+    facts
+}
+
+/// The run's options, its datasets and how far it got.
+fn option_facts(m: &crate::bench::sysinfo::Meta) -> Vec<(&'static str, String)> {
+    let o = &m.options;
+    let mut facts: Vec<(&'static str, String)> = Vec::new();
     if let Some(t) = &o.timeout {
-        kv("timeout (external solvers)", t.clone());
+        facts.push(("timeout (external solvers)", t.clone()));
     }
-    kv(
-        "repeat / warm-up",
-        format!("{} / {} (time kept: {})", o.repeat, o.warmup, o.time_kept),
-    );
-    kv("solution limit", o.solution_limit.to_string());
-    kv("guess budget", o.max_guesses.to_string());
-    kv(
-        "limit",
-        o.limit
-            .map(|l| l.to_string())
-            .unwrap_or_else(|| "none".into()),
-    );
-    kv(
-        "shuffle",
-        if o.shuffle {
-            format!("yes (seed {})", o.seed)
-        } else {
-            "no".into()
-        },
-    );
+    facts.extend([
+        (
+            "repeat / warm-up",
+            format!("{} / {} (time kept: {})", o.repeat, o.warmup, o.time_kept),
+        ),
+        ("solution limit", o.solution_limit.to_string()),
+        ("guess budget", o.max_guesses.to_string()),
+        (
+            "limit",
+            o.limit.map_or_else(|| "none".into(), |l| l.to_string()),
+        ),
+        (
+            "shuffle",
+            if o.shuffle {
+                format!("yes (seed {})", o.seed)
+            } else {
+                "no".into()
+            },
+        ),
+    ]);
     if let Some(t) = o.transform {
-        kv("isomorphs", format!("yes (--transform {t})"));
+        facts.push(("isomorphs", format!("yes (--transform {t})")));
     }
-    kv("batch size", o.batch_size.to_string());
-    kv(
-        "puzzles.csv",
-        if o.puzzle_csv {
-            "written"
-        } else {
-            "not written"
-        }
-        .into(),
-    );
-    kv(
-        "skip invalid rows",
-        if o.skip_invalid { "yes" } else { "no" }.into(),
-    );
-    kv(
-        "datasets",
-        m.datasets
-            .iter()
-            .map(|d| format!("{} ({}, {} puzzles)", d.name, d.path, d.puzzles))
-            .collect::<Vec<_>>()
-            .join("; "),
-    );
-    kv(
-        "processed",
-        format!("{} puzzle × strategy solves", m.processed),
-    );
-    kv(
-        "complete",
-        if m.complete {
-            "yes".to_string()
-        } else {
-            format!("NO — {}", m.stopped.as_deref().unwrap_or("stopped early"))
-        },
-    );
+    let datasets: Vec<String> = m
+        .datasets
+        .iter()
+        .map(|d| format!("{} ({}, {} puzzles)", d.name, d.path, d.puzzles))
+        .collect();
+    facts.extend([
+        ("batch size", o.batch_size.to_string()),
+        (
+            "puzzles.csv",
+            if o.puzzle_csv {
+                "written"
+            } else {
+                "not written"
+            }
+            .into(),
+        ),
+        (
+            "skip invalid rows",
+            if o.skip_invalid { "yes" } else { "no" }.into(),
+        ),
+        ("datasets", datasets.join("; ")),
+        (
+            "processed",
+            format!("{} puzzle × strategy solves", m.processed),
+        ),
+        (
+            "complete",
+            if m.complete {
+                "yes".to_string()
+            } else {
+                format!("NO — {}", m.stopped.as_deref().unwrap_or("stopped early"))
+            },
+        ),
+    ]);
     facts
 }
 
 /// The page for a report and its charts ([`charts::render_all`]), built
 /// with `maud`: every text and attribute value is escaped by the template
 /// itself; only the inline SVG charts (made by plotters, which escapes its
-/// own text) and the CSS are inserted as they are.
+/// own text) and the CSS are inserted as they are. Each section is a
+/// function of its own, in the order the page shows them.
 pub fn render(report: &Report, charts: &[Chart]) -> String {
-    let m = report.meta;
-    let o = &m.options;
     let datasets = charts::datasets(report);
     let title = format!("bench-sudoku results: {}", datasets.join(", "));
-    let strategies = o.strategies.join(", ");
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) }
+                style { (PreEscaped(CSS)) }
+            }
+            body {
+                h1 { (title) }
+                (machine_line(report.meta))
+                (banners(report))
+                (summary_section(report))
+                (paired_section(report))
+                (notes(report))
+                @for ds in &datasets {
+                    (dataset_section(report, ds, charts))
+                }
+                (worst_sections(report))
+                (listing_sections(report))
+                (run_section(report.meta))
+            }
+        }
+    };
+    let mut s = page.into_string();
+    s.push('\n');
+    s
+}
+
+/// The line under the title: machine, threads, commit, when.
+fn machine_line(m: &crate::bench::sysinfo::Meta) -> Markup {
+    html! {
+        p.sub {
+            (m.cpu_model) " · " (m.logical_cores) " logical cores · " (m.threads)
+            " threads · commit " code { (m.git_commit.as_deref().unwrap_or("unknown")) }
+            " · started " (m.started)
+            @if let Some(f) = &m.finished { ", finished " (f) }
+        }
+    }
+}
+
+/// What a reader must see first: an incomplete run, wrong answers, solver
+/// faults, or that every answer was checked and none disagreed.
+fn banners(report: &Report) -> Markup {
+    let m = report.meta;
     let bad: u64 = report.results.iter().map(|r| r.wrong()).sum();
     let faults: u64 = report.results.iter().map(|r| r.faults()).sum();
-    let summary = rows(&report.results);
+    html! {
+        @if !m.complete {
+            div.banner {
+                "INCOMPLETE RUN"
+                @if let Some(r) = &m.stopped { " (" (r) ")" }
+                " — the numbers cover only what was measured before it stopped."
+            }
+        }
+        @if bad > 0 {
+            div.banner {
+                (bad) " answers disagree with the dataset's solutions, the rules or bench-sudoku's count of solutions — see "
+                a href="#mismatches" { "Mismatches" } "."
+            }
+        }
+        @if faults > 0 {
+            div.banner {
+                (faults) " puzzles failed in external solvers (crashed, timeout, protocol error, error) — see "
+                a href="#faults" { "Solver faults" } "."
+            }
+        }
+        @if bad == 0 && faults == 0 && m.complete {
+            div.ok {
+                "Every answer was checked against the rules and the givens (and the dataset's solution where there is one): no disagreement. Strategies: "
+                (m.options.strategies.join(", ")) "."
+            }
+        }
+    }
+}
+
+/// The comparison table (the terminal's columns) and what its times mean.
+fn summary_section(report: &Report) -> Markup {
+    let m = report.meta;
+    let o = &m.options;
     let header = columns(&report.results);
+    let summary = rows(&report.results);
     let headline_note = super::headline::note(&report.results);
-    let paired = super::terminal::paired_rows(&report.results);
-    let warnings = super::terminal::warnings(report.meta, &report.results);
-    let notes = clock_notes(&report.results);
-    let external_note =
-        !notes.is_empty() || report.results.iter().any(|r| r.counters != CounterSet::ALL);
-    let facts = facts(m);
-    let half = facts.len().div_ceil(2).max(1);
     // Text columns of the summary table (the rest are numbers).
     let text_col = |i: usize| i < 2 || i == 4 || i == 13;
+    html! {
+        h2 #summary { "Summary" }
+        div.tw {
+            table.summary {
+                thead { tr { @for c in &header { th { (c) } } } }
+                tbody {
+                    @for row in &summary {
+                        tr class=[(row[13].contains("(fastest)") || row[13] == "baseline").then_some("fastest")] {
+                            @for (i, cell) in row.iter().enumerate() {
+                                td class=[(!text_col(i)).then_some("n")] { (cell) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        p.note {
+            "Times are per puzzle, around the solve call only (timer overhead "
+            (format!("{:.0}", m.timer_overhead_ns))
+            " ns per pair of clock reads, not subtracted). "
+            @if let Some(n) = &headline_note { "The last column, " (n) ". " }
+            code { "puzzles/s" }
+            " counts every solve (puzzles × passes, warm-up included) per second of wall time. "
+            (o.repeat) " measured pass(es) after " (o.warmup) " warm-up pass(es); per-puzzle time kept: "
+            (o.time_kept)
+            @if let Some(sch) = &o.schedule { "; strategies " (sch) }
+            "."
+        }
+    }
+}
+
+/// The paired comparison with the baseline (nothing when no strategy has
+/// one).
+fn paired_section(report: &Report) -> Markup {
+    let paired = super::terminal::paired_rows(&report.results);
+    html! {
+        @if !paired.is_empty() {
+            h3 #paired { "Paired with the baseline" }
+            div.tw {
+                table.summary {
+                    thead { tr { @for c in super::terminal::PAIRED_COLUMNS { th { (c) } } } }
+                    tbody {
+                        @for row in &paired {
+                            tr {
+                                @for (i, cell) in row.iter().enumerate() {
+                                    td class=[(i >= 3).then_some("n")] { (cell) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            p.note { (super::terminal::paired_note()) }
+        }
+    }
+}
+
+/// The run's warnings, and what the tables show of external solvers.
+fn notes(report: &Report) -> Markup {
+    let warnings = super::terminal::warnings(report.meta, &report.results);
+    let clocks = clock_notes(&report.results);
+    let external_note =
+        !clocks.is_empty() || report.results.iter().any(|r| r.counters != CounterSet::ALL);
+    html! {
+        @for w in &warnings {
+            p.note { strong { "Warning:" } " " (w) "." }
+        }
+        @if external_note {
+            p.note {
+                "External solvers: a counter shown as " (super::terminal::ABSENT)
+                " is one the solver does not report (null in the JSON and CSV files); faults have no time. "
+                (clocks.join("; "))
+            }
+        }
+    }
+}
+
+/// A dataset: where it came from and its charts, each with its caption.
+fn dataset_section(report: &Report, ds: &str, charts: &[Chart]) -> Markup {
+    html! {
+        h2 id=(format!("ds-{}", super::file_part(ds))) { "Dataset " (ds) }
+        @if let Some(d) = report.meta.datasets.iter().find(|d| d.name == ds) {
+            p.note {
+                code { (d.path) } " · " (d.puzzles) " puzzles · " (d.format)
+                @if d.gzip { " (gzip)" }
+                " · "
+                @if d.has_solutions { "answers checked against its solution column" }
+                @else { "no solution column (answers checked against the rules)" }
+                @if d.skipped > 0 { " · " (d.skipped) " invalid rows skipped" }
+            }
+        }
+        @for c in charts.iter().filter(|c| c.dataset == ds) {
+            figure {
+                (PreEscaped(inline_svg(&c.svg)))
+                figcaption { (caption(c.kind)) " " code { (c.rel_path()) } }
+            }
+        }
+    }
+}
+
+/// The command line, the facts of the run in two columns (the machine and
+/// build, then the run's options), and the files of the directory.
+fn run_section(m: &crate::bench::sysinfo::Meta) -> Markup {
+    let facts = facts(m);
+    let half = facts.len().div_ceil(2).max(1);
+    html! {
+        h2 #run { "Run" }
+        p.cmd { "command line:" code { (shell_join(&m.command_line)) } }
+        div.kvwrap {
+            @for part in facts.chunks(half) {
+                table.kv { tbody { @for (k, v) in part { tr { th { (k) } td { (v) } } } } }
+            }
+        }
+        p.note {
+            "Files in this directory: " code { "summary.json" } ", " code { "summary.csv" } ", "
+            code { "summary.md" } ", " code { "puzzles.csv" } ", " code { "meta.json" } ", "
+            code { "histograms/" } " (HdrHistogram " code { ".hgrm" } " and V2 " code { ".hdr" } "), "
+            code { "charts/" } " (these charts as SVG). Regenerate this page with "
+            code { "bench-sudoku report DIR" } "."
+        }
+    }
+}
+
+/// The listed rows of every unit: mismatches, solver faults and skipped
+/// rows, a section each ([`listings`]).
+fn listing_sections(report: &Report) -> Markup {
     let num = |v: u64| v.to_string();
     let opt = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
     let mismatches = listings(
@@ -263,7 +480,7 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
             (u, rows.collect())
         }),
     );
-    let fault_list = listings(
+    let faults = listings(
         "faults",
         "Solver faults",
         &["index", "line", "outcome", "detail"],
@@ -291,147 +508,7 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
             (u, rows.collect())
         }),
     );
-    let page = html! {
-        (DOCTYPE)
-        html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) }
-                style { (PreEscaped(CSS)) }
-            }
-            body {
-                h1 { (title) }
-                p.sub {
-                    (m.cpu_model) " · " (m.logical_cores) " logical cores · " (m.threads)
-                    " threads · commit " code { (m.git_commit.as_deref().unwrap_or("unknown")) }
-                    " · started " (m.started)
-                    @if let Some(f) = &m.finished { ", finished " (f) }
-                }
-                @if !m.complete {
-                    div.banner {
-                        "INCOMPLETE RUN"
-                        @if let Some(r) = &m.stopped { " (" (r) ")" }
-                        " — the numbers cover only what was measured before it stopped."
-                    }
-                }
-                @if bad > 0 {
-                    div.banner {
-                        (bad) " answers disagree with the dataset's solutions, the rules or bench-sudoku's count of solutions — see "
-                        a href="#mismatches" { "Mismatches" } "."
-                    }
-                }
-                @if faults > 0 {
-                    div.banner {
-                        (faults) " puzzles failed in external solvers (crashed, timeout, protocol error, error) — see "
-                        a href="#faults" { "Solver faults" } "."
-                    }
-                }
-                @if bad == 0 && faults == 0 && m.complete {
-                    div.ok {
-                        "Every answer was checked against the rules and the givens (and the dataset's solution where there is one): no disagreement. Strategies: "
-                        (strategies) "."
-                    }
-                }
-                h2 #summary { "Summary" }
-                div.tw {
-                    table.summary {
-                        thead { tr { @for c in &header { th { (c) } } } }
-                        tbody {
-                            @for row in &summary {
-                                tr class=[(row[13].contains("(fastest)") || row[13] == "baseline").then_some("fastest")] {
-                                    @for (i, cell) in row.iter().enumerate() {
-                                        td class=[(!text_col(i)).then_some("n")] { (cell) }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-                p.note {
-                    "Times are per puzzle, around the solve call only (timer overhead "
-                    (format!("{:.0}", m.timer_overhead_ns))
-                    " ns per pair of clock reads, not subtracted). "
-                    @if let Some(n) = &headline_note { "The last column, " (n) ". " }
-                    code { "puzzles/s" }
-                    " counts every solve (puzzles × passes, warm-up included) per second of wall time. "
-                    (o.repeat) " measured pass(es) after " (o.warmup) " warm-up pass(es); per-puzzle time kept: "
-                    (o.time_kept)
-                    @if let Some(sch) = &o.schedule { "; strategies " (sch) }
-                    "."
-                }
-                @if !paired.is_empty() {
-                    h3 #paired { "Paired with the baseline" }
-                    div.tw {
-                        table.summary {
-                            thead { tr { @for c in super::terminal::PAIRED_COLUMNS { th { (c) } } } }
-                            tbody {
-                                @for row in &paired {
-                                    tr {
-                                        @for (i, cell) in row.iter().enumerate() {
-                                            td class=[(i >= 3).then_some("n")] { (cell) }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    p.note { (super::terminal::paired_note()) }
-                }
-                @for w in &warnings {
-                    p.note { strong { "Warning:" } " " (w) "." }
-                }
-                @if external_note {
-                    p.note {
-                        "External solvers: a counter shown as " (super::terminal::ABSENT)
-                        " is one the solver does not report (null in the JSON and CSV files); faults have no time. "
-                        (notes.join("; "))
-                    }
-                }
-                @for ds in &datasets {
-                    h2 id=(format!("ds-{}", super::file_part(ds))) { "Dataset " (ds) }
-                    @if let Some(d) = m.datasets.iter().find(|d| &d.name == ds) {
-                        p.note {
-                            code { (d.path) } " · " (d.puzzles) " puzzles · " (d.format)
-                            @if d.gzip { " (gzip)" }
-                            " · "
-                            @if d.has_solutions { "answers checked against its solution column" }
-                            @else { "no solution column (answers checked against the rules)" }
-                            @if d.skipped > 0 { " · " (d.skipped) " invalid rows skipped" }
-                        }
-                    }
-                    @for c in charts.iter().filter(|c| &c.dataset == ds) {
-                        figure {
-                            (PreEscaped(inline_svg(&c.svg)))
-                            figcaption { (caption(c.kind)) " " code { (c.rel_path()) } }
-                        }
-                    }
-                }
-                (worst_sections(report))
-                (mismatches)
-                (fault_list)
-                (skipped)
-                h2 #run { "Run" }
-                p.cmd { "command line:" code { (shell_join(&m.command_line)) } }
-                // Two columns of facts: the machine and build, then the run's options.
-                div.kvwrap {
-                    @for part in facts.chunks(half) {
-                        table.kv { tbody { @for (k, v) in part { tr { th { (k) } td { (v) } } } } }
-                    }
-                }
-                p.note {
-                    "Files in this directory: " code { "summary.json" } ", " code { "summary.csv" } ", "
-                    code { "summary.md" } ", " code { "puzzles.csv" } ", " code { "meta.json" } ", "
-                    code { "histograms/" } " (HdrHistogram " code { ".hgrm" } " and V2 " code { ".hdr" } "), "
-                    code { "charts/" } " (these charts as SVG). Regenerate this page with "
-                    code { "bench-sudoku report DIR" } "."
-                }
-            }
-        }
-    };
-    let mut s = page.into_string();
-    s.push('\n');
-    s
+    html! { (mismatches) (faults) (skipped) }
 }
 
 /// A table whose first `text` columns are text (the rest numbers), in a

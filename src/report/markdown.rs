@@ -6,10 +6,21 @@ use std::fmt::Write as _;
 
 pub struct SummaryMarkdown;
 
-/// The Markdown text of a report.
+/// The Markdown text of a report: the run's lines, the comparison table
+/// and its notes, the paired comparison, the warnings and what went wrong,
+/// the slowest puzzles.
 pub fn render(report: &Report) -> String {
-    let m = report.meta;
     let mut s = String::new();
+    run_lines(&mut s, report.meta);
+    summary_table(&mut s, report);
+    paired_section(&mut s, report);
+    notes(&mut s, report);
+    worst(report, &mut s);
+    s
+}
+
+/// The title, the machine, the run's options and the revisions measured.
+fn run_lines(s: &mut String, m: &crate::bench::sysinfo::Meta) {
     let _ = writeln!(s, "# bench-sudoku results\n");
     let _ = writeln!(
         s,
@@ -43,6 +54,11 @@ pub fn render(report: &Report) -> String {
             crate::report::md_cell(&revisions.join("; "))
         );
     }
+}
+
+/// The comparison table (the terminal's columns, text left and numbers
+/// right), what its times mean and what its last column compares.
+fn summary_table(s: &mut String, report: &Report) {
     let header = super::terminal::columns(&report.results);
     let header: Vec<String> = header.iter().map(|c| crate::report::md_cell(c)).collect();
     let _ = writeln!(s, "| {} |", header.join(" | "));
@@ -66,12 +82,16 @@ pub fn render(report: &Report) -> String {
         s,
         "\nTimes are per puzzle, around the solve call only (timer overhead {:.0} ns per pair of clock reads, not subtracted). \
          `puzzles/s` counts every solve (puzzles × passes, warm-up included) per second of wall time.",
-        m.timer_overhead_ns
+        report.meta.timer_overhead_ns
     );
     if let Some(note) = super::headline::note(&report.results) {
         let _ = writeln!(s, "\nThe last column, {}.", crate::report::md_cell(&note));
     }
-    paired_section(&mut s, report);
+}
+
+/// The clocks of external solvers, the run's warnings, absent counters,
+/// and the counts of wrong answers and solver faults.
+fn notes(s: &mut String, report: &Report) {
     for note in clock_notes(&report.results) {
         let _ = writeln!(s, "\n{note}.");
     }
@@ -103,8 +123,6 @@ pub fn render(report: &Report) -> String {
             "\n**{faults} puzzles failed in external solvers** (crashed, timeout, protocol_error, error); see `summary.json` (`fault_list`)."
         );
     }
-    worst(report, &mut s);
-    s
 }
 
 /// A Markdown table: a header, its alignment row (`text` columns left,
