@@ -1,29 +1,26 @@
 //! `bench-sudoku run`: the parallel batch benchmark and its reports.
 
+mod execute;
+mod finish;
+mod meta;
+mod outputs;
+mod plan;
+mod progress;
 pub mod scan;
 #[cfg(unix)]
 pub mod supervise;
 
+pub use progress::ProgressMode;
+
 use super::args::EngineArgs;
 use super::CmdResult;
-use crate::bench::metrics::UnitStats;
-use crate::bench::sysinfo::{
-    self, DatasetMeta, HarnessMeta, Meta, RunOptionsMeta, StagesMeta, StrategyMeta,
-};
-use crate::bench::{self, NoRows, Progress, PuzzleCsv, RowSink, RunOptions, Stop};
-use crate::commands::compare::FailOn;
-use crate::compare::gate::{Gate, Verdict};
+use crate::bench;
 use crate::dataset::Format;
-use crate::report::{self, terminal, Report};
-use crate::results::{self, claim::Claim, dest::Dest, dest::Guard};
+use crate::report::terminal;
 use crate::solver::strategy::spec_help;
-use crate::solver::{external, Engine, Limits, Strategy};
-use anyhow::Context;
+use crate::solver::{external, Strategy};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 pub const RUN_HELP: &str = "Examples:
   bench-sudoku run datasets/hard.csv
@@ -301,13 +298,14 @@ pub enum Undecided {
 /// the fastest engine.
 pub const DEFAULT_STRATEGIES: &[&str] = &["mrv", "hidden", "locked", "fast"];
 
-use super::interrupt::EXIT_INTERRUPTED;
-
 /// Exit status when a thread of the run panicked (an internal error; the
 /// sysexits.h code for one): what was measured before is written, marked
 /// incomplete.
 pub const EXIT_PANIC: i32 = 70;
 
+/// Runs `run`: a supervised child when a solver library is loaded into
+/// the process, a scan when asked for one, else one measurement in named
+/// steps — plan, claim the outputs, start, measure, report, verdict.
 pub fn run(args: &RunArgs) -> CmdResult {
     // A --budget counts from here.
     let started = std::time::Instant::now();
@@ -319,9 +317,7 @@ pub fn run(args: &RunArgs) -> CmdResult {
         return supervise::run(args);
     }
     #[cfg(unix)]
-    let board = crate::board::this();
-    #[cfg(unix)]
-    if let Some(b) = board {
+    if let Some(b) = crate::board::this() {
         b.started();
     }
     // Signals are caught from the start: one that comes while solvers are
@@ -334,421 +330,65 @@ pub fn run(args: &RunArgs) -> CmdResult {
     if let Some(plan) = scan::plan(args)? {
         return scan::run(args, &plan);
     }
-    // External solvers are loaded or started here: one that cannot be stops
-    // the run before anything is created.
-    let ctx = args.engine.solvers.context(args.engine.max_guesses)?;
-    let mut strategies = strategies(&args.strategies, &ctx)?;
-    for s in &mut strategies {
-        s.resolve_revision(args.revision.as_deref());
-    }
-    let external = strategies
-        .iter()
-        .any(|s| matches!(s.engine(), Engine::External(_)));
-    let trackers = super::export::tracker_exporters(&args.export)?;
-    let labels: Vec<&str> = strategies.iter().map(|s| s.name()).collect();
-    let gate = match &args.gate {
-        None => None,
-        Some(spec) => {
-            if args.sequential {
-                anyhow::bail!("--gate pairs the puzzles of an interleaved run: drop --sequential");
-            }
-            if !(args.threshold.is_finite() && args.threshold >= 0.0) {
-                anyhow::bail!("--threshold {}: expected a percentage >= 0", args.threshold);
-            }
-            let (base, candidate) = Gate::parse(spec, &labels).map_err(anyhow::Error::msg)?;
-            Some(Gate {
-                base,
-                candidate,
-                threshold: args.threshold,
-                fail_on_counters: args.fail_on == Some(FailOn::Counters),
-                undecided_passes: args.undecided == Undecided::Pass,
-            })
-        }
-    };
-    // The gate pairs CANDIDATE with BASE whatever the baseline: with
-    // `--baseline OTHER` (a yardstick such as fast) every strategy is also
-    // paired with OTHER.
-    let baseline_label = match (&args.baseline, &gate) {
-        (Some(b), _) => b.clone(),
-        (None, Some(g)) => g.base.clone(),
-        (None, None) => labels[0].to_string(),
-    };
-    let baseline = labels
-        .iter()
-        .position(|l| *l == baseline_label)
-        .ok_or_else(|| {
-            anyhow::anyhow!(
-                "--baseline {baseline_label}: not a strategy of the run ({})",
-                labels.join(", ")
-            )
-        })?;
-    if args.sequential && args.baseline.is_some() {
-        anyhow::bail!("--baseline pairs the puzzles of an interleaved run: drop --sequential");
-    }
-    let several = strategies.len() > 1;
-    let gate_pair = gate.as_ref().map(|g| {
-        let at = |l: &str| labels.iter().position(|x| *x == l).unwrap_or(0);
-        (at(&g.candidate), at(&g.base))
-    });
-    let opts = RunOptions {
-        datasets: args.datasets.clone(),
-        strategies,
-        threads: match args.threads.first().copied().unwrap_or(0) {
-            0 => sysinfo::logical_cores(),
-            n => n,
-        },
-        repeat: args
-            .repeat
-            .unwrap_or(if gate.is_some() { 3 } else { 1 })
-            .max(1),
-        warmup: args
-            .warmup
-            .unwrap_or(if several && !args.sequential { 1 } else { 0 }),
-        practised: args.practised,
-        limit: args.limit,
-        shuffle: args.shuffle,
-        transform: args.transform,
-        seed: args.seed,
-        limits: Limits::first()
-            .with_solutions(args.count)
-            .with_max_guesses(args.engine.max_guesses),
-        format: args.format,
-        batch_size: args.batch_size.max(1),
-        skip_invalid: args.skip_invalid,
-        shard: args.shard,
-        sequential: args.sequential,
-        baseline,
-        gate_pair,
-        rotation: 0,
-    };
-    let mode = match (args.quiet, args.progress) {
-        (true, _) => ProgressMode::None,
-        (false, ProgressMode::Auto) if std::io::stderr().is_terminal() => ProgressMode::Bar,
-        (false, ProgressMode::Auto) => ProgressMode::Plain,
-        (false, m) => m,
-    };
+    let plan = plan::plan(args)?;
+    measure(args, plan, started)
+}
+
+/// One measurement of `plan`, from its results directory to its exit
+/// status.
+fn measure(args: &RunArgs, plan: plan::Plan, started: std::time::Instant) -> CmdResult {
     // File-level problems surface before anything is created.
-    let infos = bench::inspect(&opts, mode != ProgressMode::None)?;
-    let (out, outputs) = output_dir(args, &infos)?;
+    let infos = bench::inspect(&plan.opts, plan.progress != ProgressMode::None)?;
+    let (out, outputs) = outputs::output_dir(args, &infos)?;
     // Written by its absolute name; shown as it was given.
     let shown = std::env::current_dir()
         .ok()
         .and_then(|cwd| out.strip_prefix(cwd).ok().map(Path::to_path_buf))
         .unwrap_or_else(|| out.clone());
     let stop = interrupted();
-    let pool = bench::pool(opts.threads)?;
-    let (timer_overhead_ns, timer_resolution_ns) = sysinfo::timer_overhead();
-
-    let mut meta = Meta {
-        tool: "bench-sudoku".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        git_commit: sysinfo::git_commit(),
-        revision: args.revision.clone(),
-        command_line: crate::bench::sysinfo::command_line(),
-        cpu_model: sysinfo::cpu_model(),
-        logical_cores: sysinfo::logical_cores(),
-        threads: opts.threads,
-        os: sysinfo::os_description(),
-        arch: std::env::consts::ARCH.into(),
-        rustc: env!("BENCH_SUDOKU_RUSTC_VERSION").into(),
-        target: env!("BENCH_SUDOKU_TARGET").into(),
-        target_features: sysinfo::target_features(),
-        cpu_features: sysinfo::cpu_features(),
-        started: sysinfo::now_rfc3339(),
-        run_id: Some(sysinfo::new_run_id()),
-        finished: None,
-        timer_overhead_ns,
-        timer_resolution_ns,
-        options: RunOptionsMeta {
-            strategies: opts
-                .strategies
-                .iter()
-                .map(|s| s.name().to_string())
-                .collect(),
-            repeat: opts.repeat,
-            warmup: opts.warmup,
-            solution_limit: opts.limits.solutions,
-            max_guesses: opts.limits.max_guesses,
-            limit: opts.limit,
-            shuffle: opts.shuffle,
-            seed: opts.seed,
-            batch_size: opts.batch_size,
-            puzzle_csv: !args.no_puzzle_csv,
-            skip_invalid: opts.skip_invalid,
-            time_kept: time_kept(&opts).into(),
-            timing: if opts.practised { "practised" } else { "cold" }.into(),
-            shard: opts.shard.map(|s| s.to_string()),
-            strategy_details: opts.strategies.iter().map(StrategyMeta::of).collect(),
-            timeout: external
-                .then(|| humantime::format_duration(args.engine.solvers.timeout).to_string()),
-            schedule: several.then(|| {
-                if opts.sequential {
-                    "sequential"
-                } else {
-                    "interleaved"
-                }
-                .to_string()
-            }),
-            baseline: (several && !opts.sequential).then(|| baseline_label.clone()),
-            transform: opts.transform,
-        },
-        datasets: Vec::new(),
-        processed: 0,
-        complete: false,
-        stopped: None,
-        merged_from: Vec::new(),
-        harness: None,
-        debug_build: cfg!(debug_assertions),
-        load_average: sysinfo::load_average(),
-    };
-
-    // A meta.json from the start: a run killed before it writes its
-    // results leaves a directory that says it is incomplete, and a
-    // supervisor rebuilds the results from it and the rows.
-    meta.datasets = infos
-        .iter()
-        .map(|i| DatasetMeta {
-            name: i.name.clone(),
-            path: i.path.display().to_string(),
-            format: i.format.as_str().to_string(),
-            gzip: i.gzip,
-            has_solutions: i.has_solutions,
-            puzzles: 0,
-            skipped: 0,
-            content_hash: None,
-        })
-        .collect();
-    meta.stopped = Some(
-        "the run did not finish writing its results (it was running, or its process was killed)"
-            .into(),
-    );
-    report::json::write_meta(&meta, &out)
-        .with_context(|| format!("writing the results in {}: meta.json", out.display()))?;
-    meta.stopped = None;
+    let pool = bench::pool(plan.opts.threads)?;
+    let mut meta = meta::start(args, &plan, &infos, &out)?;
     #[cfg(unix)]
-    if let Some(b) = board {
+    if let Some(b) = crate::board::this() {
         b.results_dir(&out);
         b.phase(crate::board::Phase::Measuring);
     }
-
     // Said now, before the work, and again in every report.
     let start_warnings = meta.warnings().len();
     for w in meta.warnings() {
         super::print_err(&format!("bench-sudoku: warning: {w}"));
     }
-
-    let partial = out.join("puzzles.csv.partial");
-    // A supervised run writes the rows also without --no-puzzle-csv
-    // (removed at the end): they are what is kept if the process dies.
-    #[cfg(unix)]
-    let rows_anyway = board.is_some();
-    #[cfg(not(unix))]
-    let rows_anyway = false;
-    let mut csv_sink = if args.no_puzzle_csv && !rows_anyway {
-        None
-    } else {
-        Some(
-            PuzzleCsv::create(&partial)
-                .with_context(|| format!("{}: cannot create", partial.display()))?,
-        )
-    };
-    let bar = Bar::new(mode == ProgressMode::Bar);
-    let plain = PlainProgress::new(args.progress_interval);
-    let progress: &dyn Progress = if mode == ProgressMode::Plain {
-        &plain
-    } else {
-        &bar
-    };
-    let mut results = {
-        let mut none = NoRows;
-        let rows: &mut dyn RowSink = match csv_sink.as_mut() {
-            Some(c) => c,
-            None => &mut none,
-        };
-        bench::run_all(&opts, &infos, &pool, rows, progress, &stop)
-    };
-    // With a budget, more rounds until the gate is decided (their rows are
-    // not written: the results describe the first round).
-    let budgeted = match (&gate, args.budget) {
-        (Some(g), Some(budget)) if results.stopped.is_none() => {
-            let bench = crate::compare::gate::budget::Bench {
-                opts: &opts,
-                infos: &infos,
-                pool: &pool,
-                progress,
-                stop: &stop,
-            };
-            Some(crate::compare::gate::budget::measure(
-                g,
-                &bench,
-                started,
-                budget,
-                &mut results,
-            ))
-        }
-        _ => None,
-    };
-    #[cfg(unix)]
-    if let Some(b) = board {
-        b.phase(crate::board::Phase::Writing);
-    }
-    if let Some(c) = csv_sink {
-        // puzzles.csv is renamed into place only when every row reached it;
-        // rows cut short by a failed write are removed, and the run is then
-        // incomplete and says why.
-        let written = match results.stopped {
-            Some(Stop::Output(_)) => Err(None),
-            _ if args.no_puzzle_csv => Err(None),
-            _ => c
-                .finish()
-                .and_then(|()| std::fs::rename(&partial, out.join("puzzles.csv")))
-                .map_err(Some),
-        };
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&partial);
-            meta.options.puzzle_csv = false;
-            if let Some(e) = e {
-                results.stopped.get_or_insert(Stop::Output(e));
-            }
-        }
-    }
-
-    meta.finished = Some(sysinfo::now_rfc3339());
-    meta.processed = results.processed;
-    meta.harness = Some(harness_meta(&results, pool.current_num_threads()));
-    meta.complete = results.stopped.is_none();
-    meta.stopped = results.stopped.as_ref().map(|s| s.to_string());
-    meta.datasets = infos
-        .iter()
-        .zip(
-            results
-                .puzzles_per_dataset
-                .iter()
-                .zip(&results.skipped_per_dataset),
-        )
-        .zip(&results.content_per_dataset)
-        .map(|((i, (&puzzles, &skipped)), content)| DatasetMeta {
-            name: i.name.clone(),
-            path: i.path.display().to_string(),
-            format: i.format.as_str().to_string(),
-            gzip: i.gzip,
-            has_solutions: i.has_solutions,
-            puzzles,
-            skipped,
-            content_hash: content.map(sysinfo::content_hash),
-        })
-        .collect();
-    let units: Vec<UnitStats> = results.units;
-    let report = Report::new(&meta, &units).with_unit_scatter(meta.options.puzzle_csv);
-    // The tables of slowest puzzles are read back from the puzzles.csv
-    // just written, as `report DIR` reads them.
-    let mut report = if meta.options.puzzle_csv {
-        report.with_worst(&out)?
-    } else {
-        report
-    };
-    let verdict = gate.as_ref().map(|g| {
-        Verdict::of(
-            g,
-            &report.results,
-            results.stopped.is_none(),
-            budgeted.as_ref(),
-        )
-    });
-    report.gate = verdict.as_ref().map(|v| v.record(budgeted.as_ref()));
-    // meta.json last; a failure leaves the directory marked incomplete.
-    report::finish::write(&report, &out)?;
-    for (exporter, dest) in trackers.iter().zip(&outputs.exports) {
-        super::export::write_tracker(exporter.as_ref(), &report, dest)?;
-    }
-
+    let measured = execute::execute(args, &plan, &infos, &pool, &out, &stop, started)?;
+    meta.options.puzzle_csv = measured.puzzle_csv;
+    meta::finish(
+        &mut meta,
+        &measured.results,
+        &infos,
+        pool.current_num_threads(),
+    );
+    let (results, verdict) = finish::reports(&plan, &meta, &measured, &out, &outputs)?;
     if !args.scan_round {
-        super::print_text(&terminal::table(&report.results))?;
-        let passes = opts.repeat + opts.warmup;
-        if passes > 1 {
-            super::print_text(&format!(
-                "puzzles/s: puzzles × {passes} passes ({} measured, {} warm-up) / wall time\n",
-                opts.repeat, opts.warmup
-            ))?;
-        }
-        if opts.practised {
-            super::print_text(&format!("times: {}\n", meta.options.time_kept))?;
-        }
-        if let Some(line) = terminal::spread_line(&report.results) {
-            super::print_text(&format!("{line}\n"))?;
-        }
-        super::print_text(&terminal::paired_table(&report.results))?;
-        if external {
-            super::print_text(&format!("revisions: {}\n", meta.revisions().join("; ")))?;
-        }
+        finish::tables(&plan, &meta, &results)?;
     }
-    for w in terminal::warnings(&meta, &report.results)
+    for w in terminal::warnings(&meta, &results)
         .into_iter()
         .skip(start_warnings)
     {
         super::print_err(&format!("bench-sudoku: warning: {w}"));
     }
     if let Some(v) = &verdict {
-        let md = v.markdown();
-        report::write_atomic(&out.join("gate.md"), md.as_bytes())
-            .with_context(|| format!("{}: cannot write gate.md", out.display()))?;
-        if let Some(dest) = &outputs.gate_summary {
-            dest.append(md.as_bytes()).with_context(|| {
-                format!("--gate-summary {}: cannot append", dest.path().display())
-            })?;
-        }
-        super::print_text(&v.terminal())?;
+        finish::verdict(v, &out, &outputs)?;
     }
-    let bad: u64 = report.results.iter().map(|r| r.wrong()).sum();
-    let faults: u64 = report.results.iter().map(|r| r.faults()).sum();
-    let skipped: u64 = report.results.iter().map(|r| r.skipped).sum();
-    if skipped > 0 {
-        super::print_err(&format!(
-            "{skipped} invalid rows skipped (listed in summary.json)"
-        ));
-    }
-    match &results.stopped {
-        None if args.scan_round => {}
-        None => super::print_text(&format!("results in {}\n", shown.display()))?,
-        Some(Stop::Dataset(e)) => super::print_err(&format!("bench-sudoku: error: {e}")),
-        Some(Stop::Output(e)) => {
-            super::print_err(&format!("bench-sudoku: error: writing puzzles.csv: {e}"))
-        }
-        Some(Stop::Panic(what)) => super::print_err(&format!("bench-sudoku: error: {what}")),
-        Some(Stop::Interrupted) => {}
-    }
-    if results.stopped.is_some() {
-        super::print_err(&format!(
-            "run incomplete: what was measured before it stopped is in {} (meta.json has \"complete\": false)",
-            shown.display()
-        ));
-    }
-    if bad > 0 {
-        super::print_err(&format!(
-            "{bad} answers rejected: they break the rules, disagree with the dataset's solution or bench-sudoku's count of solutions, or changed between passes; they count as neither solved nor timed (see mismatch_list in {}/summary.json)",
-            shown.display()
-        ));
-    }
-    if faults > 0 {
-        super::print_err(&format!(
-            "{faults} puzzles failed in external solvers (crashed, timeout, protocol_error, error; see fault_list in {}/summary.json)",
-            shown.display()
-        ));
-    }
-    let code = match results.stopped {
-        Some(Stop::Interrupted) => EXIT_INTERRUPTED,
-        Some(Stop::Panic(_)) => EXIT_PANIC,
-        Some(Stop::Dataset(_) | Stop::Output(_)) => 2,
-        None if bad + faults > 0 => 1,
-        None => verdict.map_or(0, |v| v.exit_code()),
-    };
+    let stopped = measured.results.stopped.as_ref();
+    finish::closing(args, stopped, &results, &shown)?;
+    let code = finish::exit_code(stopped, &results, verdict.as_ref());
     // The solvers are unloaded here, after the results: a supervisor then
     // tells a library's destructor that hangs or crashes from the run.
     #[cfg(unix)]
-    if let Some(b) = board {
+    if let Some(b) = crate::board::this() {
         b.phase(crate::board::Phase::Unloading);
     }
-    drop(opts);
+    drop(plan);
     Ok(code)
 }
 
@@ -805,307 +445,4 @@ pub fn strategies(specs: &[String], ctx: &external::Context) -> anyhow::Result<V
         b.loading(None);
     }
     Ok(out)
-}
-
-/// The results directory of a run, held for the whole run, and the other
-/// files it writes, each checked against the run's inputs and results.
-struct Outputs {
-    /// Released (its lock file removed) when the run ends.
-    _claim: Claim,
-    /// One per `--export FORMAT FILE`, in order.
-    exports: Vec<Dest>,
-    gate_summary: Option<Dest>,
-}
-
-/// Creates and claims the results directory (`--out`, or a new
-/// `results/<dataset-stem>-<UTC timestamp>[-N]/`) and checks every other
-/// output the run was asked to write, before any work.
-fn output_dir(args: &RunArgs, infos: &[bench::DatasetInfo]) -> anyhow::Result<(PathBuf, Outputs)> {
-    let mut guard = Guard::new();
-    for d in &args.datasets {
-        guard.reads_file("the dataset", d);
-    }
-    for f in &args.engine.solvers.files {
-        guard.reads_file("the --solvers file", f);
-    }
-    let Some(d) = &args.out else {
-        let stem = match infos {
-            [one] => one.name.clone(),
-            [first, rest @ ..] => format!("{}+{}", first.name, rest.len()),
-            [] => "run".into(),
-        };
-        let claim = Claim::fresh(&Path::new("results").join(format!(
-            "{}-{}",
-            report::file_safe(&stem),
-            sysinfo::now_stamp()
-        )))?;
-        let dir = claim.dir().to_path_buf();
-        guard.writes_results(&dir);
-        return match other_outputs(args, &mut guard) {
-            Ok((exports, gate_summary)) => Ok((
-                dir,
-                Outputs {
-                    _claim: claim,
-                    exports,
-                    gate_summary,
-                },
-            )),
-            Err(e) => {
-                // The directory was made for this run: not left behind.
-                drop(claim);
-                let _ = std::fs::remove_dir(&dir);
-                Err(e)
-            }
-        };
-    };
-    let mut writes: Vec<&str> = results::FILES.to_vec();
-    writes.push(results::claim::LOCK);
-    guard.dir("--out", d, &writes)?;
-    guard.writes_results(d);
-    let (exports, gate_summary) = other_outputs(args, &mut guard)?;
-    let claim = Claim::create("--out", d)?;
-    // Under the claim: no other run removes or writes results here between
-    // this check and the end of the run.
-    if results::holds_results(d) {
-        if !args.force {
-            anyhow::bail!(
-                "--out {}: already holds results; choose another directory or pass --force to replace them",
-                d.display()
-            );
-        }
-        results::remove(d)?;
-    }
-    Ok((
-        claim.dir().to_path_buf(),
-        Outputs {
-            _claim: claim,
-            exports,
-            gate_summary,
-        },
-    ))
-}
-
-/// `--export` files and `--gate-summary`, checked.
-fn other_outputs(args: &RunArgs, guard: &mut Guard) -> anyhow::Result<(Vec<Dest>, Option<Dest>)> {
-    let exports = args
-        .export
-        .chunks(2)
-        .filter_map(|c| c.get(1))
-        .map(|file| guard.file("--export", Path::new(file)))
-        .collect::<anyhow::Result<_>>()?;
-    let gate_summary = args
-        .gate_summary
-        .as_deref()
-        .map(|f| guard.file("--gate-summary", f))
-        .transpose()?;
-    Ok((exports, gate_summary))
-}
-
-/// The indicatif progress bar on stderr (hidden when not a terminal).
-struct Bar {
-    enabled: bool,
-    bar: Mutex<Option<ProgressBar>>,
-}
-
-impl Bar {
-    fn new(enabled: bool) -> Self {
-        Bar {
-            enabled,
-            bar: Mutex::new(None),
-        }
-    }
-}
-
-impl Progress for Bar {
-    fn unit_start(&self, dataset: &str, strategy: &str, estimate: Option<u64>) {
-        if !self.enabled {
-            return;
-        }
-        let bar = ProgressBar::with_draw_target(estimate, ProgressDrawTarget::stderr());
-        let style = ProgressStyle::with_template(
-            "{prefix:.bold} [{bar:30}] {human_pos}/{human_len} puzzles  {rate}  ETA {eta}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .with_key(
-            "rate",
-            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                let _ = write!(w, "{:.0}/s", state.per_sec());
-            },
-        )
-        .progress_chars("=> ");
-        bar.set_style(style);
-        bar.set_prefix(report::printable(&format!("{dataset} · {strategy}")).into_owned());
-        if let Ok(mut b) = self.bar.lock() {
-            *b = Some(bar);
-        }
-    }
-    fn advance(&self, n: u64) {
-        if let Ok(b) = self.bar.lock() {
-            if let Some(bar) = b.as_ref() {
-                bar.inc(n);
-            }
-        }
-    }
-    fn unit_end(&self) {
-        if let Ok(mut b) = self.bar.lock() {
-            if let Some(bar) = b.take() {
-                bar.finish_and_clear();
-            }
-        }
-    }
-}
-
-/// How `run` shows its progress (`--progress`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ProgressMode {
-    /// A bar on a terminal, plain lines otherwise.
-    Auto,
-    /// The indicatif bar.
-    Bar,
-    /// One line every `--progress-interval`.
-    Plain,
-    /// Nothing.
-    None,
-}
-
-/// Progress as plain lines on standard error at a steady interval: what a
-/// CI log can show (no cursor movement). A line says the elapsed time, the
-/// dataset and strategies, puzzles done (of the estimate) and the rate.
-struct PlainProgress {
-    interval: std::time::Duration,
-    state: Mutex<PlainState>,
-}
-
-struct PlainState {
-    unit: String,
-    estimate: Option<u64>,
-    done: u64,
-    started: std::time::Instant,
-    unit_started: std::time::Instant,
-    last: std::time::Instant,
-}
-
-impl PlainProgress {
-    fn new(interval: std::time::Duration) -> Self {
-        let now = std::time::Instant::now();
-        PlainProgress {
-            interval,
-            state: Mutex::new(PlainState {
-                unit: String::new(),
-                estimate: None,
-                done: 0,
-                started: now,
-                unit_started: now,
-                last: now,
-            }),
-        }
-    }
-}
-
-impl PlainState {
-    fn line(&self) -> String {
-        let secs = self.unit_started.elapsed().as_secs_f64().max(1e-9);
-        let of = match self.estimate {
-            Some(e) if e > 0 => {
-                format!("/{e} puzzles ({:.1}%)", self.done as f64 * 100.0 / e as f64)
-            }
-            _ => " puzzles".to_string(),
-        };
-        format!(
-            "[{:>6.0}s] {}: {}{of}, {:.0}/s",
-            self.started.elapsed().as_secs_f64(),
-            self.unit,
-            self.done,
-            self.done as f64 / secs
-        )
-    }
-}
-
-impl Progress for PlainProgress {
-    fn unit_start(&self, dataset: &str, strategy: &str, estimate: Option<u64>) {
-        if let Ok(mut s) = self.state.lock() {
-            s.unit = format!("{dataset} {strategy}");
-            s.estimate = estimate;
-            s.done = 0;
-            s.unit_started = std::time::Instant::now();
-            s.last = s.unit_started;
-        }
-    }
-    fn advance(&self, n: u64) {
-        if let Ok(mut s) = self.state.lock() {
-            s.done += n;
-            if s.last.elapsed() >= self.interval {
-                s.last = std::time::Instant::now();
-                super::print_err(&s.line());
-            }
-        }
-    }
-    fn unit_end(&self) {
-        if let Ok(s) = self.state.lock() {
-            // The last line of a unit that took longer than one interval.
-            if s.unit_started.elapsed() >= self.interval {
-                super::print_err(&format!("{} done", s.line()));
-            }
-        }
-    }
-}
-
-/// What the harness cost in a run (see [`HarnessMeta`]).
-fn harness_meta(results: &bench::RunResults, threads: usize) -> HarnessMeta {
-    let per = |ns: u64| {
-        if results.processed == 0 {
-            0.0
-        } else {
-            round2(ns as f64 / results.processed as f64)
-        }
-    };
-    let s = &results.serial;
-    let solve = results
-        .units
-        .iter()
-        .fold(0u64, |a, u| a.saturating_add(u.solve_ns_total));
-    let one_pass = results.units.iter().all(|u| u.passes == 1);
-    HarnessMeta {
-        layout: results.layout.to_string(),
-        solver_threads: threads,
-        helper_threads: results.helper_threads,
-        read_ns_per_puzzle: per(s.read_ns),
-        write_ns_per_puzzle: per(s.write_ns),
-        serial_ns_per_puzzle: per(s.read_ns + s.write_ns),
-        cpu_ns: results.cpu_ns,
-        // Both defined with one pass over each puzzle: with warm-up or
-        // repeated passes only the fastest solve of each is kept, and the
-        // other passes' solves would count as harness.
-        harness_cpu_pct: results
-            .cpu_ns
-            .filter(|_| solve > 0 && one_pass)
-            .map(|cpu| round2((cpu as f64 - solve as f64) * 100.0 / solve as f64)),
-        solve_loop_ns_per_puzzle: one_pass.then(|| per(results.solving_ns.saturating_sub(solve))),
-        stages: results.stages.map(|t| StagesMeta {
-            prepare_ns_per_puzzle: per(t.prepare_ns),
-            finish_ns_per_puzzle: per(t.finish_ns),
-        }),
-    }
-}
-
-/// Rounds to two decimals (the precision these figures carry).
-fn round2(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
-}
-
-/// How the kept time of a puzzle was measured, in words (meta.json
-/// `time_kept`, shown by the reports).
-fn time_kept(opts: &RunOptions) -> &'static str {
-    match (opts.practised, opts.repeat + opts.warmup > 1) {
-        (false, true) => {
-            "minimum over the measured passes; cold: each pass over a whole batch before the \
-             next; outliers re-measured"
-        }
-        (false, false) => "one cold solve per puzzle; outliers re-measured",
-        (true, true) => {
-            "minimum over the measured passes; practised: each chunk's passes back to back; \
-             outliers re-measured"
-        }
-        (true, false) => "one solve per puzzle; outliers re-measured",
-    }
 }

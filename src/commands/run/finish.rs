@@ -1,0 +1,156 @@
+//! A run's end: its reports written (meta.json last), the gate's verdict,
+//! the tables and what the user must know printed, and the exit status.
+
+use super::execute::Measured;
+use super::outputs::Outputs;
+use super::plan::Plan;
+use super::{RunArgs, EXIT_PANIC};
+use crate::bench::metrics::{ResultRecord, UnitStats};
+use crate::bench::sysinfo::Meta;
+use crate::bench::Stop;
+use crate::commands::interrupt::EXIT_INTERRUPTED;
+use crate::commands::{print_err, print_text};
+use crate::compare::gate::Verdict;
+use crate::report::{self, terminal, Report};
+use anyhow::Context;
+use std::path::Path;
+
+/// Writes every report of the run into `out` (meta.json last; a failure
+/// leaves the directory marked incomplete) and the tracker files; returns
+/// the results and the gate's verdict.
+pub(super) fn reports(
+    plan: &Plan,
+    meta: &Meta,
+    measured: &Measured,
+    out: &Path,
+    outputs: &Outputs,
+) -> anyhow::Result<(Vec<ResultRecord>, Option<Verdict>)> {
+    let units: &[UnitStats] = &measured.results.units;
+    let report = Report::new(meta, units).with_unit_scatter(meta.options.puzzle_csv);
+    // The tables of slowest puzzles are read back from the puzzles.csv
+    // just written, as `report DIR` reads them.
+    let mut report = if meta.options.puzzle_csv {
+        report.with_worst(out)?
+    } else {
+        report
+    };
+    let budgeted = measured.budgeted.as_ref();
+    let verdict = plan.gate.as_ref().map(|g| {
+        let complete = measured.results.stopped.is_none();
+        Verdict::of(g, &report.results, complete, budgeted)
+    });
+    report.gate = verdict.as_ref().map(|v| v.record(budgeted));
+    report::finish::write(&report, out)?;
+    for (exporter, dest) in plan.trackers.iter().zip(&outputs.exports) {
+        crate::commands::export::write_tracker(exporter.as_ref(), &report, dest)?;
+    }
+    Ok((report.results, verdict))
+}
+
+/// The comparison table, the paired table and the lines that explain them.
+pub(super) fn tables(plan: &Plan, meta: &Meta, results: &[ResultRecord]) -> anyhow::Result<()> {
+    let opts = &plan.opts;
+    print_text(&terminal::table(results))?;
+    let passes = opts.repeat + opts.warmup;
+    if passes > 1 {
+        print_text(&format!(
+            "puzzles/s: puzzles × {passes} passes ({} measured, {} warm-up) / wall time\n",
+            opts.repeat, opts.warmup
+        ))?;
+    }
+    if opts.practised {
+        print_text(&format!("times: {}\n", meta.options.time_kept))?;
+    }
+    if let Some(line) = terminal::spread_line(results) {
+        print_text(&format!("{line}\n"))?;
+    }
+    print_text(&terminal::paired_table(results))?;
+    if plan.external {
+        print_text(&format!("revisions: {}\n", meta.revisions().join("; ")))?;
+    }
+    Ok(())
+}
+
+/// The gate's verdict: gate.md, `--gate-summary`, the terminal.
+pub(super) fn verdict(v: &Verdict, out: &Path, outputs: &Outputs) -> anyhow::Result<()> {
+    let md = v.markdown();
+    report::write_atomic(&out.join("gate.md"), md.as_bytes())
+        .with_context(|| format!("{}: cannot write gate.md", out.display()))?;
+    if let Some(dest) = &outputs.gate_summary {
+        dest.append(md.as_bytes())
+            .with_context(|| format!("--gate-summary {}: cannot append", dest.path().display()))?;
+    }
+    print_text(&v.terminal())?;
+    Ok(())
+}
+
+/// Where the results are and what went wrong, if anything: skipped rows,
+/// an incomplete run, rejected answers, faults.
+pub(super) fn closing(
+    args: &RunArgs,
+    stopped: Option<&Stop>,
+    results: &[ResultRecord],
+    shown: &Path,
+) -> anyhow::Result<()> {
+    let skipped: u64 = results.iter().map(|r| r.skipped).sum();
+    if skipped > 0 {
+        print_err(&format!(
+            "{skipped} invalid rows skipped (listed in summary.json)"
+        ));
+    }
+    match stopped {
+        None if args.scan_round => {}
+        None => print_text(&format!("results in {}\n", shown.display()))?,
+        Some(Stop::Dataset(e)) => print_err(&format!("bench-sudoku: error: {e}")),
+        Some(Stop::Output(e)) => {
+            print_err(&format!("bench-sudoku: error: writing puzzles.csv: {e}"))
+        }
+        Some(Stop::Panic(what)) => print_err(&format!("bench-sudoku: error: {what}")),
+        Some(Stop::Interrupted) => {}
+    }
+    if stopped.is_some() {
+        print_err(&format!(
+            "run incomplete: what was measured before it stopped is in {} (meta.json has \"complete\": false)",
+            shown.display()
+        ));
+    }
+    let (bad, faults) = bad_and_faults(results);
+    if bad > 0 {
+        print_err(&format!(
+            "{bad} answers rejected: they break the rules, disagree with the dataset's solution or bench-sudoku's count of solutions, or changed between passes; they count as neither solved nor timed (see mismatch_list in {}/summary.json)",
+            shown.display()
+        ));
+    }
+    if faults > 0 {
+        print_err(&format!(
+            "{faults} puzzles failed in external solvers (crashed, timeout, protocol_error, error; see fault_list in {}/summary.json)",
+            shown.display()
+        ));
+    }
+    Ok(())
+}
+
+/// Rejected answers and faults over every result.
+fn bad_and_faults(results: &[ResultRecord]) -> (u64, u64) {
+    (
+        results.iter().map(|r| r.wrong()).sum(),
+        results.iter().map(|r| r.faults()).sum(),
+    )
+}
+
+/// The run's exit status: an interrupt, a panic, bad input or output, then
+/// rejected answers and faults, then the gate's verdict.
+pub(super) fn exit_code(
+    stopped: Option<&Stop>,
+    results: &[ResultRecord],
+    verdict: Option<&Verdict>,
+) -> i32 {
+    let (bad, faults) = bad_and_faults(results);
+    match stopped {
+        Some(Stop::Interrupted) => EXIT_INTERRUPTED,
+        Some(Stop::Panic(_)) => EXIT_PANIC,
+        Some(Stop::Dataset(_) | Stop::Output(_)) => 2,
+        None if bad + faults > 0 => 1,
+        None => verdict.map_or(0, |v| v.exit_code()),
+    }
+}

@@ -1,0 +1,168 @@
+//! How `run` shows its progress on standard error: an indicatif bar on a
+//! terminal, plain lines at a steady interval in a CI log, or nothing.
+
+use crate::bench::Progress;
+use crate::report;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::sync::Mutex;
+
+/// The progress display `--progress` and `--quiet` ask for, `auto` settled
+/// by whether standard error is a terminal.
+pub(super) fn mode(quiet: bool, asked: ProgressMode) -> ProgressMode {
+    match (quiet, asked) {
+        (true, _) => ProgressMode::None,
+        (false, ProgressMode::Auto) if std::io::stderr().is_terminal() => ProgressMode::Bar,
+        (false, ProgressMode::Auto) => ProgressMode::Plain,
+        (false, m) => m,
+    }
+}
+
+/// The indicatif progress bar on stderr (hidden when not a terminal).
+pub(super) struct Bar {
+    enabled: bool,
+    bar: Mutex<Option<ProgressBar>>,
+}
+
+impl Bar {
+    pub(super) fn new(enabled: bool) -> Self {
+        Bar {
+            enabled,
+            bar: Mutex::new(None),
+        }
+    }
+}
+
+impl Progress for Bar {
+    fn unit_start(&self, dataset: &str, strategy: &str, estimate: Option<u64>) {
+        if !self.enabled {
+            return;
+        }
+        let bar = ProgressBar::with_draw_target(estimate, ProgressDrawTarget::stderr());
+        let style = ProgressStyle::with_template(
+            "{prefix:.bold} [{bar:30}] {human_pos}/{human_len} puzzles  {rate}  ETA {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .with_key(
+            "rate",
+            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.0}/s", state.per_sec());
+            },
+        )
+        .progress_chars("=> ");
+        bar.set_style(style);
+        bar.set_prefix(report::printable(&format!("{dataset} · {strategy}")).into_owned());
+        if let Ok(mut b) = self.bar.lock() {
+            *b = Some(bar);
+        }
+    }
+    fn advance(&self, n: u64) {
+        if let Ok(b) = self.bar.lock() {
+            if let Some(bar) = b.as_ref() {
+                bar.inc(n);
+            }
+        }
+    }
+    fn unit_end(&self) {
+        if let Ok(mut b) = self.bar.lock() {
+            if let Some(bar) = b.take() {
+                bar.finish_and_clear();
+            }
+        }
+    }
+}
+
+/// How `run` shows its progress (`--progress`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProgressMode {
+    /// A bar on a terminal, plain lines otherwise.
+    Auto,
+    /// The indicatif bar.
+    Bar,
+    /// One line every `--progress-interval`.
+    Plain,
+    /// Nothing.
+    None,
+}
+
+/// Progress as plain lines on standard error at a steady interval: what a
+/// CI log can show (no cursor movement). A line says the elapsed time, the
+/// dataset and strategies, puzzles done (of the estimate) and the rate.
+pub(super) struct PlainProgress {
+    interval: std::time::Duration,
+    state: Mutex<PlainState>,
+}
+
+struct PlainState {
+    unit: String,
+    estimate: Option<u64>,
+    done: u64,
+    started: std::time::Instant,
+    unit_started: std::time::Instant,
+    last: std::time::Instant,
+}
+
+impl PlainProgress {
+    pub(super) fn new(interval: std::time::Duration) -> Self {
+        let now = std::time::Instant::now();
+        PlainProgress {
+            interval,
+            state: Mutex::new(PlainState {
+                unit: String::new(),
+                estimate: None,
+                done: 0,
+                started: now,
+                unit_started: now,
+                last: now,
+            }),
+        }
+    }
+}
+
+impl PlainState {
+    fn line(&self) -> String {
+        let secs = self.unit_started.elapsed().as_secs_f64().max(1e-9);
+        let of = match self.estimate {
+            Some(e) if e > 0 => {
+                format!("/{e} puzzles ({:.1}%)", self.done as f64 * 100.0 / e as f64)
+            }
+            _ => " puzzles".to_string(),
+        };
+        format!(
+            "[{:>6.0}s] {}: {}{of}, {:.0}/s",
+            self.started.elapsed().as_secs_f64(),
+            self.unit,
+            self.done,
+            self.done as f64 / secs
+        )
+    }
+}
+
+impl Progress for PlainProgress {
+    fn unit_start(&self, dataset: &str, strategy: &str, estimate: Option<u64>) {
+        if let Ok(mut s) = self.state.lock() {
+            s.unit = format!("{dataset} {strategy}");
+            s.estimate = estimate;
+            s.done = 0;
+            s.unit_started = std::time::Instant::now();
+            s.last = s.unit_started;
+        }
+    }
+    fn advance(&self, n: u64) {
+        if let Ok(mut s) = self.state.lock() {
+            s.done += n;
+            if s.last.elapsed() >= self.interval {
+                s.last = std::time::Instant::now();
+                crate::commands::print_err(&s.line());
+            }
+        }
+    }
+    fn unit_end(&self) {
+        if let Ok(s) = self.state.lock() {
+            // The last line of a unit that took longer than one interval.
+            if s.unit_started.elapsed() >= self.interval {
+                crate::commands::print_err(&format!("{} done", s.line()));
+            }
+        }
+    }
+}
