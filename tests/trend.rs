@@ -240,9 +240,18 @@ fn a_history_file_steps_and_fails_on_step() {
         revs.push(out);
     }
     // The same run again adds nothing.
-    let o = bin(&["history", "add", revs[0].to_str().unwrap(), "--file", h]);
+    let r1 = revs[0].to_str().unwrap();
+    let o = bin(&["history", "add", r1, "--file", h, "-s", "mine"]);
     assert!(
-        text(&o.stdout).contains("already there"),
+        text(&o.stdout).contains("0 line(s) added, 1 already there"),
+        "{}",
+        text(&o.stdout)
+    );
+    // The yardstick's own line (no ratio: it is the baseline) joins the
+    // file without changing what is judged: each series' newest revision.
+    let o = bin(&["history", "add", r1, "--file", h]);
+    assert!(
+        text(&o.stdout).contains("1 line(s) added"),
         "{}",
         text(&o.stdout)
     );

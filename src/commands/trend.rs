@@ -172,17 +172,19 @@ fn write(out: &Path, all: &[Series], axis: &[String], threshold: f64) -> anyhow:
 }
 
 /// `--fail-on-step`: 1 when a series stepped to slower at a revision that
-/// counts (the newest, or `since` and later), 2 when such a revision of a
+/// counts (the series' newest, or `since` and later), 2 when such a revision of a
 /// series with ratios cannot be judged, 0 otherwise. Says why on stderr.
 fn verdict(all: &[Series], axis: &[String], since: Option<&str>) -> CmdResult {
-    let from = match since {
-        Some(rev) => axis.iter().position(|r| r == rev).ok_or_else(|| {
+    // `--since REV`: from REV's place on the axis; else each series' own
+    // newest revision.
+    let since = match since {
+        Some(rev) => Some(axis.iter().position(|r| r == rev).ok_or_else(|| {
             anyhow::anyhow!(
                 "--since {rev}: no such revision in the inputs (revisions: {})",
                 axis.join(", ")
             )
-        })?,
-        None => axis.len().saturating_sub(1),
+        })?),
+        None => None,
     };
     let mut failed = Vec::new();
     let mut unjudged = Vec::new();
@@ -191,6 +193,8 @@ fn verdict(all: &[Series], axis: &[String], since: Option<&str>) -> CmdResult {
         .filter(|s| s.points.iter().any(|p| p.ratio.is_some()))
         .collect();
     for s in &judged {
+        let newest = s.points.last().map_or(0, |p| p.x);
+        let from = since.unwrap_or(newest);
         for st in s
             .steps
             .iter()
