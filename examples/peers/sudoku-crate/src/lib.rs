@@ -17,8 +17,8 @@
 //! `solutions_up_to_buffer(…, 1)`): the 81 characters become the crate's
 //! byte array (0 for a blank), `solutions_up_to_buffer` counts up to the
 //! limit and keeps the first solution, which is written back as digits.
-//! The conversions are a few dozen instructions of each call, inside the
-//! timed region (tdoku's solvers read the same text themselves).
+//! The conversions are inside the timed region of a harness that times the
+//! call (tdoku's solvers read and write the same text themselves).
 
 use std::ffi::{c_char, c_void};
 use sudoku::Sudoku;
