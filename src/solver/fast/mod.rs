@@ -1202,7 +1202,10 @@ impl Workspace {
                     run.counters.guesses += 1;
                     run.counters.nodes += 1;
                     observe!(O, run.obs.guess(cell as u8, d as u8 + 1, cands, run.depth));
-                    run.prev = boards[w];
+                    // `run.prev` already holds this board's digit-bands: a
+                    // propagation that succeeds leaves every one up to
+                    // date, equal to its snapshot (after a backtrack it
+                    // does not, and is set below).
                     todo = assign(&mut boards[w], d, band, p);
                     continue 'search;
                 }
