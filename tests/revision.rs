@@ -181,3 +181,53 @@ fn bad_revisions_are_refused_before_any_work() {
     assert_eq!(o.status.code(), Some(2));
     assert!(err(&o).contains("--revision"), "{}", err(&o));
 }
+
+#[test]
+fn merge_carries_revisions_and_refuses_shards_of_two() {
+    let dir = scratch("merge-revisions");
+    let data = dataset("hard.csv");
+    let run = |k: u32, rev: &str| {
+        let out = dir.join(format!("s{k}-{rev}"));
+        let spec = format!("fast,name=mine,rev={rev}");
+        let shard = format!("{k}/2");
+        let o = bin(&[
+            "run",
+            &data,
+            "--limit",
+            "40",
+            "-q",
+            "-s",
+            &spec,
+            "--shard",
+            &shard,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+        out
+    };
+    let (a, b, c) = (run(1, "r1"), run(2, "r1"), run(2, "r2"));
+    let merged = dir.join("merged");
+    let o = bin(&[
+        "merge",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(revisions(&merged)[0].1.as_deref(), Some("r1"));
+    let o = bin(&[
+        "merge",
+        a.to_str().unwrap(),
+        c.to_str().unwrap(),
+        "--out",
+        dir.join("bad").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err(&o).contains("strategy_details[0].revision: \"r1\" and \"r2\""),
+        "{}",
+        err(&o)
+    );
+}

@@ -107,11 +107,10 @@ fn check_consistent(inputs: &[ResultsDir]) -> anyhow::Result<(u64, Vec<u64>)> {
         b.shard = None;
         if a != b {
             bail!(
-                "{} and {}: different run options ({} vs {}); shards of one run share every option but --shard",
+                "{} and {}: different run options ({}); shards of one run share every option but --shard",
                 first.path.display(),
                 d.path.display(),
-                serde_json::to_string(&b)?,
-                serde_json::to_string(&a)?
+                option_difference(&serde_json::to_value(&b)?, &serde_json::to_value(&a)?)
             );
         }
         let sig = |m: &Meta| -> Vec<(String, String, bool)> {
@@ -293,6 +292,37 @@ fn merged_meta(inputs: &[ResultsDir], n: u64, ks: &[u64]) -> Meta {
     m.complete = all_shards && inputs.iter().all(|d| d.meta.complete);
     m.stopped = (!stopped.is_empty()).then(|| stopped.join("; "));
     m
+}
+
+/// Where two runs' options differ, in words: the first differing field
+/// (by its path, e.g. `strategy_details[1].revision`) and its two values.
+fn option_difference(a: &serde_json::Value, b: &serde_json::Value) -> String {
+    fn walk(path: &str, a: &serde_json::Value, b: &serde_json::Value) -> Option<String> {
+        use serde_json::Value::{Array, Object};
+        match (a, b) {
+            (Object(x), Object(y)) => {
+                let keys = x.keys().chain(y.keys().filter(|k| !x.contains_key(*k)));
+                keys.filter_map(|k| {
+                    let null = serde_json::Value::Null;
+                    let at = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    walk(&at, x.get(k).unwrap_or(&null), y.get(k).unwrap_or(&null))
+                })
+                .next()
+            }
+            (Array(x), Array(y)) if x.len() == y.len() => x
+                .iter()
+                .zip(y)
+                .enumerate()
+                .find_map(|(i, (u, v))| walk(&format!("{path}[{i}]"), u, v)),
+            _ if a == b => None,
+            _ => Some(format!("{path}: {a} and {b}")),
+        }
+    }
+    walk("", a, b).unwrap_or_else(|| "they differ".into())
 }
 
 /// One input's rows of puzzles.csv with their merge key.
