@@ -56,7 +56,8 @@ pub const CHART_BIN_LOG2: f64 = 1.0 / 32.0;
 
 /// How the pairs are made, stated in every report.
 pub const METHOD: &str = "interleaved: each chunk of puzzles solved by every strategy in turn on one thread, \
-the order rotating from chunk to chunk and from pass to pass (with repeats, each pass over a whole batch before the next); \
+the order changing from chunk to chunk and from pass to pass so that each strategy takes each turn, and comes right after each other, \
+equally often (with repeats, each pass over a whole batch before the next); \
 pairs are the same puzzle's times (minimum over the repeats); the interval resamples whole chunks";
 
 /// How far a strategy's ratio to the baseline would move if the same

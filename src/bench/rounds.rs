@@ -3,7 +3,7 @@
 //! would not hold another round (`run --gate … --budget D`).
 //!
 //! A round is exactly what the run's first measurement was — every chunk
-//! of the dataset solved by every strategy in turn, the order rotating,
+//! of the dataset solved by every strategy in turn, the order changing,
 //! each pass over a whole batch before the next (cold), outliers
 //! re-measured; only the strategies' order starts one place further on
 //! each round (so that over the rounds a chunk's puzzles meet every order,

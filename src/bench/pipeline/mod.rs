@@ -4,8 +4,10 @@
 //!
 //! A group is one (dataset, strategy) unit, or, in an interleaved run, every
 //! strategy on one dataset: then each chunk is solved by every strategy in
-//! turn on the thread that took it, the order rotating from chunk to chunk,
-//! so that whatever the machine does meets every strategy alike, and the
+//! turn on the thread that took it, the order changing from chunk to chunk
+//! ([`solve::turn`]: each strategy at each turn, and right after each
+//! other, equally often), so that whatever the machine does meets every
+//! strategy alike, and the
 //! same puzzle's times can be paired ([`super::paired`]).
 //!
 //! Every puzzle passes through two serial stages, one thread at a time:

@@ -168,9 +168,10 @@ pub(super) struct Chunk {
 
 /// Solves a span of puzzles `passes` times with every strategy of the job,
 /// in blocks of `block` puzzles: each block is solved by every strategy in
-/// turn, starting with strategy `(rotation + block + pass) % n` (so that
-/// each strategy comes first as often as the others, and no strategy
-/// always follows another on the same puzzles).
+/// turn, in the order [`turn`] gives for `rotation + block + pass` (so that
+/// each strategy comes first as often as the others, and comes right after
+/// each other as often as before it: the one that follows another on the
+/// same puzzles finds them in the caches and the branch predictor).
 ///
 /// The order of passes is the timing regime ([`Job::practised`]): cold
 /// (the default), every pass goes over the whole span before the next
@@ -267,6 +268,33 @@ fn solve_chunk_unguarded(
         .collect()
 }
 
+/// The strategy that takes turn `j` of a block solved in order `r` by `n`
+/// strategies. The orders are the rows of a Williams design: the first row
+/// is `0, 1, n−1, 2, n−2, …`, row `c` adds `c` to every entry (mod `n`),
+/// and for an odd `n` the `n` rows are followed by the same rows reversed.
+/// Over one period (`n` orders, `2n` for an odd `n`) every strategy takes
+/// every turn equally often, and every strategy comes right after every
+/// other equally often. (Plain rotations would put, of three strategies,
+/// the second right after the first in two orders of three and never the
+/// other way round: the one that follows gains from the puzzles and the
+/// branch history the other left, which would bias their pairing.) Two
+/// strategies alternate who goes first.
+#[inline]
+pub(super) fn turn(r: usize, n: usize, j: usize) -> usize {
+    let period = if n.is_multiple_of(2) { n } else { 2 * n };
+    let c = r % period;
+    // Turn j of the first row, read backwards in the second half.
+    let at = if c < n { j } else { n - 1 - j };
+    let first = if at == 0 {
+        0
+    } else if at % 2 == 1 {
+        at.div_ceil(2)
+    } else {
+        n - at / 2
+    };
+    (first + c) % n
+}
+
 /// What solving a block needs beside the block.
 pub(super) struct Ctx<'j, 'a> {
     pub(super) job: &'j Job<'a>,
@@ -296,7 +324,7 @@ impl Ctx<'_, '_> {
             slot.chunk(records.iter().map(|r| (r.index, r.line)));
         }
         for j in 0..n {
-            let k = (rotation + pass as usize + j) % n;
+            let k = turn(rotation + pass as usize, n, j);
             let start = Instant::now();
             match &job.runners[k] {
                 Runner::Builtin(b) => {
@@ -476,5 +504,39 @@ pub(super) fn external_again(
             pass: pass + 1,
             answer: true,
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::turn;
+
+    #[test]
+    fn turns_are_balanced_in_place_and_in_succession() {
+        for n in 1..7 {
+            let mut at = vec![vec![0; n]; n];
+            let mut after = vec![vec![0; n]; n];
+            for r in 5..5 + 2 * n {
+                let order: Vec<usize> = (0..n).map(|j| turn(r, n, j)).collect();
+                let mut seen = order.clone();
+                seen.sort_unstable();
+                assert_eq!(seen, (0..n).collect::<Vec<_>>(), "a permutation");
+                for (j, &k) in order.iter().enumerate() {
+                    at[k][j] += 1;
+                }
+                for w in order.windows(2) {
+                    after[w[0]][w[1]] += 1;
+                }
+            }
+            assert!(at.iter().flatten().all(|&c| c == 2), "n={n}: {at:?}");
+            let pairs: Vec<i32> = (0..n)
+                .flat_map(|a| (0..n).filter(move |&b| b != a).map(move |b| (a, b)))
+                .map(|(a, b)| after[a][b])
+                .collect();
+            assert!(pairs.windows(2).all(|w| w[0] == w[1]), "n={n}: {after:?}");
+        }
+        // Two strategies alternate who goes first, as they always did.
+        let firsts: Vec<usize> = (0..4).map(|r| turn(r, 2, 0)).collect();
+        assert_eq!(firsts, [0, 1, 0, 1]);
     }
 }

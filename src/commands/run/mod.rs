@@ -171,9 +171,10 @@ pub struct RunArgs {
     pub transform: Option<u64>,
     /// Run the strategies one after another on each dataset. By default,
     /// with two or more strategies, every chunk of puzzles is solved by each
-    /// strategy in turn on one thread (interleaved, the order rotating from
-    /// chunk to chunk and from pass to pass), and each strategy's per-puzzle times are paired with
-    /// the baseline's.
+    /// strategy in turn on one thread (interleaved, the order changing from
+    /// chunk to chunk and from pass to pass so that each strategy takes each
+    /// turn, and comes right after each other, equally often), and each
+    /// strategy's per-puzzle times are paired with the baseline's.
     #[arg(long)]
     pub sequential: bool,
     /// The strategy the others are paired with in the tables and
