@@ -258,7 +258,28 @@ pub(super) struct Ordered<'a> {
 /// thread that handed it the batch, after it has let go of the writer.
 pub(super) type Placed = Vec<(Slot, Vec<u8>)>;
 
-impl Ordered<'_> {
+impl<'a> Ordered<'a> {
+    /// The writer of a group's rows and of what depends on batch order,
+    /// before its first batch.
+    pub(super) fn new(
+        stats: &'a mut [UnitStats],
+        sink: &'a mut dyn RowSink,
+        progress: &'a dyn Progress,
+        tally: &'a mut Tally,
+        written: &'a std::sync::atomic::AtomicU64,
+    ) -> Self {
+        Ordered {
+            pending: BTreeMap::new(),
+            next: 0,
+            stats,
+            sink,
+            progress,
+            error: None,
+            tally,
+            written,
+        }
+    }
+
     /// Takes a finished batch and writes every batch now next in order:
     /// rows the sink takes itself are written, the others placed (see
     /// [`write_placed`]). Returns how many batches were written (each frees
