@@ -211,6 +211,47 @@ pub(super) struct Tally {
     pub(super) write_ns: u64,
 }
 
+impl Tally {
+    /// An empty tally for a group of `strategies`: each strategy paired
+    /// with `baseline` (when there are two strategies or more), and the
+    /// gate's candidate with its BASE (`gate_pair`: candidate, BASE) when
+    /// BASE is not the baseline. Returns it and that gate pair (`None` when
+    /// the baseline's pairs already hold it).
+    pub(super) fn for_group(
+        strategies: &[Strategy],
+        baseline: Option<usize>,
+        gate_pair: Option<(usize, usize)>,
+    ) -> (Tally, Option<(usize, usize)>) {
+        let n = strategies.len();
+        let busy = vec![0; n];
+        let baseline = baseline.filter(|&b| b < n && n > 1);
+        let pair_with = |k: usize, r: usize| {
+            PairAcc::new(
+                strategies[r].name(),
+                strategies[r].capabilities().counters,
+                strategies[k].capabilities().counters,
+            )
+        };
+        let pairs = (0..n)
+            .map(|k| match baseline {
+                Some(b) if b != k => Some(pair_with(k, b)),
+                _ => None,
+            })
+            .collect();
+        let gate_pair = gate_pair
+            .filter(|&(c, r)| c < n && r < n && c != r)
+            .filter(|&(_, r)| baseline.is_some() && baseline != Some(r));
+        let tally = Tally {
+            baseline,
+            pairs,
+            gate: gate_pair.map(|(c, r)| (c, pair_with(c, r))),
+            busy,
+            write_ns: 0,
+        };
+        (tally, gate_pair)
+    }
+}
+
 /// What a group reports besides its units' statistics.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct GroupFacts {

@@ -60,6 +60,13 @@ pub(super) fn finishers(threads: usize) -> usize {
 
 /// Runs a group with helper threads. Returns why it stopped early, if it
 /// did, and the time the reader spent reading.
+///
+/// The calling thread opens the dataset and sets up the hand-over (solved
+/// batches go to the finishing threads, a token for each batch written
+/// comes back to the reader), starts the finishing threads
+/// ([`spawn_finishers`]) and the reader ([`Dispatcher::run`]), waits for
+/// them all ([`join`]) and then says why the group stopped
+/// ([`why_stopped`]).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn with_helpers(
     opts: &RunOptions,
@@ -72,7 +79,7 @@ pub(super) fn with_helpers(
     stop: &Arc<AtomicBool>,
 ) -> (Option<Stop>, u64) {
     let threads = pool.current_num_threads();
-    let mut reader = match BatchReader::open(opts, info) {
+    let reader = match BatchReader::open(opts, info) {
         Ok(r) => r,
         Err(e) => return (Some(Stop::Dataset(e)), 0),
     };
@@ -87,177 +94,142 @@ pub(super) fn with_helpers(
         let _ = token_tx.send(());
     }
     let out = Mutex::new(out);
-    // Raised when a write failed or a thread panicked: no more batches are
-    // dispatched. A panic's message is kept.
     let failed = AtomicBool::new(false);
     let panic: Mutex<Option<String>> = Mutex::new(None);
-    // A bad row met while a batch was prepared (the first in the file).
     let bad_row: Mutex<Option<DatasetError>> = Mutex::new(None);
-    let mut stopped: Option<Stop> = None;
-    let mut read_ns = 0;
+    let ending = Ending {
+        failed: &failed,
+        panic: &panic,
+        bad_row: &bad_row,
+    };
 
-    std::thread::scope(|scope| {
-        // Named threads, for profilers and panic messages.
-        let finishing: Vec<_> = (0..finishing.max(1))
-            .map(|slot| {
-                let tokens = token_tx.clone();
-                let (drx, out, failed, panic) = (&drx, &out, &failed, &panic);
-                std::thread::Builder::new()
-                    .name(format!("finisher-{slot}"))
-                    .spawn_scoped(scope, move || {
-                        crate::bench::pin_helper_thread(opts.threads);
-                        let lanes = Lanes {
-                            rx: drx,
-                            tokens,
-                            out,
-                            failed,
-                            panic,
-                        };
-                        finish_batches(slot, lanes, job, partials, opts.shuffle)
-                    })
-                    .expect("a thread can be started")
-            })
-            .collect();
+    let (stopped, read_ns) = std::thread::scope(|scope| {
+        let finishers = spawn_finishers(
+            scope, finishing, &drx, &token_tx, &out, ending, job, partials, opts,
+        );
         // A solver job that panics wakes the dispatcher with a token.
         let wake_tx = token_tx.clone();
         drop(token_tx);
-
-        // The dispatcher reads batches and hands them to the pool, [`GROUP`]
-        // at a time, once a token says there is room. While there is none
-        // (the solvers are busy) it parses the group itself; when there is
-        // room at once (the solvers are waiting for it) it hands the group
-        // on unparsed and the solver thread that takes it parses it. So with
-        // few solver threads the parsing costs them nothing, and with many
-        // the reading stays short. It runs on a spare core like the
-        // finishing threads.
-        let (failed, panic, bad_row) = (&failed, &panic, &bad_row);
+        let dispatcher = Dispatcher {
+            opts,
+            info,
+            job,
+            stop,
+            reader,
+            stopped: None,
+            ended: false,
+            ending,
+        };
         let dispatcher = std::thread::Builder::new()
             .name("reader".into())
-            .spawn_scoped(scope, move || {
-                crate::bench::pin_helper_thread(opts.threads);
-                let mut stopped = None;
-                let mut ended = false;
-                pool.in_place_scope(|s| {
-                    for seq in 0u64.. {
-                        let mut group = Vec::with_capacity(GROUP);
-                        while group.len() < GROUP && !ended {
-                            if stop.load(Ordering::Relaxed) {
-                                stopped = Some(Stop::Interrupted);
-                                ended = true;
-                                break;
-                            }
-                            let read = guarded(
-                                || format!("reading {}", info.name),
-                                || reader.next_batch(),
-                            );
-                            match read {
-                                Ok(None) => ended = true,
-                                Ok(Some(Ok(b))) => group.push(b),
-                                Ok(Some(Err(e))) => {
-                                    stopped = Some(Stop::Dataset(e));
-                                    ended = true;
-                                }
-                                Err(p) => {
-                                    fail(failed, panic, &wake_tx, p);
-                                    ended = true;
-                                }
-                            }
-                        }
-                        if group.is_empty() || matches!(stopped, Some(Stop::Interrupted)) {
-                            break;
-                        }
-                        let mut group = Group::Read(group);
-                        let room = match token_rx.try_recv() {
-                            Ok(()) => true,
-                            Err(std::sync::mpsc::TryRecvError::Empty) => false,
-                            Err(std::sync::mpsc::TryRecvError::Disconnected) => break,
-                        };
-                        if !room {
-                            let prepared = guarded(
-                                || format!("reading {}", info.name),
-                                || job.stages.time(Stage::Prepare, || group.prepare(opts)),
-                            );
-                            match prepared {
-                                Ok(Ok(b)) => group = Group::Ready(b),
-                                Err(p) => {
-                                    fail(failed, panic, &wake_tx, p);
-                                    break;
-                                }
-                                Ok(Err(e)) => {
-                                    keep_earlier(
-                                        &mut bad_row.lock().unwrap_or_else(|e| e.into_inner()),
-                                        e,
-                                    );
-                                    break;
-                                }
-                            }
-                            if token_rx.recv().is_err() {
-                                break;
-                            }
-                        }
-                        if failed.load(Ordering::Acquire) {
-                            break; // a write failed or a thread panicked: see below
-                        }
-                        let dtx = dtx.clone();
-                        let tokens = &wake_tx;
-                        s.spawn(move |_| {
-                            // Parsed here unless the dispatcher did.
-                            let prepared = guarded(
-                                || format!("reading {}", job.dataset),
-                                || job.stages.time(Stage::Prepare, || group.prepare(opts)),
-                            );
-                            let batch = match prepared {
-                                Ok(Ok(b)) => b,
-                                Err(p) => return fail(failed, panic, tokens, p),
-                                Ok(Err(e)) => {
-                                    keep_earlier(
-                                        &mut bad_row.lock().unwrap_or_else(|e| e.into_inner()),
-                                        e,
-                                    );
-                                    failed.store(true, Ordering::Release);
-                                    let _ = tokens.try_send(());
-                                    return;
-                                }
-                            };
-                            match solve_batch(job, batch, seq) {
-                                // The receiver lives until the layout returns.
-                                Ok(raw) => {
-                                    let _ = dtx.send(raw);
-                                }
-                                Err(e) => fail(failed, panic, tokens, e),
-                            }
-                        });
-                        if ended {
-                            break;
-                        }
-                    }
-                });
-                // Ends the finishing threads once they have had every batch.
-                drop(dtx);
-                (stopped, reader.busy_ns)
-            })
+            .spawn_scoped(scope, move || dispatcher.run(pool, token_rx, wake_tx, dtx))
             .expect("a thread can be started");
-        match dispatcher.join() {
-            Ok((s, ns)) => {
-                stopped = s;
-                read_ns = ns;
-            }
-            Err(_) => {
-                stopped = Some(Stop::Panic(format!(
-                    "reading {}: the reader thread panicked",
-                    info.name
-                )));
-            }
-        }
-        for f in finishing {
-            if f.join().is_err() && stopped.is_none() {
-                stopped = Some(Stop::Output(std::io::Error::other(
-                    "a finishing thread panicked",
-                )));
-            }
-        }
+        join(dispatcher, finishers, info)
     });
-    if let Some(e) = bad_row.into_inner().unwrap_or_else(|e| e.into_inner()) {
+
+    let bad_row = bad_row.into_inner().unwrap_or_else(|e| e.into_inner());
+    let write_error = out.into_inner().unwrap_or_else(|e| e.into_inner()).error;
+    let panic = panic.into_inner().unwrap_or_else(|e| e.into_inner());
+    (why_stopped(stopped, bad_row, panic, write_error), read_ns)
+}
+
+/// How the threads of a group with helpers end it early, shared by the
+/// reader, the solver jobs and the finishing threads.
+#[derive(Clone, Copy)]
+struct Ending<'a> {
+    /// Raised when a write failed or a thread panicked: no more batches are
+    /// dispatched.
+    failed: &'a AtomicBool,
+    /// The first panic's message.
+    panic: &'a Mutex<Option<String>>,
+    /// A bad row met while a batch was prepared (the first in the file).
+    bad_row: &'a Mutex<Option<DatasetError>>,
+}
+
+impl Ending<'_> {
+    /// Keeps a bad row met while a group was prepared, if it is the first
+    /// in the file so far.
+    fn keep_bad_row(self, e: DatasetError) {
+        keep_earlier(
+            &mut self.bad_row.lock().unwrap_or_else(|e| e.into_inner()),
+            e,
+        );
+    }
+}
+
+/// Starts the finishing threads (named, for profilers and panic messages),
+/// each finishing into its own slot of `partials` ([`finish_batches`]):
+/// solved batches come from `rx`, a token for each batch written goes back
+/// through `tokens`.
+#[allow(clippy::too_many_arguments)]
+fn spawn_finishers<'scope, 'env>(
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    count: usize,
+    rx: &'env Mutex<Receiver<Raw>>,
+    tokens: &SyncSender<()>,
+    out: &'env Mutex<Ordered<'_>>,
+    ending: Ending<'env>,
+    job: &'env Job,
+    partials: &'env Partials,
+    opts: &'env RunOptions,
+) -> Vec<std::thread::ScopedJoinHandle<'scope, ()>> {
+    (0..count.max(1))
+        .map(|slot| {
+            let tokens = tokens.clone();
+            std::thread::Builder::new()
+                .name(format!("finisher-{slot}"))
+                .spawn_scoped(scope, move || {
+                    crate::bench::pin_helper_thread(opts.threads);
+                    let lanes = Lanes {
+                        rx,
+                        tokens,
+                        out,
+                        failed: ending.failed,
+                        panic: ending.panic,
+                    };
+                    finish_batches(slot, lanes, job, partials, opts.shuffle)
+                })
+                .expect("a thread can be started")
+        })
+        .collect()
+}
+
+/// Waits for the reader, then for the finishing threads. Returns why the
+/// reader stopped (or that a thread panicked) and the time it spent
+/// reading.
+fn join(
+    dispatcher: std::thread::ScopedJoinHandle<'_, (Option<Stop>, u64)>,
+    finishers: Vec<std::thread::ScopedJoinHandle<'_, ()>>,
+    info: &DatasetInfo,
+) -> (Option<Stop>, u64) {
+    let (mut stopped, read_ns) = match dispatcher.join() {
+        Ok(r) => r,
+        Err(_) => {
+            let what = format!("reading {}: the reader thread panicked", info.name);
+            (Some(Stop::Panic(what)), 0)
+        }
+    };
+    for f in finishers {
+        if f.join().is_err() && stopped.is_none() {
+            stopped = Some(Stop::Output(std::io::Error::other(
+                "a finishing thread panicked",
+            )));
+        }
+    }
+    (stopped, read_ns)
+}
+
+/// Why a group with helpers stopped, all told: a panic first; then the
+/// first bad row in the file, found by the reader or in a prepared group,
+/// in place of any other reason the reader stopped; then a failed write,
+/// unless the reader stopped first; else why the reader stopped, if it did.
+fn why_stopped(
+    mut stopped: Option<Stop>,
+    bad_row: Option<DatasetError>,
+    panic: Option<String>,
+    write_error: Option<std::io::Error>,
+) -> Option<Stop> {
+    if let Some(e) = bad_row {
         let mut first = match stopped.take() {
             Some(Stop::Dataset(r)) => Some(r),
             _ => None,
@@ -265,16 +237,177 @@ pub(super) fn with_helpers(
         keep_earlier(&mut first, e);
         stopped = first.map(Stop::Dataset);
     }
-    let mut out = out.into_inner().unwrap_or_else(|e| e.into_inner());
-    let stopped = match (
-        panic.into_inner().unwrap_or_else(|e| e.into_inner()),
-        out.error.take(),
-    ) {
+    match (panic, write_error) {
         (Some(p), _) => Some(Stop::Panic(p)),
         (None, Some(e)) if stopped.is_none() => Some(Stop::Output(e)),
         _ => stopped,
+    }
+}
+
+/// The reader thread (the dispatcher): reads batches and hands them to the
+/// pool, [`GROUP`] at a time, once a token says there is room. While there
+/// is none (the solvers are busy) it parses the group itself; when there is
+/// room at once (the solvers are waiting for it) it hands the group on
+/// unparsed and the solver thread that takes it parses it. So with few
+/// solver threads the parsing costs them nothing, and with many the reading
+/// stays short. It runs on a spare core like the finishing threads.
+struct Dispatcher<'a> {
+    opts: &'a RunOptions,
+    info: &'a DatasetInfo,
+    job: &'a Job<'a>,
+    stop: &'a AtomicBool,
+    reader: BatchReader<'a>,
+    /// Why the reading stopped early, if it did (a panic is kept in
+    /// `ending`).
+    stopped: Option<Stop>,
+    /// Nothing more is read.
+    ended: bool,
+    ending: Ending<'a>,
+}
+
+impl Dispatcher<'_> {
+    /// Reads groups and hands each to the pool as one job
+    /// ([`solve_group`]) until the input ends, the stop flag is raised, a
+    /// row is bad or a thread fails; then lets the finishing threads end
+    /// once they have had every batch. `wake` is the reader's own way to
+    /// `tokens`, for a job that fails. Returns why it stopped early, if it
+    /// did, and the time it spent reading.
+    fn run(
+        mut self,
+        pool: &rayon::ThreadPool,
+        tokens: Receiver<()>,
+        wake: SyncSender<()>,
+        dtx: std::sync::mpsc::Sender<Raw>,
+    ) -> (Option<Stop>, u64) {
+        crate::bench::pin_helper_thread(self.opts.threads);
+        let (job, opts, ending) = (self.job, self.opts, self.ending);
+        pool.in_place_scope(|s| {
+            for seq in 0u64.. {
+                let group = self.read_group(&wake);
+                if group.is_empty() || matches!(self.stopped, Some(Stop::Interrupted)) {
+                    break;
+                }
+                let Some(group) = self.room_for(Group::Read(group), &tokens, &wake) else {
+                    break;
+                };
+                if ending.failed.load(Ordering::Acquire) {
+                    break; // a write failed or a thread panicked: see `why_stopped`
+                }
+                let dtx = dtx.clone();
+                let wake = &wake;
+                s.spawn(move |_| solve_group(job, opts, group, seq, dtx, ending, wake));
+                if self.ended {
+                    break;
+                }
+            }
+        });
+        // Ends the finishing threads once they have had every batch.
+        drop(dtx);
+        (self.stopped, self.reader.busy_ns)
+    }
+
+    /// Reads up to [`GROUP`] batches. At the end of the input, the stop
+    /// flag, a bad row or a panic, sets `ended` (and `stopped`, but for a
+    /// panic, which [`fail`] keeps).
+    fn read_group(&mut self, wake: &SyncSender<()>) -> Vec<Batch> {
+        let mut group = Vec::with_capacity(GROUP);
+        while group.len() < GROUP && !self.ended {
+            if self.stop.load(Ordering::Relaxed) {
+                self.stopped = Some(Stop::Interrupted);
+                self.ended = true;
+                break;
+            }
+            let (info, reader) = (self.info, &mut self.reader);
+            let read = guarded(|| format!("reading {}", info.name), || reader.next_batch());
+            match read {
+                Ok(None) => self.ended = true,
+                Ok(Some(Ok(b))) => group.push(b),
+                Ok(Some(Err(e))) => {
+                    self.stopped = Some(Stop::Dataset(e));
+                    self.ended = true;
+                }
+                Err(p) => {
+                    fail(self.ending.failed, self.ending.panic, wake, p);
+                    self.ended = true;
+                }
+            }
+        }
+        group
+    }
+
+    /// Waits for room in the pool for `group` (a token); while there is
+    /// none, parses the group first. `None` ends the dispatching: no token
+    /// can come any more, the group holds a bad row (kept in `ending`), or
+    /// parsing it panicked.
+    fn room_for(
+        &self,
+        mut group: Group,
+        tokens: &Receiver<()>,
+        wake: &SyncSender<()>,
+    ) -> Option<Group> {
+        let room = match tokens.try_recv() {
+            Ok(()) => true,
+            Err(std::sync::mpsc::TryRecvError::Empty) => false,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => return None,
+        };
+        if !room {
+            let (job, opts) = (self.job, self.opts);
+            let prepared = guarded(
+                || format!("reading {}", self.info.name),
+                || job.stages.time(Stage::Prepare, || group.prepare(opts)),
+            );
+            match prepared {
+                Ok(Ok(b)) => group = Group::Ready(b),
+                Err(p) => {
+                    fail(self.ending.failed, self.ending.panic, wake, p);
+                    return None;
+                }
+                Ok(Err(e)) => {
+                    self.ending.keep_bad_row(e);
+                    return None;
+                }
+            }
+            if tokens.recv().is_err() {
+                return None;
+            }
+        }
+        Some(group)
+    }
+}
+
+/// A job on the pool: parses the group unless the reader did, solves it
+/// ([`solve_batch`]) and sends it to the finishing threads. A bad row or a
+/// panic stops the dispatching and wakes the reader.
+fn solve_group(
+    job: &Job,
+    opts: &RunOptions,
+    group: Group,
+    seq: u64,
+    dtx: std::sync::mpsc::Sender<Raw>,
+    ending: Ending,
+    wake: &SyncSender<()>,
+) {
+    let prepared = guarded(
+        || format!("reading {}", job.dataset),
+        || job.stages.time(Stage::Prepare, || group.prepare(opts)),
+    );
+    let batch = match prepared {
+        Ok(Ok(b)) => b,
+        Err(p) => return fail(ending.failed, ending.panic, wake, p),
+        Ok(Err(e)) => {
+            ending.keep_bad_row(e);
+            ending.failed.store(true, Ordering::Release);
+            let _ = wake.try_send(());
+            return;
+        }
     };
-    (stopped, read_ns)
+    match solve_batch(job, batch, seq) {
+        // The receiver lives until the layout returns.
+        Ok(raw) => {
+            let _ = dtx.send(raw);
+        }
+        Err(e) => fail(ending.failed, ending.panic, wake, e),
+    }
 }
 
 /// Solves one batch with the pool's threads; chunks are stolen by idle

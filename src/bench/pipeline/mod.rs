@@ -170,6 +170,16 @@ impl Layout {
         }
     }
 
+    /// How many accumulators of statistics the group's threads fill: one
+    /// per finishing thread, or per pool thread (of `threads`) when the
+    /// solver threads finish their own batches.
+    fn accumulators(self, threads: usize) -> usize {
+        match self {
+            Layout::WorkersOnly => threads,
+            Layout::Helpers(finishing) => finishing,
+        }
+    }
+
     /// Helper threads when they have a core of their own.
     pub(super) fn for_threads(threads: usize) -> Layout {
         if threads >= sysinfo::logical_cores() {
@@ -185,6 +195,11 @@ impl Layout {
 /// [`Layout::for_threads`] picks the one that suits a pool). Returns one
 /// [`UnitStats`] per strategy, in the order given, why the group stopped
 /// early (if it did) and the time spent in its serial stages.
+///
+/// Three steps: set up the runners, the statistics, the pairs and the
+/// group's constants; run the layout, which reads, solves, finishes and
+/// writes every batch; settle the statistics (the threads' accumulators
+/// merged, the wall time shared out: [`settle`]).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run_group(
     layout: Layout,
@@ -201,30 +216,12 @@ pub(super) fn run_group(
     // take milliseconds to be scheduled again (virtual machines halt idle
     // CPUs), which is not the harness's cost.
     pool.broadcast(|_| ());
-    let runners: Vec<Runner> = strategies
-        .iter()
-        .map(|s| match s.engine() {
-            Engine::Builtin(b) => Runner::Builtin(*b),
-            Engine::External(e) => Runner::External(Instances::new(e, pool.current_num_threads())),
-        })
-        .collect();
+    let runners = runners(strategies, pool.current_num_threads());
     let start = Instant::now();
-    let repeat = opts.repeat.max(1);
-    let stats: Vec<UnitStats> = strategies
-        .iter()
-        .map(|s| {
-            let caps = s.capabilities();
-            let mut u =
-                UnitStats::new(&info.name, s.name(), repeat).reporting(caps.counters, caps.clock);
-            u.passes = opts.warmup + repeat;
-            u
-        })
-        .collect();
-    let units: Vec<(&str, crate::solver::CounterSet)> = strategies
-        .iter()
-        .map(|s| (s.name(), s.capabilities().counters))
-        .collect();
-    let formats = match rows.group(&info.name, &units) {
+
+    // Set up: each strategy's statistics and rows, the pairs, the constants.
+    let stats = unit_stats(opts, info, strategies);
+    let formats = match start_rows(rows, info, strategies) {
         Ok(f) => f,
         Err(e) => return (stats, Some(Stop::Output(e)), GroupFacts::default()),
     };
@@ -233,71 +230,23 @@ pub(super) fn run_group(
         .zip(&formats)
         .map(|(u, f)| u.sampling(f.is_some() && probe::skip() < probe::Skip::Sample))
         .collect();
-    let mut tally = Tally {
-        baseline: baseline.filter(|&b| b < strategies.len() && strategies.len() > 1),
-        pairs: Vec::new(),
-        gate: None,
-        busy: vec![0; strategies.len()],
-        write_ns: 0,
-    };
-    let pair_with = |k: usize, r: usize| {
-        PairAcc::new(
-            strategies[r].name(),
-            strategies[r].capabilities().counters,
-            strategies[k].capabilities().counters,
-        )
-    };
-    tally.pairs = (0..strategies.len())
-        .map(|k| match tally.baseline {
-            Some(b) if b != k => Some(pair_with(k, b)),
-            _ => None,
-        })
-        .collect();
-    // The gate's pair, when its BASE is not the baseline.
-    let gate_pair = opts
-        .gate_pair
-        .filter(|&(c, r)| c < strategies.len() && r < strategies.len() && c != r)
-        .filter(|&(_, r)| tally.baseline.is_some() && tally.baseline != Some(r));
-    tally.gate = gate_pair.map(|(c, r)| (c, pair_with(c, r)));
-    let job = Job {
-        dataset: &info.name,
-        strategies,
-        limits: &opts.limits,
-        passes: opts.warmup + repeat,
-        warmup: opts.warmup,
-        runners: &runners,
-        formats: &formats,
-        baseline: tally.baseline,
-        gate_pair,
-        stages: StageCpu::default(),
-        practised: opts.practised,
-        rotation: opts.rotation,
-    };
-    let partials = Partials::new(
-        match layout {
-            Layout::WorkersOnly => pool.current_num_threads(),
-            Layout::Helpers(finishing) => finishing,
-        },
-        &stats,
-        &tally.pairs,
-        tally.gate.as_ref(),
+    let (mut tally, gate_pair) = Tally::for_group(strategies, baseline, opts.gate_pair);
+    let job = Job::new(
+        opts, info, strategies, &runners, &formats, &tally, gate_pair,
     );
-    let out = Ordered {
-        pending: BTreeMap::new(),
-        next: 0,
-        stats: &mut stats,
-        sink: rows,
-        progress,
-        error: None,
-        tally: &mut tally,
-        written: &partials.written,
-    };
+    let accumulators = layout.accumulators(pool.current_num_threads());
+    let partials = Partials::new(accumulators, &stats, &tally.pairs, tally.gate.as_ref());
+
+    // Run: the layout reads, solves, finishes and writes every batch.
+    let out = Ordered::new(&mut stats, rows, progress, &mut tally, &partials.written);
     let (mut stopped, read_ns) = match layout {
         Layout::WorkersOnly => workers_only(opts, info, &job, pool, out, &partials, stop),
         Layout::Helpers(finishing) => {
             with_helpers(opts, info, &job, pool, out, &partials, finishing, stop)
         }
     };
+
+    // Settle: the threads' accumulators merged, the wall time shared out.
     let content = partials.content.load(std::sync::atomic::Ordering::Relaxed);
     partials.merge_into(&job, &mut stats, &mut tally);
     if stopped.is_none() && stop.load(Ordering::Relaxed) {
@@ -311,34 +260,86 @@ pub(super) fn run_group(
     if let Err(e) = rows.end_group() {
         stopped.get_or_insert(Stop::Output(e));
     }
-    // Interleaved strategies share the wall time: each is given the share
-    // its own solving took of the whole.
+    let solving_ns = settle(&mut stats, &tally, wall_ns, stopped.is_none(), opts.seed);
+    let serial = SerialTime {
+        read_ns,
+        write_ns: tally.write_ns,
+    };
+    let facts = GroupFacts {
+        serial,
+        content,
+        solving_ns,
+        stages,
+    };
+    (stats, stopped, facts)
+}
+
+/// What solves each strategy's chunks: its built-in engine, or its
+/// external solver's instances, one per pool thread.
+fn runners(strategies: &[Strategy], threads: usize) -> Vec<Runner> {
+    strategies
+        .iter()
+        .map(|s| match s.engine() {
+            Engine::Builtin(b) => Runner::Builtin(*b),
+            Engine::External(e) => Runner::External(Instances::new(e, threads)),
+        })
+        .collect()
+}
+
+/// Each strategy's statistics before the first puzzle: what the strategy
+/// reports (its counters and clock) and how many passes it makes.
+fn unit_stats(opts: &RunOptions, info: &DatasetInfo, strategies: &[Strategy]) -> Vec<UnitStats> {
+    let repeat = opts.repeat.max(1);
+    strategies
+        .iter()
+        .map(|s| {
+            let caps = s.capabilities();
+            let mut u =
+                UnitStats::new(&info.name, s.name(), repeat).reporting(caps.counters, caps.clock);
+            u.passes = opts.warmup + repeat;
+            u
+        })
+        .collect()
+}
+
+/// Starts the group in the sink of `puzzles.csv` rows: returns how each
+/// strategy's rows are formatted (`None`: no rows).
+fn start_rows(
+    rows: &mut dyn RowSink,
+    info: &DatasetInfo,
+    strategies: &[Strategy],
+) -> std::io::Result<Vec<Option<RowFormat>>> {
+    let units: Vec<(&str, crate::solver::CounterSet)> = strategies
+        .iter()
+        .map(|s| (s.name(), s.capabilities().counters))
+        .collect();
+    rows.group(&info.name, &units)
+}
+
+/// Settles a group's statistics once every thread's accumulators are in
+/// them: interleaved strategies share the wall time, each the share its
+/// own solving took of the whole; every unit is complete unless the group
+/// stopped early; the pairs become their results (the bootstrap, seeded
+/// with `seed`). Returns the time the strategies spent solving, together.
+fn settle(stats: &mut [UnitStats], tally: &Tally, wall_ns: u64, complete: bool, seed: u64) -> u64 {
+    let strategies = tally.busy.len();
     let busy: u64 = tally.busy.iter().sum();
     for (u, &b) in stats.iter_mut().zip(&tally.busy) {
-        u.wall_ns = if strategies.len() == 1 || busy == 0 {
-            wall_ns / strategies.len().max(1) as u64
+        u.wall_ns = if strategies == 1 || busy == 0 {
+            wall_ns / strategies.max(1) as u64
         } else {
             (wall_ns as u128 * b as u128 / busy as u128) as u64
         };
         u.busy_ns = b;
-        u.complete = stopped.is_none();
+        u.complete = complete;
     }
     for (u, acc) in stats.iter_mut().zip(&tally.pairs) {
-        u.paired = acc.as_ref().map(|a| a.result(opts.seed));
+        u.paired = acc.as_ref().map(|a| a.result(seed));
     }
     if let Some((c, acc)) = &tally.gate {
-        stats[*c].paired_gate = Some(acc.result(opts.seed));
+        stats[*c].paired_gate = Some(acc.result(seed));
     }
-    let facts = GroupFacts {
-        serial: SerialTime {
-            read_ns,
-            write_ns: tally.write_ns,
-        },
-        content,
-        solving_ns: busy,
-        stages,
-    };
-    (stats, stopped, facts)
+    busy
 }
 
 /// The per-group constants every chunk needs.
@@ -367,7 +368,34 @@ struct Job<'a> {
     rotation: usize,
 }
 
-impl Job<'_> {
+impl<'a> Job<'a> {
+    /// The constants of a group of `strategies` on `info`'s dataset, paired
+    /// as `tally` and `gate_pair` say ([`Tally::for_group`]).
+    fn new(
+        opts: &'a RunOptions,
+        info: &'a DatasetInfo,
+        strategies: &'a [Strategy],
+        runners: &'a [Runner],
+        formats: &'a [Option<RowFormat>],
+        tally: &Tally,
+        gate_pair: Option<(usize, usize)>,
+    ) -> Self {
+        Job {
+            dataset: &info.name,
+            strategies,
+            limits: &opts.limits,
+            passes: opts.warmup + opts.repeat.max(1),
+            warmup: opts.warmup,
+            runners,
+            formats,
+            baseline: tally.baseline,
+            gate_pair,
+            stages: StageCpu::default(),
+            practised: opts.practised,
+            rotation: opts.rotation,
+        }
+    }
+
     /// Whom the strategies are paired with.
     fn refs(&self) -> aggregate::Refs {
         aggregate::Refs {

@@ -90,6 +90,8 @@ pub(super) fn finish_batch(
     )
 }
 
+/// [`finish_batch`]'s work: the content hash, then verify, pair, format the
+/// rows and hand the outcomes to the thread's accumulators.
 #[allow(clippy::too_many_arguments)]
 fn finish_batch_unguarded(
     job: &Job,
@@ -105,44 +107,89 @@ fn finish_batch_unguarded(
             panic!("injected by BENCH_SUDOKU_FAULT=finish:{at}");
         }
     }
-    let skip = probe::skip();
-    if skip < probe::Skip::Hash {
-        let content = records
-            .iter()
-            .fold(0u64, |sum, r| sum.wrapping_add(record_hash(r)));
-        partials
-            .content
-            .fetch_add(content, std::sync::atomic::Ordering::Relaxed);
+    if probe::skip() < probe::Skip::Hash {
+        add_content(partials, records);
     }
-    let n = job.strategies.len();
-    let mut verified: Vec<(Vec<PuzzleOutcome>, Vec<u64>, u64)> = (0..n)
-        .map(|k| {
-            let mut outcomes = Vec::with_capacity(records.len());
-            let mut pass_ns = vec![0u64; (job.passes - job.warmup) as usize];
-            let mut busy_ns = 0;
-            for (a, chunks) in parts {
-                let chunk = &chunks[k];
-                if skip < probe::Skip::Verify {
-                    verify(
-                        &records[*a..*a + chunk.solved.len()],
-                        chunk,
-                        job.count_check(k),
-                        &mut outcomes,
-                    );
-                }
-                for (t, x) in pass_ns.iter_mut().zip(&chunk.pass_ns) {
-                    *t = t.saturating_add(*x);
-                }
-                busy_ns += chunk.busy_ns;
-            }
-            (outcomes, pass_ns, busy_ns)
-        })
+    let mut verified: Vec<Verified> = (0..job.strategies.len())
+        .map(|k| verify_unit(job, records, parts, k))
         .collect();
-    // Each chunk's pairs with the baseline (and the gate's with BASE):
-    // (pairs, sum of log ratios), and the spread over the passes.
-    let pairing = skip < probe::Skip::Verify;
-    let outcomes_of = |k: usize| &verified[k].0[..];
-    let mut paired: Vec<(Vec<(u32, f64)>, paired::PassNoise)> = (0..n)
+    let (paired, gate) = pair_units(job, parts, &verified);
+    let rows = format_rows(job, records, &verified, shuffled);
+    let outcomes: Vec<Vec<PuzzleOutcome>> = verified
+        .iter_mut()
+        .map(|v| std::mem::take(&mut v.outcomes))
+        .collect();
+    if probe::skip() < probe::Skip::Stats {
+        partials.add(slot, seq, job.refs(), outcomes);
+    }
+    done_units(records.len(), verified, paired, rows, gate)
+}
+
+/// Adds a batch's records to the group's content hash (the wrapping sum of
+/// every record's hash).
+fn add_content(partials: &Partials, records: &[Record]) {
+    let content = records
+        .iter()
+        .fold(0u64, |sum, r| sum.wrapping_add(record_hash(r)));
+    partials
+        .content
+        .fetch_add(content, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// One strategy's chunks of a batch, verified.
+struct Verified {
+    /// In solve order (none when a probe build leaves verification out).
+    outcomes: Vec<PuzzleOutcome>,
+    /// The batch's share of each measured pass's total.
+    pass_ns: Vec<u64>,
+    /// The time the strategy spent on the batch.
+    busy_ns: u64,
+}
+
+/// Verifies strategy `k`'s chunks of a batch ([`verify`]; `parts` cover
+/// `records` in order) and sums their times.
+fn verify_unit(job: &Job, records: &[Record], parts: &[(usize, Vec<Chunk>)], k: usize) -> Verified {
+    let mut outcomes = Vec::with_capacity(records.len());
+    let mut pass_ns = vec![0u64; (job.passes - job.warmup) as usize];
+    let mut busy_ns = 0;
+    for (a, chunks) in parts {
+        let chunk = &chunks[k];
+        if probe::skip() < probe::Skip::Verify {
+            verify(
+                &records[*a..*a + chunk.solved.len()],
+                chunk,
+                job.count_check(k),
+                &mut outcomes,
+            );
+        }
+        for (t, x) in pass_ns.iter_mut().zip(&chunk.pass_ns) {
+            *t = t.saturating_add(*x);
+        }
+        busy_ns += chunk.busy_ns;
+    }
+    Verified {
+        outcomes,
+        pass_ns,
+        busy_ns,
+    }
+}
+
+/// A strategy's pairs with another over the chunks of a batch: each
+/// chunk's (pairs, sum of log ratios), and the spread over the passes.
+type Pairing = (Vec<(u32, f64)>, paired::PassNoise);
+
+/// Each strategy's pairs with the baseline (none for the baseline itself),
+/// and the gate candidate's with its BASE when BASE is not the baseline
+/// ([`pair_blocks`]). None at all when a probe build leaves verification
+/// out.
+fn pair_units(
+    job: &Job,
+    parts: &[(usize, Vec<Chunk>)],
+    verified: &[Verified],
+) -> (Vec<Pairing>, Option<(usize, Pairing)>) {
+    let pairing = probe::skip() < probe::Skip::Verify;
+    let outcomes_of = |k: usize| &verified[k].outcomes[..];
+    let paired = (0..verified.len())
         .map(|k| match job.baseline.filter(|&b| pairing && b != k) {
             Some(b) => pair_blocks(job, parts, &outcomes_of, k, b),
             None => (Vec::new(), paired::PassNoise::default()),
@@ -152,40 +199,52 @@ fn finish_batch_unguarded(
         .gate_pair
         .filter(|_| pairing)
         .map(|(c, r)| (c, pair_blocks(job, parts, &outcomes_of, c, r)));
-    let rows: Vec<Vec<u8>> = verified
+    (paired, gate)
+}
+
+/// Every strategy's `puzzles.csv` rows of a batch, in input order (none
+/// for a strategy without rows).
+fn format_rows(
+    job: &Job,
+    records: &[Record],
+    verified: &[Verified],
+    shuffled: bool,
+) -> Vec<Vec<u8>> {
+    verified
         .iter()
         .zip(job.formats)
-        .map(|((outcomes, _, _), format)| match format {
-            Some(f) if skip < probe::Skip::Rows => {
-                rows_in_input_order(records, outcomes, shuffled, f)
+        .map(|(v, format)| match format {
+            Some(f) if probe::skip() < probe::Skip::Rows => {
+                rows_in_input_order(records, &v.outcomes, shuffled, f)
             }
             _ => Vec::new(),
         })
-        .collect();
-    let outcomes: Vec<Vec<PuzzleOutcome>> = verified
-        .iter_mut()
-        .map(|v| std::mem::take(&mut v.0))
-        .collect();
-    if skip < probe::Skip::Stats {
-        partials.add(slot, seq, job.refs(), outcomes);
-    }
-    let mut gate = gate;
+        .collect()
+}
+
+/// Each strategy's share of a finished batch of `puzzles` puzzles, for the
+/// ordered writer.
+fn done_units(
+    puzzles: usize,
+    verified: Vec<Verified>,
+    paired: Vec<Pairing>,
+    rows: Vec<Vec<u8>>,
+    mut gate: Option<(usize, Pairing)>,
+) -> Vec<DoneUnit> {
     verified
         .into_iter()
-        .zip(paired.drain(..))
+        .zip(paired)
         .zip(rows)
         .enumerate()
-        .map(
-            |(k, (((_, pass_ns, busy_ns), (blocks, noise)), rows))| DoneUnit {
-                puzzles: records.len() as u64,
-                rows,
-                pass_ns,
-                busy_ns,
-                blocks,
-                noise,
-                gate: gate.take_if(|(c, _)| *c == k).map(|(_, g)| g),
-            },
-        )
+        .map(|(k, ((v, (blocks, noise)), rows))| DoneUnit {
+            puzzles: puzzles as u64,
+            rows,
+            pass_ns: v.pass_ns,
+            busy_ns: v.busy_ns,
+            blocks,
+            noise,
+            gate: gate.take_if(|(c, _)| *c == k).map(|(_, g)| g),
+        })
         .collect()
 }
 
@@ -198,7 +257,7 @@ fn pair_blocks<'o>(
     outcomes: &dyn Fn(usize) -> &'o [PuzzleOutcome],
     k: usize,
     r: usize,
-) -> (Vec<(u32, f64)>, paired::PassNoise) {
+) -> Pairing {
     let mut blocks = Vec::with_capacity(parts.len());
     let mut noise = paired::PassNoise::default();
     for (a, chunks) in parts {
@@ -258,7 +317,28 @@ pub(super) struct Ordered<'a> {
 /// thread that handed it the batch, after it has let go of the writer.
 pub(super) type Placed = Vec<(Slot, Vec<u8>)>;
 
-impl Ordered<'_> {
+impl<'a> Ordered<'a> {
+    /// The writer of a group's rows and of what depends on batch order,
+    /// before its first batch.
+    pub(super) fn new(
+        stats: &'a mut [UnitStats],
+        sink: &'a mut dyn RowSink,
+        progress: &'a dyn Progress,
+        tally: &'a mut Tally,
+        written: &'a std::sync::atomic::AtomicU64,
+    ) -> Self {
+        Ordered {
+            pending: BTreeMap::new(),
+            next: 0,
+            stats,
+            sink,
+            progress,
+            error: None,
+            tally,
+            written,
+        }
+    }
+
     /// Takes a finished batch and writes every batch now next in order:
     /// rows the sink takes itself are written, the others placed (see
     /// [`write_placed`]). Returns how many batches were written (each frees
