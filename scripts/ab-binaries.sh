@@ -3,9 +3,10 @@
 # alternate which binary goes first, and the table gives medians and the median of the
 # per-round ratios (NEW / OLD). Meant for "did this change make the engine slower?".
 #
-# usage: scripts/ab-binaries.sh [--rounds N] [--strategy S] [--limit N] [-j N] [--csv] OLD_BIN NEW_BIN FILE...
+# usage: scripts/ab-binaries.sh [--rounds N] [--strategy S] [--limit N] [-j N] [--csv] [--practised] OLD_BIN NEW_BIN FILE...
 #   per round and binary: run FILE -j 1 -s S --repeat 3 --warmup 1 --no-puzzle-csv
-#   (-j N: N solver threads; --csv: with puzzles.csv, and one pass: --repeat 1 --warmup 0)
+#   (-j N: N solver threads; --csv: with puzzles.csv, and one pass: --repeat 1 --warmup 0;
+#   --practised: each chunk's passes back to back, the hot regime, instead of cold passes)
 #   mean  = summary.json's mean_ns (mean over puzzles of each puzzle's fastest pass)
 #   solve = 1e9 / puzzles_per_sec (wall time per solve, harness included)
 set -euo pipefail
@@ -21,7 +22,8 @@ while [ $# -gt 0 ]; do
     --limit) limit=(--limit "$2"); shift 2 ;;
     -j) jobs=$2; shift 2 ;;
     --csv) passes=(--repeat 1 --warmup 0); shift ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    --practised) passes+=(--practised); shift ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
