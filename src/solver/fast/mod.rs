@@ -35,8 +35,8 @@ use super::observer::{observe, Contradiction, Observer, Reason};
 use super::{Counters, Limits, SolveResult, Status};
 use crate::grid::{Grid, CELLS};
 use tables::{
-    BAND, BAND_PEERS, COLUMN_TWICE, GIVEN_CONFLICT, GIVEN_PEERS, KEEP_COLS, PERM, ROW_MINIROWS,
-    ROW_PEERS, SPREAD,
+    BAND, BAND_PEERS, COLUMN_TWICE, GIVEN_CONFLICT, GIVEN_PEERS, KEEP_COLS, LONE_MINIROWS, PERM,
+    ROW_MINIROWS, ROW_PEERS, SPREAD,
 };
 
 /// Guesses a solve makes before propagation adds column confinement
@@ -597,8 +597,9 @@ fn minirows_table(a: u32) -> usize {
 }
 
 /// The cells of `a` that are alone in their band row. Every row of `a` must
-/// be non-empty.
-#[inline(always)]
+/// be non-empty. (The band update finds them by table instead; this is the
+/// reference its test compares with.)
+#[cfg(test)]
 fn row_singles(a: u32) -> u32 {
     // Lowest bit of each row: no borrow crosses a row because none is empty.
     let low = a & !(a.wrapping_sub(1 | (1 << 9) | (1 << 18)));
@@ -667,12 +668,17 @@ impl<O: Observer, const PEXT: bool> Run<'_, O, PEXT> {
         let (band, j1, j2) = (band as usize & 3, j1 as usize & 31, j2 as usize & 31);
         let d = i / 3;
         let a = b.w[i];
-        let a2 = a & PERM[minirows::<PEXT>(a)];
+        let m = minirows::<PEXT>(a);
+        let a2 = a & PERM[m];
         if a2 == 0 {
             observe!(O, self.report_band(a, d, band));
             return false;
         }
-        let s = row_singles(a2) & b.w[UNS + band];
+        // Columns that are their box's only one: they leave the other bands,
+        // and where such a column meets the only minirow of a row, that
+        // cell is the row's only one (`LONE_MINIROWS`).
+        let keep = KEEP_COLS[columns(a2)];
+        let s = LONE_MINIROWS[m] & !keep & b.w[UNS + band];
         if s != 0 {
             // New hidden singles: the rows of the digit with one cell left.
             // The box and column of each are handled by PERM and KEEP_COLS.
@@ -698,7 +704,6 @@ impl<O: Observer, const PEXT: bool> Run<'_, O, PEXT> {
         }
         b.w[i] = a2;
         self.prev.w[i] = a2;
-        let keep = KEEP_COLS[columns(a2)];
         let (x1, x2) = (b.w[j1], b.w[j2]);
         b.w[j1] = x1 & keep;
         b.w[j2] = x2 & keep;
@@ -1297,6 +1302,32 @@ mod tests {
                 assert_eq!(minirows::<true>(a), minirows_table(a), "{a:#x}");
             }
         }
+    }
+
+    #[test]
+    fn hidden_singles_by_table_match_row_singles() {
+        // Every band a digit can take (`PERM` leaves a non-empty band with
+        // every row and box occupied): the table's singles are exactly the
+        // cells alone in their row.
+        let mut x = 0x4F1B_BCDC_BEFE_A5A5u64;
+        let mut checked = 0;
+        for round in 0..60000 {
+            let w = words(&mut x);
+            let a = match round % 3 {
+                0 => w[0],
+                1 => w[0] & w[1],
+                _ => w[0] & w[1] & w[2],
+            } & BAND;
+            let m = minirows_table(a);
+            let a2 = a & PERM[m];
+            if a2 == 0 {
+                continue;
+            }
+            checked += 1;
+            let by_table = LONE_MINIROWS[m] & !KEEP_COLS[columns(a2)];
+            assert_eq!(by_table, row_singles(a2), "{a:#x}");
+        }
+        assert!(checked > 10000, "{checked}");
     }
 
     #[test]
