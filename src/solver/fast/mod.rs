@@ -36,7 +36,7 @@ use super::{Counters, Limits, SolveResult, Status};
 use crate::grid::{Grid, CELLS};
 use tables::{
     BAND, BAND_PEERS, COLUMN_TWICE, GIVEN_CONFLICT, GIVEN_PEERS, KEEP_COLS, LONE_MINIROWS, PERM,
-    ROW_MINIROWS, ROW_PEERS, SPREAD,
+    ROW_MINIROWS, ROW_PEERS, SPREAD, SPREAD3,
 };
 
 /// Guesses a solve makes before propagation adds column confinement
@@ -596,6 +596,20 @@ fn minirows_table(a: u32) -> usize {
         & 511
 }
 
+/// Bit `d` of `x` (9 bits) at bit `3 * d`: by PDEP when `PEXT` (see
+/// [`minirows`] on when that may be true), else by table.
+#[inline(always)]
+fn spread3<const PEXT: bool>(x: u32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if PEXT {
+        // SAFETY: as in `minirows`: `PEXT` is true only in code reached
+        // from `solve_x86_features` after BMI2 was detected, or in a test
+        // that checks for it first.
+        return unsafe { core::arch::x86_64::_pdep_u32(x, 0x124_9249) };
+    }
+    SPREAD3[(x & 511) as usize]
+}
+
 /// The cells of `a` that are alone in their band row. Every row of `a` must
 /// be non-empty. (The band update finds them by table instead; this is the
 /// reference its test compares with.)
@@ -633,22 +647,21 @@ fn cell_cands(b: &Board, band: usize, p: u32) -> u16 {
     m
 }
 
-/// Places a guess: digit `d` in cell `p` of band `band` (a candidate). The
-/// cell loses its other digits and the digit its row; the band updates do
-/// the rest (box, and the column in the other bands). Returns the
-/// digit-bands it changed (bit `3 * d + band`).
+/// Places a guess: digit `d` in cell `p` of band `band`, whose candidates
+/// are `cands` (9-bit digit mask, `d` among them). The cell loses its other
+/// digits and the digit its row; the band updates do the rest (box, and the
+/// column in the other bands). Returns the digit-bands it changed (bit
+/// `3 * d + band`).
 #[inline(always)]
-fn assign(b: &mut Board, d: usize, band: usize, p: u32) -> u32 {
+fn assign<const PEXT: bool>(b: &mut Board, d: usize, band: usize, p: u32, cands: u16) -> u32 {
     let bit = 1u32 << p;
     let i = 3 * d + band;
     b.w[UNS + band] &= !bit;
-    // Digit `d2` at bit `3 * d2`: the digits that lose the cell.
-    let mut lost = 0u32;
     for d2 in 0..9 {
-        let x = b.w[3 * d2 + band];
-        b.w[3 * d2 + band] = x & !bit;
-        lost |= ((x & bit) >> p) << (3 * d2);
+        b.w[3 * d2 + band] &= !bit;
     }
+    // Digit `d2` at bit `3 * d2`: the digits that lose the cell.
+    let lost = spread3::<PEXT>(cands as u32);
     // The digit itself keeps the cell and loses the rest of its row.
     let own = b.w[i] | bit;
     let mine = own & !ROW_PEERS[p as usize];
@@ -1211,7 +1224,7 @@ impl Workspace {
                     // propagation that succeeds leaves every one up to
                     // date, equal to its snapshot (after a backtrack it
                     // does not, and is set below).
-                    todo = assign(&mut boards[w], d, band, p);
+                    todo = assign::<PEXT>(&mut boards[w], d, band, p, cands);
                     continue 'search;
                 }
             }
@@ -1250,7 +1263,7 @@ impl Workspace {
                 run.counters.nodes += 1;
                 observe!(O, run.obs.guess(cell as u8, d as u8 + 1, cands, run.depth));
                 run.prev = boards[w];
-                todo = assign(&mut boards[w], d, (cell / 27) as usize, cell % 27);
+                todo = assign::<PEXT>(&mut boards[w], d, (cell / 27) as usize, cell % 27, cands);
                 continue 'search;
             }
         }
@@ -1328,6 +1341,20 @@ mod tests {
             assert_eq!(by_table, row_singles(a2), "{a:#x}");
         }
         assert!(checked > 10000, "{checked}");
+    }
+
+    #[test]
+    fn spread3_by_pdep_matches_table() {
+        for x in 0..512u32 {
+            let mut want = 0;
+            for d in 0..9 {
+                want |= ((x >> d) & 1) << (3 * d);
+            }
+            assert_eq!(spread3::<false>(x), want, "{x:#b}");
+            if Path::BmiPext.supported() {
+                assert_eq!(spread3::<true>(x), want, "{x:#b}");
+            }
+        }
     }
 
     #[test]

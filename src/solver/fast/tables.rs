@@ -62,9 +62,27 @@ pub const GIVEN_CONFLICT: u32 = 1 << 31;
 /// For each band cell `p` (0..27): the other cells of its row.
 pub static ROW_PEERS: [u32; 27] = build_row_peers();
 
+/// Bit `d` of the 9-bit index at bit `3 * d`: a digit mask as the
+/// digit-band bits (`3 * d + band`) of band 0.
+pub static SPREAD3: [u32; 512] = build_spread3();
+
 /// Byte `j` of `SPREAD[x]` is bit `j` of `x` (0 or 1): eight cells of a
 /// bit plane as eight bytes.
 pub static SPREAD: [u64; 256] = build_spread();
+
+const fn build_spread3() -> [u32; 512] {
+    let mut t = [0u32; 512];
+    let mut x = 0;
+    while x < 512 {
+        let mut d = 0;
+        while d < 9 {
+            t[x] |= ((x as u32 >> d) & 1) << (3 * d);
+            d += 1;
+        }
+        x += 1;
+    }
+    t
+}
 
 const fn build_spread() -> [u64; 256] {
     let mut t = [0u64; 256];
