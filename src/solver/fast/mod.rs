@@ -35,8 +35,8 @@ use super::observer::{observe, Contradiction, Observer, Reason};
 use super::{Counters, Limits, SolveResult, Status};
 use crate::grid::{Grid, CELLS};
 use tables::{
-    BAND, BAND_PEERS, COLUMN_TWICE, GIVEN_CONFLICT, GIVEN_PEERS, KEEP_COLS, PERM, ROW_MINIROWS,
-    ROW_PEERS, SPREAD,
+    BAND, BAND_PEERS, COLUMN_TWICE, GIVEN_CONFLICT, GIVEN_PEERS, KEEP_COLS, LONE_MINIROWS, PERM,
+    ROW_MINIROWS, ROW_PEERS, SPREAD, SPREAD3,
 };
 
 /// Guesses a solve makes before propagation adds column confinement
@@ -596,9 +596,24 @@ fn minirows_table(a: u32) -> usize {
         & 511
 }
 
-/// The cells of `a` that are alone in their band row. Every row of `a` must
-/// be non-empty.
+/// Bit `d` of `x` (9 bits) at bit `3 * d`: by PDEP when `PEXT` (see
+/// [`minirows`] on when that may be true), else by table.
 #[inline(always)]
+fn spread3<const PEXT: bool>(x: u32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if PEXT {
+        // SAFETY: as in `minirows`: `PEXT` is true only in code reached
+        // from `solve_x86_features` after BMI2 was detected, or in a test
+        // that checks for it first.
+        return unsafe { core::arch::x86_64::_pdep_u32(x, 0x124_9249) };
+    }
+    SPREAD3[(x & 511) as usize]
+}
+
+/// The cells of `a` that are alone in their band row. Every row of `a` must
+/// be non-empty. (The band update finds them by table instead; this is the
+/// reference its test compares with.)
+#[cfg(test)]
 fn row_singles(a: u32) -> u32 {
     // Lowest bit of each row: no borrow crosses a row because none is empty.
     let low = a & !(a.wrapping_sub(1 | (1 << 9) | (1 << 18)));
@@ -632,22 +647,21 @@ fn cell_cands(b: &Board, band: usize, p: u32) -> u16 {
     m
 }
 
-/// Places a guess: digit `d` in cell `p` of band `band` (a candidate). The
-/// cell loses its other digits and the digit its row; the band updates do
-/// the rest (box, and the column in the other bands). Returns the
-/// digit-bands it changed (bit `3 * d + band`).
+/// Places a guess: digit `d` in cell `p` of band `band`, whose candidates
+/// are `cands` (9-bit digit mask, `d` among them). The cell loses its other
+/// digits and the digit its row; the band updates do the rest (box, and the
+/// column in the other bands). Returns the digit-bands it changed (bit
+/// `3 * d + band`).
 #[inline(always)]
-fn assign(b: &mut Board, d: usize, band: usize, p: u32) -> u32 {
+fn assign<const PEXT: bool>(b: &mut Board, d: usize, band: usize, p: u32, cands: u16) -> u32 {
     let bit = 1u32 << p;
     let i = 3 * d + band;
     b.w[UNS + band] &= !bit;
-    // Digit `d2` at bit `3 * d2`: the digits that lose the cell.
-    let mut lost = 0u32;
     for d2 in 0..9 {
-        let x = b.w[3 * d2 + band];
-        b.w[3 * d2 + band] = x & !bit;
-        lost |= ((x & bit) >> p) << (3 * d2);
+        b.w[3 * d2 + band] &= !bit;
     }
+    // Digit `d2` at bit `3 * d2`: the digits that lose the cell.
+    let lost = spread3::<PEXT>(cands as u32);
     // The digit itself keeps the cell and loses the rest of its row.
     let own = b.w[i] | bit;
     let mine = own & !ROW_PEERS[p as usize];
@@ -667,12 +681,17 @@ impl<O: Observer, const PEXT: bool> Run<'_, O, PEXT> {
         let (band, j1, j2) = (band as usize & 3, j1 as usize & 31, j2 as usize & 31);
         let d = i / 3;
         let a = b.w[i];
-        let a2 = a & PERM[minirows::<PEXT>(a)];
+        let m = minirows::<PEXT>(a);
+        let a2 = a & PERM[m];
         if a2 == 0 {
             observe!(O, self.report_band(a, d, band));
             return false;
         }
-        let s = row_singles(a2) & b.w[UNS + band];
+        // Columns that are their box's only one: they leave the other bands,
+        // and where such a column meets the only minirow of a row, that
+        // cell is the row's only one (`LONE_MINIROWS`).
+        let keep = KEEP_COLS[columns(a2)];
+        let s = LONE_MINIROWS[m] & !keep & b.w[UNS + band];
         if s != 0 {
             // New hidden singles: the rows of the digit with one cell left.
             // The box and column of each are handled by PERM and KEEP_COLS.
@@ -698,7 +717,6 @@ impl<O: Observer, const PEXT: bool> Run<'_, O, PEXT> {
         }
         b.w[i] = a2;
         self.prev.w[i] = a2;
-        let keep = KEEP_COLS[columns(a2)];
         let (x1, x2) = (b.w[j1], b.w[j2]);
         b.w[j1] = x1 & keep;
         b.w[j2] = x2 & keep;
@@ -1206,7 +1224,7 @@ impl Workspace {
                     // propagation that succeeds leaves every one up to
                     // date, equal to its snapshot (after a backtrack it
                     // does not, and is set below).
-                    todo = assign(&mut boards[w], d, band, p);
+                    todo = assign::<PEXT>(&mut boards[w], d, band, p, cands);
                     continue 'search;
                 }
             }
@@ -1245,7 +1263,7 @@ impl Workspace {
                 run.counters.nodes += 1;
                 observe!(O, run.obs.guess(cell as u8, d as u8 + 1, cands, run.depth));
                 run.prev = boards[w];
-                todo = assign(&mut boards[w], d, (cell / 27) as usize, cell % 27);
+                todo = assign::<PEXT>(&mut boards[w], d, (cell / 27) as usize, cell % 27, cands);
                 continue 'search;
             }
         }
@@ -1295,6 +1313,46 @@ mod tests {
             let w = words(&mut x);
             for a in [w[0] & BAND, w[1] & w[2] & BAND, w[3] & w[4] & w[5] & BAND] {
                 assert_eq!(minirows::<true>(a), minirows_table(a), "{a:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn hidden_singles_by_table_match_row_singles() {
+        // Every band a digit can take (`PERM` leaves a non-empty band with
+        // every row and box occupied): the table's singles are exactly the
+        // cells alone in their row.
+        let mut x = 0x4F1B_BCDC_BEFE_A5A5u64;
+        let mut checked = 0;
+        for round in 0..60000 {
+            let w = words(&mut x);
+            let a = match round % 3 {
+                0 => w[0],
+                1 => w[0] & w[1],
+                _ => w[0] & w[1] & w[2],
+            } & BAND;
+            let m = minirows_table(a);
+            let a2 = a & PERM[m];
+            if a2 == 0 {
+                continue;
+            }
+            checked += 1;
+            let by_table = LONE_MINIROWS[m] & !KEEP_COLS[columns(a2)];
+            assert_eq!(by_table, row_singles(a2), "{a:#x}");
+        }
+        assert!(checked > 10000, "{checked}");
+    }
+
+    #[test]
+    fn spread3_by_pdep_matches_table() {
+        for x in 0..512u32 {
+            let mut want = 0;
+            for d in 0..9 {
+                want |= ((x >> d) & 1) << (3 * d);
+            }
+            assert_eq!(spread3::<false>(x), want, "{x:#b}");
+            if Path::BmiPext.supported() {
+                assert_eq!(spread3::<true>(x), want, "{x:#b}");
             }
         }
     }

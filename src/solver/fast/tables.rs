@@ -20,6 +20,14 @@ pub static ROW_MINIROWS: [u8; 512] = build_row_minirows();
 /// to the same cells again.
 pub static PERM: [u32; 512] = build_perm();
 
+/// Indexed by a 9-bit minirow mask, as [`PERM`]: the cells of each minirow
+/// that [`PERM`] keeps and that is the only one it keeps in its row. Such a
+/// minirow is also the only one left in its box (each way of placing the
+/// digit uses the row's box there), so where its box has one column left
+/// (see [`KEEP_COLS`]) it is a single cell, the row's only one: a hidden
+/// single.
+pub static LONE_MINIROWS: [u32; 512] = build_lone_minirows();
+
 /// Indexed by the 9-bit column mask of a digit inside one band: the cells to
 /// keep in the two other bands. A column that is the only possible column of
 /// its box in this band must hold the digit here, so it is cleared elsewhere.
@@ -54,9 +62,27 @@ pub const GIVEN_CONFLICT: u32 = 1 << 31;
 /// For each band cell `p` (0..27): the other cells of its row.
 pub static ROW_PEERS: [u32; 27] = build_row_peers();
 
+/// Bit `d` of the 9-bit index at bit `3 * d`: a digit mask as the
+/// digit-band bits (`3 * d + band`) of band 0.
+pub static SPREAD3: [u32; 512] = build_spread3();
+
 /// Byte `j` of `SPREAD[x]` is bit `j` of `x` (0 or 1): eight cells of a
 /// bit plane as eight bytes.
 pub static SPREAD: [u64; 256] = build_spread();
+
+const fn build_spread3() -> [u32; 512] {
+    let mut t = [0u32; 512];
+    let mut x = 0;
+    while x < 512 {
+        let mut d = 0;
+        while d < 9 {
+            t[x] |= ((x as u32 >> d) & 1) << (3 * d);
+            d += 1;
+        }
+        x += 1;
+    }
+    t
+}
 
 const fn build_spread() -> [u64; 256] {
     let mut t = [0u64; 256];
@@ -129,6 +155,33 @@ const fn build_perm() -> [u32; 512] {
             r += 1;
         }
         t[m] = cells;
+        m += 1;
+    }
+    t
+}
+
+const fn build_lone_minirows() -> [u32; 512] {
+    let perm = build_perm();
+    let mut t = [0u32; 512];
+    let mut m = 0;
+    while m < 512 {
+        let mut r = 0;
+        while r < 3 {
+            // The kept minirows of row `r`: PERM keeps whole minirows.
+            let row = (perm[m] >> (9 * r)) & 511;
+            let mut kept = 0u32;
+            let mut k = 0;
+            while k < 3 {
+                if (row >> (3 * k)) & 7 != 0 {
+                    kept |= 1 << k;
+                }
+                k += 1;
+            }
+            if kept.count_ones() == 1 {
+                t[m] |= 7 << (9 * r + 3 * kept.trailing_zeros());
+            }
+            r += 1;
+        }
         m += 1;
     }
     t
