@@ -378,7 +378,7 @@ def ceiling_round(ctx, file):
 
 def threads(ctx):
     """-j 1 against -j 2 (and one CPU), with the harness's own figures."""
-    rounds = 9
+    rounds = 7
     if len(ctx.cpus) < 2:
         raise Failed("the threads table needs at least two CPUs")
     big = make_csv(ctx, 50_000, "hard-50k.csv")
@@ -565,7 +565,7 @@ def timer(ctx):
 
 def external(ctx):
     """scripts/external-overhead.sh, single thread, best of 3 passes."""
-    cmd = ["scripts/external-overhead.sh", "--rounds", "7", "--repeat", "3", ctx.corpus("puzzles2_17_clue")]
+    cmd = ["scripts/external-overhead.sh", "--rounds", "5", "--repeat", "3", ctx.corpus("puzzles2_17_clue")]
     text = run(cmd).stdout.strip()
     return shown(cmd).replace(str(ctx.corpora), rel(ctx.corpora)), text
 
@@ -587,7 +587,7 @@ def external_threads(ctx):
     file = ctx.corpus("puzzles2_17_clue")
     walls = {}
     for j in ("1", "2"):
-        walls[j] = overhead_rows(run(["scripts/external-overhead.sh", "--rounds", "5", "-j", j, file]).stdout)
+        walls[j] = overhead_rows(run(["scripts/external-overhead.sh", "--rounds", "3", "-j", j, file]).stdout)
     rows = [
         "| strategy | wall ns per solve, -j 1 | -j 2 | speedup |",
         "|---|---:|---:|---:|",
@@ -595,7 +595,7 @@ def external_threads(ctx):
     for s, w1 in walls["1"].items():
         w2 = walls["2"][s]
         rows.append(f"| {s} | {w1:,.1f} | {w2:,.1f} | {w1 / w2:.2f} |")
-    cmd = f"scripts/external-overhead.sh --rounds 5 -j J {rel(file)}, J = 1 then 2"
+    cmd = f"scripts/external-overhead.sh --rounds 3 -j J {rel(file)}, J = 1 then 2"
     return cmd, "\n".join(rows)
 
 
@@ -776,7 +776,7 @@ def check_doc(text):
     names = [n for n, _, _ in TABLES]
     found = markers(text)
     for n in names:
-        if found.count(n) != 1 or text.count(f"\n<!-- perf:{n}:end -->\n") != 1:
+        if found.count(n) != 1 or len(re.findall(f"^<!-- perf:{n}:end -->$", text, flags=re.M)) != 1:
             raise Failed(f"{DOC.relative_to(ROOT)}: needs one <!-- perf:{n}:begin --> … <!-- perf:{n}:end --> pair")
     extra = sorted(set(found) - set(names))
     if extra:
@@ -784,9 +784,10 @@ def check_doc(text):
 
 
 def splice(text, name, block):
-    begin, end = f"<!-- perf:{name}:begin -->\n", f"<!-- perf:{name}:end -->"
+    """text with the lines between NAME's markers replaced by block."""
+    begin, end = f"<!-- perf:{name}:begin -->\n", f"<!-- perf:{name}:end -->\n"
     i = text.index(begin) + len(begin)
-    j = text.index("\n" + end, i) + 1
+    j = text.index(end, i)
     return text[:i] + block.rstrip("\n") + "\n" + text[j:]
 
 

@@ -9,9 +9,11 @@
 # The document is written once, at the end, through a temporary file renamed
 # over it: a run that fails leaves it as it was.
 #
-# usage: scripts/performance.sh [--print] [--only NAME[,NAME…]] [--list]
+# usage: scripts/performance.sh [--print] [--only NAME[,NAME…]] [--lock FILE] [--list]
 #   --print, --dry-run  print the generated blocks instead of writing the document
 #   --only NAME         measure only these tables (the others stay as they are)
+#   --lock FILE         hold FILE (flock) while measuring, not while building: on a
+#                       machine shared with others who measure under the same lock
 #   --list              list the tables' names and exit
 # env:
 #   BENCH_SUDOKU_CORPORA  the benchmark corpora (default ../shared/corpora)
@@ -32,13 +34,15 @@ cd "$(dirname "$0")/.."
 
 print=0
 only=
+lock=
 while [ $# -gt 0 ]; do
   case $1 in
     --print|--dry-run) print=1; shift ;;
     --only) only=${2:?--only needs a table name}; shift 2 ;;
     --only=*) only=${1#--only=}; shift ;;
+    --lock) lock=${2:?--lock needs a file}; shift 2 ;;
     --list) exec python3 scripts/performance.py --list ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "performance.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -86,6 +90,12 @@ if [ -n "${TDOKU_DIR:-}" ] && needs tdoku; then
   fi
 fi
 
+if [ -n "$lock" ]; then
+  command -v flock > /dev/null || fail "--lock needs 'flock' on PATH"
+  exec 9>> "$lock" || fail "cannot open the lock file $lock"
+  echo "performance.sh: waiting for $lock" >&2
+  flock 9 || fail "cannot take the lock $lock"
+fi
 echo "performance.sh: measuring $(echo "$tables" | tr '\n' ' ')" >&2
 args=(--corpora "$corpora" --work "$work" --only "$only")
 [ -n "$tdoku_lib" ] && args+=(--tdoku "$tdoku_lib")
