@@ -238,8 +238,8 @@ fn two_real_runs_of_the_same_binary_are_unchanged() {
             assert!(c.wait().unwrap().success());
         }
         // A tolerant threshold: tests run beside other tests on a shared
-        // machine. The default 5 % on a quiet machine is measured in
-        // docs/PERFORMANCE.md.
+        // machine. How often the default 5 % cries wolf is measured in
+        // docs/MEASUREMENT.md §7.
         let o = compare(&[
             &dirs[0],
             &dirs[1],

@@ -856,8 +856,9 @@ pub struct ResultRecord {
     /// For a strategy timed by its own clock: the share of the harness's
     /// measured time per pass that its claimed times account for. An
     /// honest solver's claims cover most of each round trip (over a pipe,
-    /// about two thirds for `fast` served, docs/PERFORMANCE.md §5); a tiny
-    /// share is a clock that cannot be believed ([`CLAIMED_SHARE_MIN`]).
+    /// about two thirds for `fast` served: docs/PERFORMANCE.md, External
+    /// solvers); a tiny share is a clock that cannot be believed
+    /// ([`CLAIMED_SHARE_MIN`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claimed_share: Option<f64>,
     /// Rows skipped with --skip-invalid.

@@ -42,8 +42,7 @@ use std::sync::Arc;
 
 /// Default number of puzzles per batch (also the shuffle window). Small
 /// batches keep the solver threads busy at the end of a batch when they do
-/// all the work (`-j` = cores); docs/PERFORMANCE.md §2 compares 256 with
-/// 1024.
+/// all the work (`-j` = cores).
 pub const DEFAULT_BATCH: usize = 256;
 
 /// Everything a run needs.
@@ -604,7 +603,7 @@ impl PuzzleCsv {
 /// ([`pin_helper_thread`]). The scheduler then never parks the pipeline's
 /// own threads on a solver's core, nor wakes two solvers on one core (an
 /// unpinned pool can start its second thread milliseconds late, both woken
-/// on one core until the load balancer moves one; docs/PERFORMANCE.md §2).
+/// on one core until the load balancer moves one).
 /// With more threads than cores nothing is pinned.
 pub fn pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
     let cores = core_affinity::get_core_ids().unwrap_or_default();

@@ -4,7 +4,8 @@
 //! associated constant [`Observer::ENABLED`], so with [`NoopObserver`] the
 //! calls — and the work done only to feed them — are removed at compile time.
 //! The `strip-observer` cargo feature removes the hooks from the source as
-//! well; docs/PERFORMANCE.md measures both builds against each other.
+//! well: a build to hold the default one against
+//! (`cargo build --release --features strip-observer`).
 
 use crate::grid::cell_name;
 use std::fmt::Write as _;

@@ -16,8 +16,7 @@ pub(super) struct Raw {
 /// hand-over wakes a thread or two (the dispatcher for a token, a finishing
 /// thread for the solved job), and each wake-up costs CPU time; handing
 /// over several default batches at a time makes that cost a small part of
-/// the harness's (docs/PERFORMANCE.md §7 measures it). Batches stay the
-/// unit of reading and shuffling.
+/// the harness's. Batches stay the unit of reading and shuffling.
 const GROUP: usize = 4;
 
 /// Batches read and handed to the pool together.

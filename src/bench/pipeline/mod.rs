@@ -103,10 +103,9 @@ const CHUNK: usize = 32;
 
 /// Puzzles a worker takes at a time in the workers-only layout: more than
 /// [`CHUNK`], since there every chunk also costs a trip through the shared
-/// queue (docs/PERFORMANCE.md §2 compares 64 with 32). Once the input is
-/// exhausted the last
-/// chunks are halved as they are taken, down to [`MIN_CHUNK`], so hard
-/// puzzles at the end do not leave a thread idle.
+/// queue. Once the input is exhausted the last chunks are halved as they
+/// are taken, down to [`MIN_CHUNK`], so hard puzzles at the end do not
+/// leave a thread idle.
 const WORKER_CHUNK: usize = 64;
 const MIN_CHUNK: usize = 8;
 

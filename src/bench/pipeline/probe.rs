@@ -4,7 +4,7 @@
 //! `BENCH_SUDOKU_PROBE_SKIP` names how much of the finishing work to leave
 //! out, cumulatively, in the order of [`Skip`]; `scripts/harness-probe.sh`
 //! runs the same dataset at each level and takes the process's CPU time
-//! beyond the solves (docs/PERFORMANCE.md §7). What is skipped is then
+//! beyond the solves. What is skipped is then
 //! missing from the results (no rows, no statistics, answers not checked),
 //! so such a build is for measuring the harness, never for results. In a
 //! default build [`skip`] is a constant `Skip::Nothing` and every check
