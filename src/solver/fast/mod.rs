@@ -788,6 +788,14 @@ impl<O: Observer, const PEXT: bool> Run<'_, O, PEXT> {
                     self.dirty
                 };
             }
+            // A complete board at the band fixpoint is a solution: every
+            // digit-band has a cell in each row and box (`PERM`), a placed
+            // cell keeps at most its own digit, so each digit has exactly
+            // one cell per row and box, and a column locked in one band
+            // left the others (`KEEP_COLS`). Nothing below could change it.
+            if complete(b) {
+                return true;
+            }
             // Naked singles and empty cells, band by band.
             let [pairs, empty, singles] = cell_counts(&b.w);
             self.pairs = [pairs[0], pairs[1], pairs[2]];
