@@ -24,6 +24,7 @@ import platform
 import re
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -807,6 +808,8 @@ def load():
 
 
 def main():
+    # Output piped into `head` ends quietly, as a shell tool's does.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--list", action="store_true", help="print the chosen tables' names")
     ap.add_argument("--needs", action="store_true", help="print what the chosen tables need built")
