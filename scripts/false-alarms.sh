@@ -44,18 +44,14 @@ lib=$root/target/release/libbench_sudoku_capi.so
 [ "$(uname)" = Darwin ] && lib=$root/target/release/libbench_sudoku_capi.dylib
 (cd "$root" && cargo build --release --quiet && cargo build --release --quiet -p bench-sudoku-capi)
 tmp=$(mktemp -d)
-loops=()
+# shellcheck source=scripts/lib/busy.sh
+. "$root/scripts/lib/busy.sh"
 cleanup() {
-  for p in "${loops[@]}"; do kill "$p" 2>/dev/null || true; done
+  busy_stop
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-if [ "$busy" = 1 ]; then
-  for _ in $(seq "$(nproc)"); do
-    sh -c 'while :; do :; done' &
-    loops+=($!)
-  done
-fi
+if [ "$busy" = 1 ]; then busy_start; fi
 base="lib=$lib,symbol=bench_sudoku_fast,config=1000,name=base"
 cand="lib=$lib,symbol=bench_sudoku_fast,config=$slow,name=slow"
 
@@ -64,7 +60,7 @@ gate_ratio() { python3 -c "import json,sys; r=[x for x in json.load(open('$1/sum
 
 run_gate() { # label spec_a spec_b gate threshold_args...
   local alarms=0 undecided=0 ratios=()
-  for i in $(seq "$runs"); do
+  for _ in $(seq "$runs"); do
     local st=0
     "$bin" run "$file" -q -s "$2" -s "$3" --gate "$4" "${@:5}" "${extra[@]}" --out "$tmp/g" --force >/dev/null || st=$?
     [ "$st" = 1 ] && alarms=$((alarms + 1))
@@ -78,7 +74,7 @@ run_gate() { # label spec_a spec_b gate threshold_args...
 
 run_compare() { # label spec_base spec_cur threshold_args...
   local alarms=0 ratios=()
-  for i in $(seq "$runs"); do
+  for _ in $(seq "$runs"); do
     "$bin" run "$file" -q -s "$2" "${extra[@]}" --out "$tmp/b" --force >/dev/null
     "$bin" run "$file" -q -s "$3" "${extra[@]}" --out "$tmp/c" --force >/dev/null
     local st=0 out

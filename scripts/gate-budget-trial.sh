@@ -55,18 +55,14 @@ tmp=$(mktemp -d)
 lib=$tmp/libfixtures.so
 "${CC:-cc}" -std=c11 -O2 -shared -fPIC -o "$lib" "$root/tests/fixtures/solvers/fixtures.c" -I "$root/include"
 [ -n "$tsv" ] || tsv=$tmp/runs.tsv
-loops=()
+# shellcheck source=scripts/lib/busy.sh
+. "$root/scripts/lib/busy.sh"
 cleanup() {
-  for p in "${loops[@]}"; do kill "$p" 2>/dev/null || true; done
+  busy_stop
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-if [ "$busy" = 1 ]; then
-  for _ in $(seq "$(nproc)"); do
-    sh -c 'while :; do :; done' &
-    loops+=($!)
-  done
-fi
+if [ "$busy" = 1 ]; then busy_start; fi
 
 budget_s=$(python3 -c "import sys,re; v=sys.argv[1]; m=re.fullmatch(r'([0-9.]+)(ms|s|m|min)?', v); n=float(m.group(1)); u=m.group(2) or 's'; print(n*{'ms':0.001,'s':1,'m':60,'min':60}[u])" "$budget")
 

@@ -18,19 +18,6 @@ fn have(cmd: &str) -> bool {
     Command::new(cmd).arg("--version").output().is_ok()
 }
 
-/// `git ARGS` in `dir` with an identity for commits; its trimmed output.
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {}", err(&out));
-    text(&out.stdout).trim().to_string()
-}
-
 /// The tool, installed the way README says: `cargo install --locked --path
 /// .` (into a root of its own rather than ~/.cargo).
 fn install(root: &Path) -> PathBuf {

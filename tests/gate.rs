@@ -350,24 +350,13 @@ fn gate_and_baseline_mistakes_are_refused_before_any_work() {
     }
 }
 
-/// The first `n` puzzles of the shipped hard dataset, as `name.csv`.
-fn first_puzzles(dir: &Path, name: &str, n: usize) -> PathBuf {
-    let hard =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/hard.csv"))
-            .unwrap();
-    let path = dir.join(format!("{name}.csv"));
-    let body: Vec<&str> = hard.lines().take(n + 1).collect();
-    std::fs::write(&path, body.join("\n") + "\n").unwrap();
-    path
-}
-
 #[test]
 fn a_gate_on_one_chunk_is_not_judged_whatever_the_noise() {
     // Five puzzles are one chunk: a bootstrap over one chunk has nothing to
     // resample, and its interval (the point itself) would fail an A/A run
     // whenever noise put the point above the threshold.
     let dir = scratch("gate-one-chunk");
-    let data = first_puzzles(&dir, "five", 5);
+    let data = hard_csv(&dir, "five", 5);
     let out = dir.join("out");
     for seed in 0..8 {
         let seed = seed.to_string();
@@ -398,7 +387,7 @@ fn a_gate_on_one_chunk_is_not_judged_whatever_the_noise() {
     // Smaller batches make more chunks: 12 puzzles in batches of one are 12
     // chunks, enough to judge (an A/A run of one engine then passes unless
     // the machine is wildly unfair, which this test does not assert).
-    let data = first_puzzles(&dir, "twelve", 12);
+    let data = hard_csv(&dir, "twelve", 12);
     let o = run(&[
         data.to_str().unwrap(),
         "-s",

@@ -6,19 +6,8 @@
 mod common;
 use common::*;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
-
-/// The first `n` puzzles of the shipped hard dataset, as `name.csv`.
-fn first_puzzles(dir: &Path, name: &str, n: usize) -> PathBuf {
-    let hard =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/hard.csv"))
-            .unwrap();
-    let path = dir.join(format!("{name}.csv"));
-    let body: Vec<&str> = hard.lines().take(n + 1).collect();
-    std::fs::write(&path, body.join("\n") + "\n").unwrap();
-    path
-}
 
 fn run(args: &[&str]) -> (std::process::Output, Duration) {
     let mut all = vec!["run", "-q", "--force"];
@@ -35,7 +24,7 @@ fn gate_of(out: &Path) -> Value {
 #[test]
 fn a_clear_answer_stops_after_the_first_round() {
     let dir = scratch("budget-clear");
-    let data = first_puzzles(&dir, "hard300", 300);
+    let data = hard_csv(&dir, "hard300", 300);
     let out = dir.join("out");
     let o_ = out.to_str().unwrap();
     let d = data.to_str().unwrap();
@@ -94,7 +83,7 @@ fn a_clear_answer_stops_after_the_first_round() {
 #[test]
 fn an_undecided_gate_measures_until_the_budget_and_ends_within_it() {
     let dir = scratch("budget-undecided");
-    let data = first_puzzles(&dir, "hard300", 300);
+    let data = hard_csv(&dir, "hard300", 300);
     let out = dir.join("out");
     // At a threshold of 0.001 % nothing is shown unchanged in seconds: an
     // A/A run measures until the budget is spent (or, rarely, the interval
@@ -161,7 +150,7 @@ fn rounds_add_up_to_enough_chunks_for_a_small_dataset() {
     // Five puzzles are one chunk a round: not judged in one look (exit 2),
     // judged once ten rounds have added ten chunks.
     let dir = scratch("budget-small");
-    let data = first_puzzles(&dir, "five", 5);
+    let data = hard_csv(&dir, "five", 5);
     let out = dir.join("out");
     let (o, _) = run(&[
         data.to_str().unwrap(),
@@ -194,7 +183,7 @@ fn every_round_is_verified_like_the_first() {
         return;
     };
     let dir = scratch("budget-verified");
-    let data = first_puzzles(&dir, "five", 5);
+    let data = hard_csv(&dir, "five", 5);
     let out = dir.join("out");
     let base = format!("lib={},symbol=solve,name=base", lib.display());
     // Correct the first time the process sees a puzzle, wrong afterwards:
@@ -246,7 +235,7 @@ fn every_round_is_verified_like_the_first() {
 #[test]
 fn budget_options_are_checked_before_any_work() {
     let dir = scratch("budget-options");
-    let data = first_puzzles(&dir, "five", 5);
+    let data = hard_csv(&dir, "five", 5);
     let out = dir.join("out");
     let d = data.to_str().unwrap();
     let o_ = out.to_str().unwrap();

@@ -7,19 +7,6 @@ use common::*;
 use std::path::Path;
 use std::process::Command;
 
-/// `git ARGS` in `dir`, with an identity for commits; its trimmed output.
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {}", err(&out));
-    text(&out.stdout).trim().to_string()
-}
-
 /// A solver command in its own git repository: a script that serves
 /// `fast` through bench-sudoku itself. Returns the script's path.
 fn solver_repo(dir: &Path) -> std::path::PathBuf {

@@ -131,7 +131,6 @@ pub fn err(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// A fresh, empty scratch directory, unique to this test binary and process.
 /// The first `n` puzzles of datasets/hard.csv as plain lines.
 pub fn hard_lines(n: usize) -> String {
     let text =
@@ -144,6 +143,32 @@ pub fn hard_lines(n: usize) -> String {
         .collect()
 }
 
+/// The first `n` puzzles of datasets/hard.csv, header and all its columns,
+/// written to `dir/name.csv`.
+pub fn hard_csv(dir: &Path, name: &str, n: usize) -> PathBuf {
+    let hard =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/hard.csv"))
+            .unwrap();
+    let path = dir.join(format!("{name}.csv"));
+    let body: Vec<&str> = hard.lines().take(n + 1).collect();
+    std::fs::write(&path, body.join("\n") + "\n").unwrap();
+    path
+}
+
+/// `git ARGS` in `dir` with an identity for commits; its trimmed output.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {}", err(&out));
+    text(&out.stdout).trim().to_string()
+}
+
+/// A fresh, empty scratch directory, unique to this test binary and process.
 pub fn scratch(name: &str) -> PathBuf {
     let exe = std::env::current_exe().ok();
     let tag = exe

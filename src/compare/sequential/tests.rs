@@ -347,6 +347,15 @@ fn sequential_curves() {
     let pct = |outs: &[Outcome], f: &dyn Fn(&Outcome) -> bool| {
         100.0 * outs.iter().filter(|o| f(o)).count() as f64 / outs.len() as f64
     };
+    // An A/A cell: the share of runs that ever called a regression / ever
+    // missed the truth.
+    let aa_cell = |outs: &[Outcome]| {
+        format!(
+            "{:.2}% / {:.1}% | ",
+            pct(outs, &|o| o.decision == Decision::Regressed),
+            pct(outs, &|o| o.missed)
+        )
+    };
     let mut out = format!(
         "{runs} simulated runs per cell; a round: {} chunks, {} pairs; its standard error {:.2}%\n\n",
         ROUND.len(),
@@ -367,12 +376,7 @@ fn sequential_curves() {
             let outs: Vec<Outcome> = (0..runs)
                 .map(|s| gate_run(s, noise, 0.0, 0.0, b, false))
                 .collect();
-            let _ = write!(
-                out,
-                "{:.2}% / {:.1}% | ",
-                pct(&outs, &|o| o.decision == Decision::Regressed),
-                pct(&outs, &|o| o.missed)
-            );
+            out.push_str(&aa_cell(&outs));
         }
         out.push('\n');
     }
@@ -388,12 +392,7 @@ fn sequential_curves() {
             let outs: Vec<Outcome> = (0..runs)
                 .map(|s| gate_run_of(&[5], s, noise, 0.0, 0.0, b, false))
                 .collect();
-            let _ = write!(
-                out,
-                "{:.2}% / {:.1}% | ",
-                pct(&outs, &|o| o.decision == Decision::Regressed),
-                pct(&outs, &|o| o.missed)
-            );
+            out.push_str(&aa_cell(&outs));
         }
         out.push('\n');
     }
