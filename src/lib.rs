@@ -33,5 +33,6 @@ pub mod random;
 pub mod report;
 pub mod results;
 pub mod solver;
+pub mod support;
 
 pub use grid::Grid;

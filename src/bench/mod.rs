@@ -232,7 +232,7 @@ pub fn inspect(opts: &RunOptions, estimate: bool) -> Result<Vec<DatasetInfo>, Da
             // control characters (an escape sequence, a line break) are
             // escaped, so that no table, message or verdict line can be
             // forged or garbled by one.
-            let mut name = crate::report::printable(&dataset::stem(path)).into_owned();
+            let mut name = crate::support::text::printable(&dataset::stem(path)).into_owned();
             // Two datasets with one stem stay distinguishable.
             let base = name.clone();
             let mut k = 2;

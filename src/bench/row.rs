@@ -305,9 +305,9 @@ static DIGIT_PAIRS: [[u8; 2]; 100] = {
 
 /// Appends `field` to `buf` as one CSV text field: neutralised when a
 /// spreadsheet would run it as a formula (`'` first, see
-/// [`crate::report::csv::neutral`]), quoted when needed.
+/// [`crate::support::cells::neutral`]), quoted when needed.
 pub(super) fn push_text(buf: &mut Vec<u8>, field: &[u8]) {
-    if crate::report::csv::formula_like(field) {
+    if crate::support::cells::formula_like(field) {
         let mut marked = Vec::with_capacity(field.len() + 1);
         marked.push(b'\'');
         marked.extend_from_slice(field);

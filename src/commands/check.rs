@@ -34,7 +34,7 @@ pub fn run(args: &CheckArgs) -> CmdResult {
     let limits = Limits::uniqueness().with_max_guesses(args.engine.max_guesses);
     // Printed on every line it is part of: control characters escaped.
     let name = args.file.display().to_string();
-    let name = crate::report::printable(&name);
+    let name = crate::support::text::printable(&name);
     // The dataset reader: plain lines (or CSV, gzip), bounded lines, and
     // `file:line: what is wrong` errors.
     // `-`, a pipe or a FIFO is copied to a temporary file first (as `run`
@@ -68,7 +68,7 @@ pub fn run(args: &CheckArgs) -> CmdResult {
             writeln!(
                 out,
                 "{name}:{line_no}: WRONG ({})",
-                crate::report::printable(&w)
+                crate::support::text::printable(&w)
             )?;
             continue;
         }
@@ -94,7 +94,7 @@ fn print_puzzle(
             out,
             "{name}:{line_no}: {} ({})",
             r.status,
-            crate::report::printable(note)
+            crate::support::text::printable(note)
         )
     } else if list && r.status != Status::Solved {
         let label = label(r.status);

@@ -35,18 +35,18 @@ pub fn print_out(text: &str) -> std::io::Result<()> {
 }
 
 /// Writes text meant for a person to stdout (tables, verdicts, paths), each
-/// line [`printable`](crate::report::printable_lines): a dataset name, a
+/// line [`printable`](crate::support::text::printable_lines): a dataset name, a
 /// label or an id cannot reach the terminal as a control sequence. (Files
 /// printed as they are, such as completion scripts or manual pages, use
 /// [`print_out`].)
 pub fn print_text(text: &str) -> std::io::Result<()> {
-    print_out(&crate::report::printable_lines(text))
+    print_out(&crate::support::text::printable_lines(text))
 }
 
 /// Writes a message (a warning, an error, a note) and a line break to
-/// stderr, each line [`printable`](crate::report::printable_lines).
+/// stderr, each line [`printable`](crate::support::text::printable_lines).
 pub fn print_err(text: &str) {
-    eprintln!("{}", crate::report::printable_lines(text));
+    eprintln!("{}", crate::support::text::printable_lines(text));
 }
 
 /// Prints an error (if any) and maps the result to an exit status.

@@ -4,8 +4,9 @@
 use super::CmdResult;
 use crate::bench::metrics::{ResultRecord, UnitStats};
 use crate::bench::sysinfo::Meta;
-use crate::report::{charts::Charts, html::HtmlReport, unit_file_base_in, Exporter, Report};
+use crate::report::{charts::Charts, html::HtmlReport, Exporter, Report};
 use crate::results::claim::Claim;
+use crate::support::names::unit_file_base_in;
 use anyhow::{anyhow, Context};
 use clap::Args;
 use hdrhistogram::Histogram;

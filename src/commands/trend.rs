@@ -151,7 +151,7 @@ fn write(out: &Path, all: &[Series], axis: &[String], threshold: f64) -> anyhow:
     let charts = out.join("charts");
     std::fs::create_dir_all(&charts)
         .with_context(|| format!("cannot create {}", charts.display()))?;
-    report::write_atomic(&out.join("trend.csv"), &report::trend::csv(all)?)?;
+    crate::support::files::write_atomic(&out.join("trend.csv"), &report::trend::csv(all)?)?;
     let mut datasets: Vec<&str> = Vec::new();
     for s in all {
         if !datasets.contains(&s.dataset.as_str()) {
@@ -162,12 +162,15 @@ fn write(out: &Path, all: &[Series], axis: &[String], threshold: f64) -> anyhow:
     for ds in datasets {
         let made = report::trend::charts(ds, axis, all)?;
         for (stem, svg) in &made {
-            report::write_atomic(&charts.join(format!("{stem}.svg")), svg.as_bytes())?;
+            crate::support::files::write_atomic(
+                &charts.join(format!("{stem}.svg")),
+                svg.as_bytes(),
+            )?;
         }
         figures.push((ds.to_string(), made));
     }
     let page = report::trend::page(all, axis, &figures, threshold);
-    report::write_atomic(&out.join("trend.html"), page.as_bytes())?;
+    crate::support::files::write_atomic(&out.join("trend.html"), page.as_bytes())?;
     Ok(())
 }
 

@@ -115,7 +115,7 @@ impl ResultsDir {
         suffix: &str,
     ) -> anyhow::Result<Histogram<u64>> {
         let dir = self.path.join("histograms");
-        let base = crate::report::unit_file_base_in(&dir, dataset, strategy);
+        let base = crate::support::names::unit_file_base_in(&dir, dataset, strategy);
         let file = dir.join(format!("{base}{suffix}.hdr"));
         let bytes =
             std::fs::read(&file).with_context(|| format!("{}: cannot read", file.display()))?;

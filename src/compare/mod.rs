@@ -638,7 +638,7 @@ impl Comparison {
     }
 
     /// Aligned text for the terminal (every cell and line
-    /// [`printable`](crate::report::printable)).
+    /// [`printable`](crate::support::text::printable)).
     pub fn terminal(&self, fail_on_counters: bool) -> String {
         let cells = self.cells();
         let header: Vec<&str> = cells[0].iter().map(String::as_str).collect();
@@ -654,7 +654,7 @@ impl Comparison {
         }
         let _ = writeln!(out, "{}", self.method_line());
         let _ = writeln!(out, "{}", self.verdict_line(fail_on_counters));
-        crate::report::printable_lines(&out).into_owned()
+        crate::support::text::printable_lines(&out).into_owned()
     }
 
     /// A GitHub-flavoured Markdown table and a one-line verdict (for a CI
@@ -663,7 +663,10 @@ impl Comparison {
         let cells = self.cells();
         let mut out = String::from("### bench-sudoku compare\n\n");
         for (i, row) in cells.iter().enumerate() {
-            let esc: Vec<String> = row.iter().map(|c| crate::report::md_cell(c)).collect();
+            let esc: Vec<String> = row
+                .iter()
+                .map(|c| crate::support::text::md_cell(c))
+                .collect();
             let _ = writeln!(out, "| {} |", esc.join(" | "));
             if i == 0 {
                 let _ = writeln!(out, "|---|---|---:|---:|---:|---|---|---|---|");
@@ -671,7 +674,7 @@ impl Comparison {
         }
         out.push('\n');
         for u in self.unjudged_lines() {
-            let _ = writeln!(out, "> {}\n", crate::report::md_cell(&u));
+            let _ = writeln!(out, "> {}\n", crate::support::text::md_cell(&u));
         }
         for n in &self.notes {
             let _ = writeln!(out, "> note: {n}\n");

@@ -218,7 +218,7 @@ impl fmt::Display for DatasetError {
         // The path as a terminal may show it (a line break or an escape
         // sequence in a file name is escaped).
         let path = self.path.display().to_string();
-        let path = crate::report::printable(&path);
+        let path = crate::support::text::printable(&path);
         match self.line {
             Some(line) => write!(f, "{path}:{line}: {}", self.kind),
             None => write!(f, "{path}: {}", self.kind),

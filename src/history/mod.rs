@@ -21,7 +21,6 @@ use crate::bench::metrics::ResultRecord;
 use crate::bench::sysinfo::Meta;
 use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
-use std::io::Write;
 use std::path::Path;
 
 /// The version of a line's layout; a reader refuses a newer one.
@@ -309,25 +308,10 @@ pub fn append(path: &Path, lines: &[Line]) -> anyhow::Result<Appended> {
         done.added += 1;
     }
     if done.added > 0 {
-        write_atomic(path, text.as_bytes())
+        crate::support::files::write_atomic(path, text.as_bytes())
             .with_context(|| format!("{}: cannot write the history file", path.display()))?;
     }
     Ok(done)
-}
-
-/// Writes `bytes` to a temporary file beside `path` and renames it over
-/// `path`; nothing half-written is left behind.
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let (mut file, tmp) = crate::results::dest::temp_file(path)?;
-    let written = file.write_all(bytes).and_then(|()| file.sync_all());
-    drop(file);
-    match written.and_then(|()| std::fs::rename(&tmp, path)) {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
 }
 
 mod lock {

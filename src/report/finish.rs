@@ -134,7 +134,7 @@ fn write_each(report: &Report, dir: &Path) -> bool {
             Some(p) => std::fs::create_dir_all(p),
             None => Ok(()),
         }
-        .and_then(|()| super::write_atomic(&path, &o.bytes));
+        .and_then(|()| crate::support::files::write_atomic(&path, &o.bytes));
         if written.is_err() {
             let _ = std::fs::remove_file(&path);
         }
@@ -157,7 +157,7 @@ impl Staged {
             std::fs::create_dir_all(parent)
                 .with_context(|| format!("{}: cannot create", parent.display()))?;
         }
-        let (mut file, temp) = crate::results::dest::temp_file(path)
+        let (mut file, temp) = crate::support::files::temp_file(path)
             .with_context(|| format!("{}: cannot write", path.display()))?;
         self.files.push((temp, path.to_path_buf()));
         file.write_all(bytes)

@@ -4,9 +4,10 @@
 //! serialized V2 histogram (`.hdr`, values in ns / counts) for merging.
 //! A strategy that does not report guesses (or depth) has no such files.
 
-use super::{unit_file_base, Exporter, Output, Report};
+use super::{Exporter, Output, Report};
 use crate::bench::metrics::{hgrm_text, v2_bytes};
 use crate::solver::Counter;
+use crate::support::names::unit_file_base;
 use std::path::Path;
 
 pub struct Histograms;

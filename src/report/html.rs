@@ -415,7 +415,7 @@ fn notes(report: &Report) -> Markup {
 /// A dataset: where it came from and its charts, each with its caption.
 fn dataset_section(report: &Report, ds: &str, charts: &[Chart]) -> Markup {
     html! {
-        h2 id=(format!("ds-{}", super::file_part(ds))) { "Dataset " (ds) }
+        h2 id=(format!("ds-{}", crate::support::names::file_part(ds))) { "Dataset " (ds) }
         @if let Some(d) = report.meta.datasets.iter().find(|d| d.name == ds) {
             p.note {
                 code { (d.path) } " · " (d.puzzles) " puzzles · " (d.format)

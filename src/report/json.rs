@@ -1,7 +1,8 @@
 //! `summary.json` (its type is [`crate::results::Summary`]) and `meta.json`.
 
-use super::{write_atomic, Exporter, Output, Report};
+use super::{Exporter, Output, Report};
 use crate::bench::sysinfo::Meta;
+use crate::support::files::write_atomic;
 use std::path::{Path, PathBuf};
 
 pub struct SummaryJson;

@@ -51,7 +51,7 @@ fn run_lines(s: &mut String, m: &crate::bench::sysinfo::Meta) {
         let _ = writeln!(
             s,
             "Revisions: {}\n",
-            crate::report::md_cell(&revisions.join("; "))
+            crate::support::text::md_cell(&revisions.join("; "))
         );
     }
 }
@@ -60,7 +60,10 @@ fn run_lines(s: &mut String, m: &crate::bench::sysinfo::Meta) {
 /// right), what its times mean and what its last column compares.
 fn summary_table(s: &mut String, report: &Report) {
     let header = super::terminal::columns(&report.results);
-    let header: Vec<String> = header.iter().map(|c| crate::report::md_cell(c)).collect();
+    let header: Vec<String> = header
+        .iter()
+        .map(|c| crate::support::text::md_cell(c))
+        .collect();
     let _ = writeln!(s, "| {} |", header.join(" | "));
     let align: Vec<&str> = COLUMNS
         .iter()
@@ -75,7 +78,10 @@ fn summary_table(s: &mut String, report: &Report) {
         .collect();
     let _ = writeln!(s, "| {} |", align.join(" | "));
     for row in rows(&report.results) {
-        let cells: Vec<String> = row.iter().map(|c| crate::report::md_cell(c)).collect();
+        let cells: Vec<String> = row
+            .iter()
+            .map(|c| crate::support::text::md_cell(c))
+            .collect();
         let _ = writeln!(s, "| {} |", cells.join(" | "));
     }
     let _ = writeln!(
@@ -85,7 +91,11 @@ fn summary_table(s: &mut String, report: &Report) {
         report.meta.timer_overhead_ns
     );
     if let Some(note) = super::headline::note(&report.results) {
-        let _ = writeln!(s, "\nThe last column, {}.", crate::report::md_cell(&note));
+        let _ = writeln!(
+            s,
+            "\nThe last column, {}.",
+            crate::support::text::md_cell(&note)
+        );
     }
 }
 
@@ -96,7 +106,7 @@ fn notes(s: &mut String, report: &Report) {
         let _ = writeln!(s, "\n{note}.");
     }
     for w in super::terminal::warnings(report.meta, &report.results) {
-        let _ = writeln!(s, "\n> **Warning:** {}.", crate::report::md_cell(&w));
+        let _ = writeln!(s, "\n> **Warning:** {}.", crate::support::text::md_cell(&w));
     }
     if report
         .results
@@ -134,7 +144,10 @@ fn table<const N: usize>(s: &mut String, headers: &[&str], rows: &[[String; N]],
         .collect();
     let _ = writeln!(s, "| {} |", align.join(" | "));
     for row in rows {
-        let cells: Vec<String> = row.iter().map(|c| crate::report::md_cell(c)).collect();
+        let cells: Vec<String> = row
+            .iter()
+            .map(|c| crate::support::text::md_cell(c))
+            .collect();
         let _ = writeln!(s, "| {} |", cells.join(" | "));
     }
 }
@@ -143,7 +156,7 @@ fn table<const N: usize>(s: &mut String, headers: &[&str], rows: &[[String; N]],
 /// losses ([`super::worst`]), or a note that they need puzzles.csv.
 fn worst(report: &Report, s: &mut String) {
     use super::worst::{self, LOSS_COLUMNS, SLOWEST_COLUMNS};
-    let md = crate::report::md_cell;
+    let md = crate::support::text::md_cell;
     let _ = writeln!(s, "\n## Slowest puzzles\n");
     let Some(w) = report.worst() else {
         let _ = writeln!(s, "{}", worst::NEEDS_CSV);
@@ -191,7 +204,10 @@ fn paired_section(s: &mut String, report: &Report) {
         let _ = writeln!(s, "| {} |", PAIRED_COLUMNS.join(" | "));
         let _ = writeln!(s, "|---|---|---|---:|---:|---:|---:|---:|---:|");
         for row in paired {
-            let cells: Vec<String> = row.iter().map(|c| crate::report::md_cell(c)).collect();
+            let cells: Vec<String> = row
+                .iter()
+                .map(|c| crate::support::text::md_cell(c))
+                .collect();
             let _ = writeln!(s, "| {} |", cells.join(" | "));
         }
         let _ = writeln!(s, "\n{}", paired_note());

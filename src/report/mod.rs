@@ -19,7 +19,6 @@ pub mod worst;
 
 use crate::bench::metrics::{ResultRecord, UnitStats};
 use crate::bench::sysinfo::Meta;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Everything the exporters render.
@@ -180,7 +179,7 @@ pub fn write(outputs: &[Output], dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
             std::fs::create_dir_all(parent)
                 .with_context(|| format!("{}: cannot create", parent.display()))?;
         }
-        write_atomic(&path, &o.bytes)
+        crate::support::files::write_atomic(&path, &o.bytes)
             .with_context(|| format!("{}: cannot write", path.display()))?;
         written.push(path);
     }
@@ -219,163 +218,4 @@ pub fn tracker_exporter(format: &str, path: &Path) -> anyhow::Result<Box<dyn Exp
             TRACKER_FORMATS.join(", ")
         ),
     })
-}
-
-/// Writes `bytes` to `path` through a temporary file beside it (a name
-/// unique to this process and call) and a rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let (mut file, tmp) = crate::results::dest::temp_file(path)?;
-    let written = file.write_all(bytes).and_then(|()| file.sync_all());
-    drop(file);
-    match written.and_then(|()| std::fs::rename(&tmp, path)) {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            // Nothing half-written is left behind.
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
-}
-
-/// A table cell of GitHub-flavoured Markdown: `|` and `\` escaped, line
-/// breaks and other control characters as spaces, `<` as `&lt;` (no
-/// inline HTML), so that a dataset or label of any text stays one cell of
-/// one row.
-pub fn md_cell(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '|' => out.push_str("\\|"),
-            '\\' => out.push_str("\\\\"),
-            '<' => out.push_str("&lt;"),
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Text as a terminal or a log shows it: every control character (C0,
-/// DEL, C1) and every Unicode bidirectional control escaped (`\n`, `\r`,
-/// `\t`, `\x1b`, `\u{9b}`, `\u{202e}`), so that a dataset name, a label,
-/// an id or a message quoting a dataset can neither move the cursor,
-/// change colours, end a line nor reorder one. The one escaping of
-/// everything printed: table cells go through it, and so does every line
-/// printed ([`printable_lines`]).
-pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    escape_for_terminal(text, false)
-}
-
-/// [`printable`], but line breaks stay: for a message or a table of
-/// several lines (whose cells are already [`printable`]).
-pub fn printable_lines(text: &str) -> std::borrow::Cow<'_, str> {
-    escape_for_terminal(text, true)
-}
-
-fn escape_for_terminal(text: &str, keep_lines: bool) -> std::borrow::Cow<'_, str> {
-    // Unicode's bidirectional formatting characters: they reorder what
-    // follows them on the line (U+061C, U+200E–F, U+202A–E, U+2066–9).
-    let bidi = |c: char| matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-    let escaped = |c: char| (c.is_control() && !(keep_lines && c == '\n')) || bidi(c);
-    if !text.chars().any(escaped) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        match c {
-            c if !escaped(c) => out.push(c),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x80 => {
-                let _ = std::fmt::Write::write_fmt(&mut out, format_args!("\\x{:02x}", c as u32));
-            }
-            c => {
-                let _ = std::fmt::Write::write_fmt(&mut out, format_args!("\\u{{{:x}}}", c as u32));
-            }
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
-
-/// A dataset or strategy name as one part of a file name, injectively:
-/// two different names never give the same part, also on a file system
-/// that ignores case, and the part never contains `-` (which joins a
-/// dataset's part and a strategy's: `histograms/<dataset>-<strategy>.hgrm`).
-///
-/// Lowercase ASCII letters, digits, `_`, `.` and `+` stay; an uppercase
-/// letter becomes `^` and its lowercase (`Hard` → `^hard`); every other byte
-/// of the name's UTF-8 becomes `~` and two uppercase hex digits (`a/b` →
-/// `a~2Fb`, `a-b` → `a~2Db`). The two escapes are told apart by their
-/// first character, which nothing else produces, and every letter that is
-/// not escaped is lowercase, so folding case changes nothing that could
-/// make two parts equal. A part longer than [`FILE_PART_MAX`] bytes is cut
-/// and ends with `~~` and the 64-bit XXH3 hash of the whole name in hex
-/// (a file name stays within the usual 255-byte limit; two long names that
-/// share their first 80 encoded bytes then differ by their hash).
-pub fn file_part(name: &str) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::with_capacity(name.len());
-    for b in name.bytes() {
-        match b {
-            b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b'+' => out.push(b as char),
-            b'A'..=b'Z' => {
-                out.push('^');
-                out.push(b.to_ascii_lowercase() as char);
-            }
-            b => {
-                let _ = write!(out, "~{b:02X}");
-            }
-        }
-    }
-    if out.len() > FILE_PART_MAX {
-        out.truncate(FILE_PART_CUT);
-        let _ = write!(
-            out,
-            "~~{:016x}",
-            xxhash_rust::xxh3::xxh3_64(name.as_bytes())
-        );
-    }
-    out
-}
-
-/// The longest [`file_part`] kept whole, in bytes.
-pub const FILE_PART_MAX: usize = 96;
-/// Where a longer one is cut (then `~~` and 16 hex digits follow).
-const FILE_PART_CUT: usize = 80;
-
-/// The file name (without suffix) of a (dataset, strategy) unit's
-/// histograms: `<dataset part>-<strategy part>` ([`file_part`]).
-pub fn unit_file_base(dataset: &str, strategy: &str) -> String {
-    format!("{}-{}", file_part(dataset), file_part(strategy))
-}
-
-/// The base name to read a unit's histograms by in `hist_dir`: the one
-/// [`unit_file_base`] gives, or, in a results directory written before
-/// names were escaped injectively (it has no time histogram under that
-/// name, but one under the older [`file_safe`] name), the older one.
-pub fn unit_file_base_in(hist_dir: &Path, dataset: &str, strategy: &str) -> String {
-    let base = unit_file_base(dataset, strategy);
-    let legacy = format!("{}-{}", file_safe(dataset), file_safe(strategy));
-    let has = |b: &str| hist_dir.join(format!("{b}.hdr")).is_file();
-    if legacy != base && !has(&base) && has(&legacy) {
-        legacy
-    } else {
-        base
-    }
-}
-
-/// A readable, file-name-safe form of a name, for the stem of a results
-/// directory (`results/<stem>-<time>`): not injective (`a/b` and `a_b`
-/// give one stem); never used where two names must stay apart.
-pub fn file_safe(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }

@@ -126,10 +126,10 @@ pub fn rows(results: &[ResultRecord]) -> Vec<[String; 14]> {
 /// An aligned text table (the `comfy-table` crate, no borders): two spaces
 /// between columns, the columns in `left` left-aligned and the others
 /// right-aligned, no trailing blanks. Every cell is
-/// [`printable`](super::printable): a name with a line break or an escape
+/// [`printable`](crate::support::text::printable): a name with a line break or an escape
 /// sequence stays one cell of one line.
 pub fn text_table<S: AsRef<str>>(header: &[&str], rows: &[Vec<S>], left: &[usize]) -> String {
-    use super::printable;
+    use crate::support::text::printable;
     use comfy_table::{CellAlignment, ContentArrangement, Table};
     let mut t = Table::new();
     t.load_preset(comfy_table::presets::NOTHING)

@@ -105,7 +105,7 @@ pub fn table(series: &[Series]) -> String {
 /// The table in GitHub-flavoured Markdown (for a job summary), then the
 /// steps and notes.
 pub fn markdown(series: &[Series]) -> String {
-    let esc = super::md_cell;
+    let esc = crate::support::text::md_cell;
     let mut out = format!("| {} |\n|", HEADER.map(esc).join(" | "));
     for i in 0..HEADER.len() {
         out.push_str(if [0, 1, 2, 8].contains(&i) {
@@ -188,7 +188,7 @@ struct CsvRow {
 /// trend.csv: one row per (dataset, series, revision), text cells a
 /// spreadsheet would run as formulas neutralised.
 pub fn csv(series: &[Series]) -> anyhow::Result<Vec<u8>> {
-    let text = |s: &str| super::csv::neutral(s).into_owned();
+    let text = |s: &str| crate::support::cells::neutral(s).into_owned();
     let mut w = ::csv::Writer::from_writer(Vec::new());
     for s in series {
         for (i, p) in s.points.iter().enumerate() {
@@ -254,8 +254,8 @@ pub fn charts(
         out.push((
             format!(
                 "trend-{}-{}-ratio",
-                super::file_part(dataset),
-                super::file_part(&s.name)
+                crate::support::names::file_part(dataset),
+                crate::support::names::file_part(&s.name)
             ),
             ratio_svg(dataset, yardstick, revisions, &[line], i)?,
         ));
@@ -272,7 +272,7 @@ pub fn charts(
         })
         .collect();
     out.push((
-        format!("trend-{}", super::file_part(dataset)),
+        format!("trend-{}", crate::support::names::file_part(dataset)),
         time_svg(dataset, revisions, &lines)?,
     ));
     Ok(out)

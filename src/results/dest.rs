@@ -28,7 +28,6 @@ use anyhow::{bail, Context};
 use std::fs::File;
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// What a command reads and writes, against which its outputs are checked.
 #[derive(Debug, Default)]
@@ -437,7 +436,7 @@ impl Dest {
         if let Some(parent) = self.at.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)?;
         }
-        let (file, temp) = temp_file(&self.at)?;
+        let (file, temp) = crate::support::files::temp_file(&self.at)?;
         // A replaced file keeps its permissions.
         if let Ok(m) = std::fs::metadata(&self.at) {
             if m.is_file() {
@@ -593,28 +592,6 @@ fn is_descriptor_path(p: &Path) -> bool {
     }
 }
 
-/// A new temporary file beside `path` for it to be renamed to `path`: a
-/// hidden name unique to this process and this call
-/// (`.NAME.PID.N.tmp`), created exclusively.
-pub fn temp_file(path: &Path) -> std::io::Result<(File, PathBuf)> {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    loop {
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let temp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
-        match File::options().write(true).create_new(true).open(&temp) {
-            Ok(f) => return Ok((f, temp)),
-            // Left by an earlier process of the same pid: the next number.
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -730,8 +707,8 @@ mod tests {
     fn temporary_names_are_unique() {
         let dir = scratch("temps");
         let path = dir.join("f.json");
-        let (_a, ta) = temp_file(&path).unwrap();
-        let (_b, tb) = temp_file(&path).unwrap();
+        let (_a, ta) = crate::support::files::temp_file(&path).unwrap();
+        let (_b, tb) = crate::support::files::temp_file(&path).unwrap();
         assert_ne!(ta, tb);
         assert_eq!(ta.parent(), Some(dir.as_path()));
     }

@@ -132,7 +132,7 @@ impl PuzzleRows {
         let rejected = c.answer.is_some_and(|i| !matches!(field(i), "ok" | ""));
         // Text cells a spreadsheet would run as formulas were written with
         // a `'` first (report::csv::neutral): the names are without it.
-        let text = |i: usize| crate::report::csv::unneutral(field(i));
+        let text = |i: usize| crate::support::cells::unneutral(field(i));
         Ok(Some(Row {
             line,
             dataset: text(c.dataset),

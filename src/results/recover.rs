@@ -184,7 +184,7 @@ impl Cols {
             .and_then(|i| self.at[i])
             .and_then(|i| row.get(i))
             .unwrap_or("");
-        crate::report::csv::unneutral(cell)
+        crate::support::cells::unneutral(cell)
     }
 
     fn num(&self, row: &csv::StringRecord, name: &str) -> u64 {
@@ -254,7 +254,7 @@ fn write_rows(dir: &Path, rows: &Rows, keep: &[bool]) -> anyhow::Result<()> {
         w.write_record(r)?;
     }
     let bytes = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
-    report::write_atomic(&dir.join("puzzles.csv"), &bytes)?;
+    crate::support::files::write_atomic(&dir.join("puzzles.csv"), &bytes)?;
     Ok(())
 }
 

@@ -74,7 +74,7 @@ pub(super) fn tables(plan: &Plan, meta: &Meta, results: &[ResultRecord]) -> anyh
 /// The gate's verdict: gate.md, `--gate-summary`, the terminal.
 pub(super) fn verdict(v: &Verdict, out: &Path, outputs: &Outputs) -> anyhow::Result<()> {
     let md = v.markdown();
-    report::write_atomic(&out.join("gate.md"), md.as_bytes())
+    crate::support::files::write_atomic(&out.join("gate.md"), md.as_bytes())
         .with_context(|| format!("{}: cannot write gate.md", out.display()))?;
     if let Some(dest) = &outputs.gate_summary {
         dest.append(md.as_bytes())

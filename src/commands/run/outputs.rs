@@ -5,7 +5,6 @@
 
 use super::RunArgs;
 use crate::bench::{self, sysinfo};
-use crate::report;
 use crate::results::{self, claim::Claim, dest::Dest, dest::Guard};
 use std::path::{Path, PathBuf};
 
@@ -41,7 +40,7 @@ pub(super) fn output_dir(
         };
         let claim = Claim::fresh(&Path::new("results").join(format!(
             "{}-{}",
-            report::file_safe(&stem),
+            crate::support::names::file_safe(&stem),
             sysinfo::now_stamp()
         )))?;
         let dir = claim.dir().to_path_buf();

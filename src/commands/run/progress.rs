@@ -2,7 +2,6 @@
 //! terminal, plain lines at a steady interval in a CI log, or nothing.
 
 use crate::bench::Progress;
-use crate::report;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::Mutex;
@@ -51,7 +50,9 @@ impl Progress for Bar {
         )
         .progress_chars("=> ");
         bar.set_style(style);
-        bar.set_prefix(report::printable(&format!("{dataset} · {strategy}")).into_owned());
+        bar.set_prefix(
+            crate::support::text::printable(&format!("{dataset} · {strategy}")).into_owned(),
+        );
         if let Ok(mut b) = self.bar.lock() {
             *b = Some(bar);
         }

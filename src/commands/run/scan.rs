@@ -401,7 +401,7 @@ fn run_rounds(
     let mut done: Vec<Vec<std::path::PathBuf>> = vec![Vec::new(); runs.len()];
     for round in 0..=rounds {
         for (i, (value, args)) in plan.values.iter().zip(runs).enumerate() {
-            let name = format!("{}={}", plan.key, report::file_part(value));
+            let name = format!("{}={}", plan.key, crate::support::names::file_part(value));
             let mut sub = args.clone();
             sub.force = true;
             sub.scan_round = true;
@@ -458,7 +458,7 @@ fn keep_median(
     let mut order: Vec<usize> = (0..loaded.len()).collect();
     order.sort_by_key(|&i| wall(&loaded[i]));
     let kept = order[(order.len() - 1) / 2];
-    let name = format!("{}={}", plan.key, report::file_part(value));
+    let name = format!("{}={}", plan.key, crate::support::names::file_part(value));
     let target = dir.join(&name);
     if target.exists() {
         // A scan replaced with --force: its previous results for the value.
@@ -596,7 +596,7 @@ fn scan_dir(args: &RunArgs, plan: &Plan) -> anyhow::Result<Claim> {
                 .unwrap_or_else(|| "run".into());
             Claim::fresh(&Path::new("results").join(format!(
                 "{}-scan-{}-{}",
-                report::file_safe(&stem),
+                crate::support::names::file_safe(&stem),
                 plan.key,
                 crate::bench::sysinfo::now_stamp()
             )))?
@@ -610,7 +610,7 @@ fn write_scan(dir: &Path, plan: &Plan, rounds: u32, rows: &[ScanRow]) -> anyhow:
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in rows {
         // Text cells a spreadsheet would run as formulas are neutralised.
-        let text = |s: &str| report::csv::neutral(s).into_owned();
+        let text = |s: &str| crate::support::cells::neutral(s).into_owned();
         w.serialize(ScanRow {
             key: text(&r.key),
             value: text(&r.value),
@@ -623,7 +623,7 @@ fn write_scan(dir: &Path, plan: &Plan, rounds: u32, rows: &[ScanRow]) -> anyhow:
         })?;
     }
     let csv = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
-    report::write_atomic(&dir.join("scan.csv"), &csv)?;
+    crate::support::files::write_atomic(&dir.join("scan.csv"), &csv)?;
     let json = serde_json::to_vec_pretty(&ScanFile {
         key: &plan.key,
         values: &plan.values,
@@ -631,14 +631,14 @@ fn write_scan(dir: &Path, plan: &Plan, rounds: u32, rows: &[ScanRow]) -> anyhow:
         kept: KEPT,
         rows,
     })?;
-    report::write_atomic(&dir.join("scan.json"), &json)?;
+    crate::support::files::write_atomic(&dir.join("scan.json"), &json)?;
     let md = format!(
         "# Scan of `{}`\n\n```\n{}```\n\nEach value's full results (of its kept round) are in its subdirectory (`{}=VALUE/`).\n",
         plan.key,
         table(plan, rounds, rows),
         plan.key
     );
-    report::write_atomic(&dir.join("scan.md"), md.as_bytes())?;
+    crate::support::files::write_atomic(&dir.join("scan.md"), md.as_bytes())?;
     let charts = dir.join("charts");
     std::fs::create_dir_all(&charts)
         .with_context(|| format!("{}: cannot create", charts.display()))?;
@@ -668,8 +668,8 @@ fn write_scan(dir: &Path, plan: &Plan, rounds: u32, rows: &[ScanRow]) -> anyhow:
             }
         }
         let svg = report::charts::scan_svg(ds, &plan.key, &series, &ticks, plan.key == "threads")?;
-        report::write_atomic(
-            &charts.join(format!("scan-{}.svg", report::file_part(ds))),
+        crate::support::files::write_atomic(
+            &charts.join(format!("scan-{}.svg", crate::support::names::file_part(ds))),
             svg.as_bytes(),
         )?;
     }

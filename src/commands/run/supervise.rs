@@ -566,7 +566,7 @@ fn keep_measured(args: &RunArgs, reading: &Reading, stopped: &str) {
     if let (Some(path), Some(_)) = (&args.gate_summary, &args.gate) {
         let md = format!(
             "### bench-sudoku gate: not judged\n\nThe run stopped: {}.\n\n",
-            crate::report::md_cell(stopped)
+            crate::support::text::md_cell(stopped)
         );
         use std::io::Write as _;
         let appended = std::fs::OpenOptions::new()

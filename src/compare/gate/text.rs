@@ -162,7 +162,7 @@ impl Verdict {
     }
 
     /// Aligned text for the terminal (every cell and line
-    /// [`printable`](crate::report::printable)).
+    /// [`printable`](crate::support::text::printable)).
     pub fn terminal(&self) -> String {
         let cells = self.cells();
         let header: Vec<&str> = cells[0].iter().map(String::as_str).collect();
@@ -178,7 +178,7 @@ impl Verdict {
         }
         let _ = writeln!(out, "{}", self.method());
         let _ = writeln!(out, "{}", self.headline());
-        crate::report::printable_lines(&out).into_owned()
+        crate::support::text::printable_lines(&out).into_owned()
     }
 
     fn reasons(&self, out: &mut String, bullet: &str) {
@@ -217,7 +217,7 @@ impl Verdict {
 
     /// GitHub-flavoured Markdown (for a CI job summary).
     pub fn markdown(&self) -> String {
-        let esc = crate::report::md_cell;
+        let esc = crate::support::text::md_cell;
         let mut out = format!(
             "### bench-sudoku gate: {} vs {}\n\n",
             esc(&self.gate.candidate),
@@ -325,7 +325,7 @@ fn seconds(d: std::time::Duration) -> String {
 
 fn esc_lines(s: &str) -> String {
     s.lines()
-        .map(crate::report::md_cell)
+        .map(crate::support::text::md_cell)
         .collect::<Vec<_>>()
         .join("\n")
         + "\n"

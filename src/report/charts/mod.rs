@@ -24,8 +24,9 @@
 //! `bench-sudoku report DIR` reads them back from `puzzles.csv`, and both
 //! draw the same charts.
 
-use super::{file_part, Exporter, Output, Report};
+use super::{Exporter, Output, Report};
 use crate::bench::metrics::UnitStats;
+use crate::support::names::file_part;
 use frame::{color_of, legend_label, strategy_colors};
 use plotters::prelude::*;
 
