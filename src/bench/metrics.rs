@@ -24,17 +24,6 @@ pub use super::outcome::{MismatchKind, PuzzleOutcome, Repeats};
 /// a trained branch predictor (up to about 1.3×, docs/MEASUREMENT.md), as
 /// much as a solver gains by remembering answers.
 pub const CACHE_FACTOR: u64 = 4;
-/// Below this much wall time a strategy's wall-clock figures (puzzles/s,
-/// a scan's speedups) are not believed: the fixed cost of starting the
-/// threads and the reader, and a single descheduling, are a large share
-/// of it (docs/MEASUREMENT.md §2, measured with
-/// scripts/short-run-noise.sh; hyperfine warns below 5 ms).
-pub const SHORT_WALL_NS: u64 = 10_000_000;
-
-/// A solver's own clock that claims less than this share of the time the
-/// harness measured around its passes is not believed (a solve that the
-/// solver says took 1 ns of a 100 µs round trip).
-pub const CLAIMED_SHARE_MIN: f64 = 0.02;
 
 /// A puzzle whose answer disagreed with the dataset's solution, the rules,
 /// or bench-sudoku's own count of its solutions.
@@ -537,71 +526,6 @@ impl UnitStats {
         settle(&mut self.skipped_list, |s| (s.line, s.index));
     }
 
-    /// Rebuilds the aggregates of a unit from what a results directory keeps:
-    /// its summary record and its three histograms (the `.hdr` files).
-    /// Everything [`UnitStats::summary`] reads is restored exactly except the
-    /// `no_guess` count, which is recovered from its percentage (rounded; exact
-    /// for any realistic unit size).
-    pub fn from_parts(
-        r: &ResultRecord,
-        time: Histogram<u64>,
-        guesses: Histogram<u64>,
-        depth: Histogram<u64>,
-        passes: u32,
-    ) -> Self {
-        let mut status = [0u64; Status::ALL.len()];
-        for st in Status::ALL {
-            status[st as usize] = r.count(st);
-        }
-        let timed = r.timed();
-        UnitStats {
-            dataset: r.dataset.clone(),
-            strategy: r.strategy.clone(),
-            puzzles: r.puzzles,
-            status,
-            rejected: r.rejected,
-            mismatches: r.mismatches,
-            wrong_answers: r.wrong_answers,
-            wrong_counts: r.wrong_counts,
-            unstable_answers: r.unstable_answers,
-            unstable_counters: r.unstable_counters,
-            repeated: r.repeated,
-            repeat_far_faster: r.repeat_far_faster,
-            unverified: r.unverified,
-            remeasured: r.remeasured,
-            busy_ns: r.busy_ns.unwrap_or(0),
-            solve_ns_total: r.solve_ns_total,
-            time,
-            guesses,
-            depth,
-            guesses_total: r.guesses_total.unwrap_or(0),
-            guesses_max: r.guesses_max.unwrap_or(0),
-            backtracks_total: r.backtracks_total.unwrap_or(0),
-            backtracks_max: r.backtracks_max.unwrap_or(0),
-            max_depth_max: r.max_depth_max.unwrap_or(0),
-            nodes_total: r.nodes_total.unwrap_or(0),
-            naked_total: r.naked_singles_total.unwrap_or(0),
-            hidden_total: r.hidden_singles_total.unwrap_or(0),
-            no_guess: (r.no_guess_pct.unwrap_or(0.0) * timed.max(1) as f64 / 100.0).round() as u64,
-            time_max: r.max_ns,
-            pass_ns: r.pass_solve_ns.clone(),
-            mismatch_list: Vec::new(),
-            fault_list: Vec::new(),
-            skipped: r.skipped,
-            skipped_list: Vec::new(),
-            wall_ns: r.wall_ns,
-            passes,
-            complete: r.complete,
-            counters: r.counters,
-            clock: r.clock,
-            paired: r.paired.clone(),
-            paired_gate: r.paired_gate.clone(),
-            // Not kept in the summary: `puzzles.csv` has the points
-            // (`report::Report::with_scatter` reads them back).
-            points: None,
-        }
-    }
-
     /// Adds another unit's aggregates (a disjoint part of the same dataset
     /// and strategy, e.g. another shard): counts and totals summed, maxima
     /// maxed, histograms added, per-pass and wall times summed, lists
@@ -676,7 +600,7 @@ impl UnitStats {
     }
 
     /// See [`ResultRecord::claimed_share`].
-    fn claimed_share(&self) -> Option<f64> {
+    pub fn claimed_share(&self) -> Option<f64> {
         if self.clock != Clock::Solver || self.busy_ns == 0 || self.pass_ns.is_empty() {
             return None;
         }
@@ -684,356 +608,6 @@ impl UnitStats {
             self.pass_ns.iter().map(|&n| n as f64).sum::<f64>() / self.pass_ns.len() as f64;
         let per_pass = self.busy_ns as f64 / self.passes.max(1) as f64;
         Some(claimed / per_pass)
-    }
-
-    /// The summary record (the `results` entries of summary.json).
-    pub fn summary(&self, threads: usize) -> ResultRecord {
-        // Means over the puzzles that have a time and counters (faults have
-        // neither).
-        let timed = self.timed();
-        let n = timed.max(1) as f64;
-        // A percentile is the highest value of its histogram bucket, which
-        // can lie above the largest time recorded: clamped to it, so that no
-        // percentile exceeds the maximum.
-        let q = |p: f64| {
-            if timed == 0 {
-                0
-            } else {
-                self.time.value_at_quantile(p).min(self.time_max)
-            }
-        };
-        let has = |c: Counter| self.counters.has(c);
-        let total = |c: Counter, v: u64| has(c).then_some(v);
-        let mean = |c: Counter, v: u64| has(c).then_some(v as f64 / n);
-        let (pmin, pmax) = (
-            self.pass_ns.iter().copied().min().unwrap_or(0),
-            self.pass_ns.iter().copied().max().unwrap_or(0),
-        );
-        ResultRecord {
-            dataset: self.dataset.clone(),
-            strategy: self.strategy.clone(),
-            puzzles: self.puzzles,
-            solved: self.count(Status::Solved),
-            no_solution: self.count(Status::NoSolution),
-            multiple: self.count(Status::Multiple),
-            stalled: self.count(Status::Stalled),
-            gave_up: self.count(Status::GaveUp),
-            invalid: self.count(Status::Invalid),
-            crashed: self.count(Status::Crashed),
-            timeout: self.count(Status::Timeout),
-            protocol_error: self.count(Status::ProtocolError),
-            error: self.count(Status::Error),
-            rejected: self.rejected,
-            mismatches: self.mismatches,
-            wrong_answers: self.wrong_answers,
-            wrong_counts: self.wrong_counts,
-            unstable_answers: self.unstable_answers,
-            unstable_counters: self.unstable_counters,
-            repeated: self.repeated,
-            repeat_far_faster: self.repeat_far_faster,
-            unverified: self.unverified,
-            remeasured: self.remeasured,
-            busy_ns: Some(self.busy_ns).filter(|&b| b > 0),
-            claimed_share: self.claimed_share(),
-            skipped: self.skipped,
-            threads,
-            wall_ns: self.wall_ns,
-            solve_ns_total: self.solve_ns_total,
-            puzzles_per_sec: if self.wall_ns == 0 {
-                0.0
-            } else {
-                (self.puzzles * self.passes as u64) as f64 * 1e9 / self.wall_ns as f64
-            },
-            mean_ns: self.solve_ns_total as f64 / n,
-            p50_ns: q(0.5),
-            p90_ns: q(0.9),
-            p99_ns: q(0.99),
-            p999_ns: q(0.999),
-            max_ns: self.time_max,
-            guesses_total: total(Counter::Guesses, self.guesses_total),
-            guesses_mean: mean(Counter::Guesses, self.guesses_total),
-            guesses_max: total(Counter::Guesses, self.guesses_max),
-            backtracks_total: total(Counter::Backtracks, self.backtracks_total),
-            backtracks_mean: mean(Counter::Backtracks, self.backtracks_total),
-            backtracks_max: total(Counter::Backtracks, self.backtracks_max),
-            max_depth_max: total(Counter::MaxDepth, self.max_depth_max),
-            max_depth_mean: has(Counter::MaxDepth).then(|| self.depth.mean()),
-            nodes_total: total(Counter::Nodes, self.nodes_total),
-            naked_singles_total: total(Counter::NakedSingles, self.naked_total),
-            hidden_singles_total: total(Counter::HiddenSingles, self.hidden_total),
-            no_guess_pct: has(Counter::Guesses).then(|| self.no_guess as f64 * 100.0 / n),
-            repeat_spread_pct: if pmin == 0 {
-                0.0
-            } else {
-                (pmax - pmin) as f64 * 100.0 / pmin as f64
-            },
-            pass_solve_ns: self.pass_ns.clone(),
-            complete: self.complete,
-            counters: self.counters,
-            clock: self.clock,
-            paired: self.paired.clone(),
-            paired_gate: self.paired_gate.clone(),
-            counters_saturated: [
-                self.solve_ns_total,
-                self.guesses_total,
-                self.backtracks_total,
-                self.nodes_total,
-                self.naked_total,
-                self.hidden_total,
-            ]
-            .iter()
-            .chain(&self.pass_ns)
-            .any(|&t| t == u64::MAX),
-            too_short: self.wall_ns > 0 && self.wall_ns < SHORT_WALL_NS,
-        }
-    }
-}
-
-/// One (dataset, strategy) line of the summaries. Field names are a stable
-/// interface (summary.json / summary.csv).
-#[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq)]
-pub struct ResultRecord {
-    pub dataset: String,
-    pub strategy: String,
-    pub puzzles: u64,
-    /// Verified answers by status: a rejected answer is counted in
-    /// `rejected` and nowhere here.
-    pub solved: u64,
-    pub no_solution: u64,
-    pub multiple: u64,
-    pub stalled: u64,
-    pub gave_up: u64,
-    pub invalid: u64,
-    /// Faults of external solvers: the process died, did not answer in
-    /// time, broke the protocol, or replied `error`.
-    #[serde(default)]
-    pub crashed: u64,
-    #[serde(default)]
-    pub timeout: u64,
-    #[serde(default)]
-    pub protocol_error: u64,
-    #[serde(default)]
-    pub error: u64,
-    /// Puzzles whose answer the harness rejected, each counted once
-    /// (the kinds below may overlap): no time, no counters, no pair.
-    #[serde(default)]
-    pub rejected: u64,
-    /// Answers that disagree with the dataset's solution column.
-    pub mismatches: u64,
-    /// Returned grids that break a rule or a given (engine bugs).
-    pub wrong_answers: u64,
-    /// Solution counts that differ from bench-sudoku's own.
-    #[serde(default)]
-    pub wrong_counts: u64,
-    /// Answers that changed from one pass to another.
-    #[serde(default)]
-    pub unstable_answers: u64,
-    /// Accepted answers whose search counters changed between passes (the
-    /// first pass's counters are reported).
-    #[serde(default)]
-    pub unstable_counters: u64,
-    /// Accepted answers solved in two or more passes, and how many of them
-    /// were at least `CACHE_FACTOR` times faster on a later pass than on
-    /// the first (a sign of a solver that remembers answers).
-    #[serde(default)]
-    pub repeated: u64,
-    #[serde(default)]
-    pub repeat_far_faster: u64,
-    /// Accepted answers that carried no solution grid (tdoku's signature
-    /// with a limit above 1): only their solution count was checked.
-    #[serde(default)]
-    pub unverified: u64,
-    /// Puzzles whose kept time was an outlier against puzzles of like
-    /// search effort and was measured again, the minimum kept
-    /// (docs/MEASUREMENT.md, "Spikes").
-    #[serde(default)]
-    pub remeasured: u64,
-    /// The time the harness measured around the strategy's passes over its
-    /// chunks (every pass, round trips to a solver process included):
-    /// what a solver's own clock is held against.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub busy_ns: Option<u64>,
-    /// For a strategy timed by its own clock: the share of the harness's
-    /// measured time per pass that its claimed times account for. An
-    /// honest solver's claims cover most of each round trip (over a pipe,
-    /// about two thirds for `fast` served: docs/PERFORMANCE.md, External
-    /// solvers); a tiny share is a clock that cannot be believed
-    /// ([`CLAIMED_SHARE_MIN`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub claimed_share: Option<f64>,
-    /// Rows skipped with --skip-invalid.
-    pub skipped: u64,
-    pub threads: usize,
-    /// Wall time of the unit, reader start to last row written.
-    pub wall_ns: u64,
-    /// Sum of the per-puzzle solve times.
-    pub solve_ns_total: u64,
-    /// Solves per second of wall time (puzzles × passes / wall time).
-    pub puzzles_per_sec: f64,
-    /// Exact mean of the per-puzzle solve times (of the puzzles that have
-    /// one: every puzzle but the faults).
-    pub mean_ns: f64,
-    pub p50_ns: u64,
-    pub p90_ns: u64,
-    pub p99_ns: u64,
-    pub p999_ns: u64,
-    /// Exact maximum.
-    pub max_ns: u64,
-    /// Search-effort counters; `None` (null) when the strategy does not
-    /// report the counter (see `counters`).
-    pub guesses_total: Option<u64>,
-    pub guesses_mean: Option<f64>,
-    pub guesses_max: Option<u64>,
-    pub backtracks_total: Option<u64>,
-    pub backtracks_mean: Option<f64>,
-    pub backtracks_max: Option<u64>,
-    pub max_depth_max: Option<u64>,
-    pub max_depth_mean: Option<f64>,
-    pub nodes_total: Option<u64>,
-    pub naked_singles_total: Option<u64>,
-    pub hidden_singles_total: Option<u64>,
-    /// Share of puzzles solved without a single guess (needs guesses).
-    pub no_guess_pct: Option<f64>,
-    /// (slowest − fastest) / fastest measured pass, in percent.
-    pub repeat_spread_pct: f64,
-    /// Total solve time of each measured pass.
-    pub pass_solve_ns: Vec<u64>,
-    pub complete: bool,
-    /// The counters the strategy reports (the others are null above).
-    #[serde(default = "all_counters")]
-    pub counters: CounterSet,
-    /// Where the solve times come from: `harness` (the harness's monotonic
-    /// clock around an in-process call), `solver` (the solver's own), or
-    /// `round_trip` (request to reply through a pipe).
-    #[serde(default)]
-    pub clock: Clock,
-    /// The paired comparison with the baseline of an interleaved run
-    /// (absent for the baseline itself and in sequential runs).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub paired: Option<Paired>,
-    /// The gate's candidate's paired comparison with the gate's BASE, when
-    /// BASE is not the baseline (`run --gate BASE:CANDIDATE --baseline
-    /// OTHER`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub paired_gate: Option<Paired>,
-    /// A total (of a search counter or of the solve times) reached
-    /// u64::MAX, the most it holds: it stopped there, so it and the means
-    /// made from it are lower bounds. Happens only with an external solver
-    /// that reports absurd values ([`ResultRecord::saturated`] names them).
-    /// Written only when true.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub counters_saturated: bool,
-    /// The strategy's share of the run's wall time (`wall_ns`) was under
-    /// [`SHORT_WALL_NS`]: too short to time, its wall-clock figures
-    /// (`puzzles_per_sec`, `wall_ns`) are mostly start-up and scheduler
-    /// noise ([`ResultRecord::short_timing`]).
-    #[serde(default)]
-    pub too_short: bool,
-}
-
-fn all_counters() -> CounterSet {
-    CounterSet::ALL
-}
-
-impl ResultRecord {
-    /// The paired comparison with strategy `reference`: the one with the
-    /// baseline, or the gate's with its BASE.
-    pub fn paired_with(&self, reference: &str) -> Option<&Paired> {
-        [self.paired.as_ref(), self.paired_gate.as_ref()]
-            .into_iter()
-            .flatten()
-            .find(|p| p.baseline == reference)
-    }
-
-    /// Too short to time: a wall time measured, and under
-    /// [`SHORT_WALL_NS`] (computed from `wall_ns`, so that a summary
-    /// written before the flag existed is judged the same way).
-    pub fn short_timing(&self) -> bool {
-        self.wall_ns > 0 && self.wall_ns < SHORT_WALL_NS
-    }
-
-    /// The number of puzzles with outcome `st`.
-    pub fn count(&self, st: Status) -> u64 {
-        match st {
-            Status::Solved => self.solved,
-            Status::NoSolution => self.no_solution,
-            Status::Multiple => self.multiple,
-            Status::Invalid => self.invalid,
-            Status::Stalled => self.stalled,
-            Status::GaveUp => self.gave_up,
-            Status::Crashed => self.crashed,
-            Status::Timeout => self.timeout,
-            Status::ProtocolError => self.protocol_error,
-            Status::Error => self.error,
-        }
-    }
-
-    /// Puzzles the solver failed on.
-    pub fn faults(&self) -> u64 {
-        Status::FAULTS.iter().map(|&s| self.count(s)).sum()
-    }
-
-    /// Rejected answers: mismatches with the dataset's solution, answers
-    /// that break the rules, counts that disagree, answers that changed
-    /// between passes (each puzzle once).
-    pub fn wrong(&self) -> u64 {
-        if self.rejected > 0 {
-            self.rejected
-        } else {
-            // A summary written before rejected answers were counted apart
-            // has only the kinds (then at most one per puzzle).
-            self.mismatches + self.wrong_answers + self.wrong_counts + self.unstable_answers
-        }
-    }
-
-    /// Puzzles with a time: the accepted answers.
-    pub fn timed(&self) -> u64 {
-        self.puzzles.saturating_sub(self.faults() + self.rejected)
-    }
-
-    /// For a strategy timed by its own clock, the share of the harness's
-    /// time its claims account for ([`ResultRecord::claimed_share`]).
-    pub fn claimed_share(&self) -> Option<f64> {
-        self.claimed_share
-    }
-
-    /// Its own clock claims too little of the harness's time to be believed.
-    pub fn implausible_clock(&self) -> bool {
-        self.claimed_share.is_some_and(|s| s < CLAIMED_SHARE_MIN)
-    }
-
-    /// A strategy whose repeated passes were far faster than its first on
-    /// most puzzles: it may remember answers rather than solve.
-    pub fn cache_suspect(&self) -> bool {
-        self.repeated > 0 && 2 * self.repeat_far_faster > self.repeated
-    }
-
-    /// The totals that reached u64::MAX (see `counters_saturated`).
-    pub fn saturated(&self) -> Vec<&'static str> {
-        let full = |v: Option<u64>| v == Some(u64::MAX);
-        [
-            ("solve_ns_total", Some(self.solve_ns_total)),
-            ("guesses_total", self.guesses_total),
-            ("backtracks_total", self.backtracks_total),
-            ("nodes_total", self.nodes_total),
-            ("naked_singles_total", self.naked_singles_total),
-            ("hidden_singles_total", self.hidden_singles_total),
-        ]
-        .into_iter()
-        .filter(|&(_, v)| full(v))
-        .map(|(name, _)| name)
-        .chain(
-            self.pass_solve_ns
-                .contains(&u64::MAX)
-                .then_some("pass_solve_ns"),
-        )
-        .collect()
-    }
-
-    /// Answers that count against the run (rejected answers and faults),
-    /// each puzzle once.
-    pub fn bad(&self) -> u64 {
-        self.wrong() + self.faults()
     }
 }
 
@@ -1096,52 +670,37 @@ pub fn v2_bytes(h: &Histogram<u64>) -> Vec<u8> {
     out
 }
 
+/// A solved puzzle's outcome with the given time and guesses, for tests.
+#[cfg(test)]
+pub(crate) fn test_outcome(time_ns: u64, guesses: u64, status: Status) -> PuzzleOutcome {
+    PuzzleOutcome {
+        index: 0,
+        line: 1,
+        status,
+        solutions: 1,
+        time_ns,
+        counters: crate::solver::Counters {
+            guesses,
+            backtracks: guesses,
+            max_depth: guesses.min(5) as u32,
+            nodes: guesses + 1,
+            naked_singles: 10,
+            hidden_singles: 2,
+        },
+        givens: 25,
+        matches_solution: None,
+        wrong: None,
+        wrong_count: None,
+        fault: None,
+        repeats: Default::default(),
+        unverified: false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solver::Counters;
-
-    fn outcome(time_ns: u64, guesses: u64, status: Status) -> PuzzleOutcome {
-        PuzzleOutcome {
-            index: 0,
-            line: 1,
-            status,
-            solutions: 1,
-            time_ns,
-            counters: Counters {
-                guesses,
-                backtracks: guesses,
-                max_depth: guesses.min(5) as u32,
-                nodes: guesses + 1,
-                naked_singles: 10,
-                hidden_singles: 2,
-            },
-            givens: 25,
-            matches_solution: None,
-            wrong: None,
-            wrong_count: None,
-            fault: None,
-            repeats: Default::default(),
-            unverified: false,
-        }
-    }
-
-    #[test]
-    fn histograms_grow_to_any_value_and_clamp_at_the_maximum() {
-        let mut u = UnitStats::new("d", "s", 1);
-        for t in [1u64, 70_000, 5_000_000_000, HIST_MAX * 10] {
-            u.record(&outcome(t, 1_000_000, Status::Solved));
-        }
-        let r = u.summary(1);
-        assert_eq!(r.max_ns, HIST_MAX * 10, "the exact maximum is kept");
-        assert_eq!(u.time.len(), 4);
-        // Within 0.1 % (3 significant figures), the top value clamped.
-        let close = |a: u64, b: u64| (a as f64 - b as f64).abs() <= b as f64 * 1e-3;
-        assert!(close(u.time.value_at_quantile(0.5), 70_000));
-        assert!(close(u.time.value_at_quantile(0.75), 5_000_000_000));
-        assert!(close(u.time.max(), HIST_MAX));
-        assert!(close(u.guesses.max(), 1_000_000));
-    }
+    use test_outcome as outcome;
 
     #[test]
     fn time_classes_are_the_histograms_own() {
@@ -1197,164 +756,13 @@ mod tests {
         // Guesses and depths below, at and above the 64 of the fast path.
         assert_eq!(direct.guesses, counted.guesses);
         assert_eq!(direct.depth, counted.depth);
-        assert_eq!(direct.summary(1), counted.summary(1));
-    }
-
-    #[test]
-    fn aggregates_are_exact() {
-        let mut u = UnitStats::new("d", "s", 1);
-        for i in 1..=1000u64 {
-            u.record(&outcome(i * 1000, i % 3, Status::Solved));
-        }
-        u.wall_ns = 2_000_000;
-        let r = u.summary(2);
-        assert_eq!(r.puzzles, 1000);
-        assert_eq!(r.solved, 1000);
-        assert_eq!(r.solve_ns_total, 500_500_000);
-        assert_eq!(r.mean_ns, 500_500.0);
-        assert_eq!(r.max_ns, 1_000_000);
-        // 3 significant figures: within 0.1 %.
-        assert!((r.p50_ns as f64 - 500_000.0).abs() <= 500.0, "{}", r.p50_ns);
-        assert!((r.p99_ns as f64 - 990_000.0).abs() <= 990.0, "{}", r.p99_ns);
-        assert_eq!(r.guesses_total, Some(1000));
-        assert_eq!(r.guesses_max, Some(2));
-        assert!((r.no_guess_pct.unwrap() - 33.3).abs() < 0.01);
-        assert_eq!(r.puzzles_per_sec, 500_000.0);
-    }
-
-    #[test]
-    fn per_thread_parts_in_any_order_merge_to_the_whole_with_the_same_lists() {
-        use rand::seq::SliceRandom;
-        use rand::SeedableRng;
-        // 5,000 puzzles, every third one wrong and every seventh a fault:
-        // more than the lists keep, so which ones are kept matters.
-        let outcomes: Vec<PuzzleOutcome> = (0..5000u64)
-            .map(|i| {
-                let st = if i % 7 == 0 {
-                    Status::Crashed
-                } else {
-                    Status::Solved
-                };
-                let mut o = outcome(i * 997 % 100_000 + 1, i % 90, st);
-                o.index = i;
-                o.line = i + 2;
-                if i % 3 == 0 {
-                    o.matches_solution = Some(false);
-                }
-                o
-            })
-            .collect();
-        let mut whole = UnitStats::new("d", "s", 1);
-        for o in &outcomes {
-            whole.record(o);
-        }
-        // Batches of 64 finished by four threads in a shuffled order.
-        let mut batches: Vec<&[PuzzleOutcome]> = outcomes.chunks(64).collect();
-        batches.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(7));
-        let mut parts: Vec<(UnitStats, SmallCounts)> = (0..4)
-            .map(|_| (UnitStats::new("d", "s", 1), SmallCounts::default()))
-            .collect();
-        for (i, b) in batches.iter().enumerate() {
-            let (u, small) = &mut parts[i % 4];
-            for o in b.iter() {
-                u.record_counting(o, small);
-            }
-        }
-        let mut merged = UnitStats::new("d", "s", 1);
-        for (mut u, mut small) in parts {
-            small.flush(&mut u);
-            merged.merge_outcomes(&u).unwrap();
-        }
-        whole.settle();
-        assert_eq!(whole.summary(1), merged.summary(1));
-        assert_eq!(whole.time, merged.time);
-        assert_eq!(whole.guesses, merged.guesses);
-        assert_eq!(whole.mismatch_list.len(), LIST_CAP);
-        let key = |m: &Mismatch| (m.index, m.kind.as_str(), m.detail.clone());
-        let (a, b): (Vec<_>, Vec<_>) = (
-            whole.mismatch_list.iter().map(key).collect(),
-            merged.mismatch_list.iter().map(key).collect(),
+        assert_eq!(direct.status, counted.status);
+        assert_eq!(direct.solve_ns_total, counted.solve_ns_total);
+        assert_eq!(direct.time_max, counted.time_max);
+        assert_eq!(
+            (direct.guesses_total, direct.guesses_max, direct.no_guess),
+            (counted.guesses_total, counted.guesses_max, counted.no_guess)
         );
-        assert_eq!(a, b);
-        let first: Vec<u64> = merged.mismatch_list[..6].iter().map(|m| m.index).collect();
-        assert_eq!(first, [3, 6, 9, 12, 15, 18]);
-        let faults = |u: &UnitStats| u.fault_list.iter().map(|f| f.index).collect::<Vec<_>>();
-        assert_eq!(faults(&whole), faults(&merged));
-        assert_eq!(faults(&merged)[..3], [0, 7, 14]);
-    }
-
-    #[test]
-    fn parts_rebuilt_and_merged_equal_the_whole() {
-        let outcomes: Vec<PuzzleOutcome> = (1..=600u64)
-            .map(|i| {
-                let st = if i % 50 == 0 {
-                    Status::GaveUp
-                } else {
-                    Status::Solved
-                };
-                outcome(i * 997 % 100_000 + 1, i * 7 % 23, st)
-            })
-            .collect();
-        let mut whole = UnitStats::new("d", "s", 1);
-        let mut parts = [
-            UnitStats::new("d", "s", 1),
-            UnitStats::new("d", "s", 1),
-            UnitStats::new("d", "s", 1),
-        ];
-        for (i, o) in outcomes.iter().enumerate() {
-            whole.record(o);
-            parts[i % 3].record(o);
-        }
-        let passes = 1;
-        let rebuilt: Vec<UnitStats> = parts
-            .iter_mut()
-            .map(|p| {
-                p.pass_ns = vec![p.solve_ns_total];
-                p.complete = true;
-                UnitStats::from_parts(
-                    &p.summary(1),
-                    p.time.clone(),
-                    p.guesses.clone(),
-                    p.depth.clone(),
-                    passes,
-                )
-            })
-            .collect();
-        let mut merged = rebuilt[0].clone();
-        for r in &rebuilt[1..] {
-            merged.merge(r).unwrap();
-        }
-        whole.pass_ns = vec![whole.solve_ns_total];
-        whole.complete = true;
-        let (a, b) = (whole.summary(1), merged.summary(1));
-        assert_eq!(a, b);
-        assert_eq!(whole.time, merged.time);
-        assert_eq!(whole.no_guess, merged.no_guess);
-    }
-
-    #[test]
-    fn hgrm_has_the_standard_shape() {
-        let mut u = UnitStats::new("d", "s", 1);
-        for i in 1..=100u64 {
-            u.record(&outcome(i * 1000, 0, Status::Solved));
-        }
-        let text = hgrm_text(&u.time, 1000.0);
-        let first = text.lines().next().unwrap();
-        assert!(first.contains("Value") && first.contains("1/(1-Percentile)"));
-        let rows: Vec<&str> = text
-            .lines()
-            .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.contains("Value"))
-            .collect();
-        assert!(rows.len() > 10);
-        let last: Vec<&str> = rows.last().unwrap().split_whitespace().collect();
-        assert_eq!(last[1], "1.000000000000");
-        assert_eq!(last[2], "100");
-        assert!(text.contains("#[Max     ="));
-        // The V2 bytes read back to the same histogram.
-        let bytes = v2_bytes(&u.time);
-        let back: Histogram<u64> = hdrhistogram::serialization::Deserializer::new()
-            .deserialize(&mut &bytes[..])
-            .unwrap();
-        assert_eq!(back, u.time);
+        assert_eq!(direct.max_depth_max, counted.max_depth_max);
     }
 }

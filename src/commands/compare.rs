@@ -1,7 +1,8 @@
 //! `bench-sudoku compare BASELINE CURRENT`: the regression gate.
 
 use super::CmdResult;
-use crate::compare::{self, load::ResultsDir, stats::Metric, Settings};
+use crate::compare::{self, stats::Metric, Settings};
+use crate::results::ResultsDir;
 use clap::Args;
 use std::path::PathBuf;
 

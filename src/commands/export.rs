@@ -2,9 +2,9 @@
 //! from an existing results directory (the same exporters as `run --export`).
 
 use super::CmdResult;
-use crate::compare::load::ResultsDir;
 use crate::report::{self, Report};
 use crate::results::dest::{Dest, Guard};
+use crate::results::ResultsDir;
 use anyhow::Context;
 use clap::Args;
 use std::path::{Path, PathBuf};

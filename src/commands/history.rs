@@ -3,9 +3,9 @@
 //! ([`crate::history::Line`]), for `trend` to follow a solver's revisions.
 
 use super::CmdResult;
-use crate::compare::load::ResultsDir;
 use crate::history::{self, Line};
 use crate::results::dest::Guard;
+use crate::results::ResultsDir;
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;

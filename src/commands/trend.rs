@@ -7,11 +7,11 @@
 //! `--fail-on-step` makes a step at the newest revision fail a CI job.
 
 use super::CmdResult;
-use crate::compare::load::ResultsDir;
 use crate::history::series::{self, Order, Series};
 use crate::history::{self, Line};
 use crate::report;
 use crate::results::dest::Guard;
+use crate::results::ResultsDir;
 use anyhow::Context;
 use clap::Args;
 use std::path::{Path, PathBuf};

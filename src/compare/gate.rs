@@ -33,8 +33,8 @@
 //! (every dataset unchanged or improved).
 
 use super::sequential::{resolution_pct, Decision, Interval};
-use crate::bench::metrics::ResultRecord;
 use crate::bench::paired::{Paired, LEVEL, MIN_BLOCKS};
+use crate::results::ResultRecord;
 use budget::{Budgeted, Evidence};
 
 pub mod budget;
@@ -446,7 +446,7 @@ fn side_checks(side: &str, label: &str, r: &ResultRecord, c: &mut Checks) {
     }
     if let Some(share) = r
         .claimed_share()
-        .filter(|&s| s < crate::bench::metrics::CLAIMED_SHARE_MIN)
+        .filter(|&s| s < crate::results::record::CLAIMED_SHARE_MIN)
     {
         c.unjudged.push(format!(
             "{side} {label} is timed by its own clock, which claims {:.2}% of the time the \

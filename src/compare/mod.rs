@@ -3,13 +3,13 @@
 //! `bench-sudoku compare` prints it; its exit status gates CI.
 
 pub mod gate;
-pub mod load;
+
 pub mod sequential;
 pub mod stats;
 
-use crate::bench::metrics::ResultRecord;
 use crate::report::terminal::fmt_ns;
-use load::{ResultsDir, Samples};
+use crate::results::dir::{PuzzleData, ResultsDir, Samples};
+use crate::results::ResultRecord;
 use stats::{Interval, Metric};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -299,8 +299,8 @@ pub fn compare(
 fn cannot_judge(
     base: &ResultsDir,
     current: &ResultsDir,
-    bd: Option<&load::PuzzleData>,
-    cd: Option<&load::PuzzleData>,
+    bd: Option<&PuzzleData>,
+    cd: Option<&PuzzleData>,
     settings: &Settings,
 ) -> Vec<String> {
     let mut why = Vec::new();

@@ -54,7 +54,7 @@ impl Metric {
     }
 
     /// The same statistic from a summary record (no samples).
-    pub fn of_summary(self, r: &crate::bench::metrics::ResultRecord) -> f64 {
+    pub fn of_summary(self, r: &crate::results::ResultRecord) -> f64 {
         match self {
             Metric::Mean => r.mean_ns,
             Metric::P50 => r.p50_ns as f64,

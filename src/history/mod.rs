@@ -17,8 +17,8 @@
 pub mod series;
 pub mod steps;
 
-use crate::bench::metrics::ResultRecord;
-use crate::bench::sysinfo::Meta;
+use crate::results::meta::Meta;
+use crate::results::ResultRecord;
 use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
 use std::path::Path;

@@ -14,7 +14,7 @@
 //! series of finished runs.
 
 use super::{Exporter, Output, Report};
-use crate::bench::metrics::ResultRecord;
+use crate::results::ResultRecord;
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
 

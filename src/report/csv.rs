@@ -13,7 +13,7 @@
 //! report is an empty cell. Lists are joined with `;`.
 
 use super::{Exporter, Output, Report};
-use crate::bench::metrics::ResultRecord;
+use crate::results::ResultRecord;
 use crate::support::cells::neutral;
 use serde::Serialize;
 

@@ -9,7 +9,7 @@
 
 use super::terminal::fmt_ns;
 use super::{Exporter, Output, Report};
-use crate::bench::metrics::ResultRecord;
+use crate::results::ResultRecord;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -39,7 +39,7 @@ pub fn benchmark_name(r: &ResultRecord) -> String {
 
 /// The entries of a set of results; `meta` gives each strategy's revision,
 /// which starts its entries' `extra` (`revision a1b2c3d; …`).
-pub fn render(results: &[ResultRecord], meta: &crate::bench::sysinfo::Meta) -> Vec<Entry> {
+pub fn render(results: &[ResultRecord], meta: &crate::results::meta::Meta) -> Vec<Entry> {
     let mut out = Vec::new();
     for r in results {
         let base = benchmark_name(r);

@@ -9,8 +9,8 @@
 //! times to the fastest trusted strategy, and says that it is unpaired.
 
 use super::rank::{fastest_mean, rank_mark, relative_range, trusted};
-use crate::bench::metrics::ResultRecord;
 use crate::bench::paired::{ratio, Paired};
+use crate::results::ResultRecord;
 
 /// What the headline ratio of a run is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

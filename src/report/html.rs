@@ -110,7 +110,7 @@ fn caption(kind: ChartKind) -> &'static str {
 
 /// The facts of the run, in the order the page lists them: the machine
 /// and the build, the strategies, then the run's options.
-fn facts(m: &crate::bench::sysinfo::Meta) -> Vec<(&'static str, String)> {
+fn facts(m: &crate::results::meta::Meta) -> Vec<(&'static str, String)> {
     let mut facts = machine_facts(m);
     facts.extend(strategy_facts(m));
     facts.extend(option_facts(m));
@@ -118,7 +118,7 @@ fn facts(m: &crate::bench::sysinfo::Meta) -> Vec<(&'static str, String)> {
 }
 
 /// The machine, the build and the run's times.
-fn machine_facts(m: &crate::bench::sysinfo::Meta) -> Vec<(&'static str, String)> {
+fn machine_facts(m: &crate::results::meta::Meta) -> Vec<(&'static str, String)> {
     vec![
         ("tool", format!("{} {}", m.tool, m.version)),
         (
@@ -146,7 +146,7 @@ fn machine_facts(m: &crate::bench::sysinfo::Meta) -> Vec<(&'static str, String)>
 }
 
 /// The strategies, their revisions and what each external solver is.
-fn strategy_facts(m: &crate::bench::sysinfo::Meta) -> Vec<(&'static str, String)> {
+fn strategy_facts(m: &crate::results::meta::Meta) -> Vec<(&'static str, String)> {
     let o = &m.options;
     let mut facts = vec![("strategies", o.strategies.join(", "))];
     let revisions = m.revisions();
@@ -175,7 +175,7 @@ fn strategy_facts(m: &crate::bench::sysinfo::Meta) -> Vec<(&'static str, String)
 }
 
 /// The run's options, its datasets and how far it got.
-fn option_facts(m: &crate::bench::sysinfo::Meta) -> Vec<(&'static str, String)> {
+fn option_facts(m: &crate::results::meta::Meta) -> Vec<(&'static str, String)> {
     let o = &m.options;
     let mut facts: Vec<(&'static str, String)> = Vec::new();
     if let Some(t) = &o.timeout {
@@ -280,7 +280,7 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
 }
 
 /// The line under the title: machine, threads, commit, when.
-fn machine_line(m: &crate::bench::sysinfo::Meta) -> Markup {
+fn machine_line(m: &crate::results::meta::Meta) -> Markup {
     html! {
         p.sub {
             (m.cpu_model) " · " (m.logical_cores) " logical cores · " (m.threads)
@@ -437,7 +437,7 @@ fn dataset_section(report: &Report, ds: &str, charts: &[Chart]) -> Markup {
 
 /// The command line, the facts of the run in two columns (the machine and
 /// build, then the run's options), and the files of the directory.
-fn run_section(m: &crate::bench::sysinfo::Meta) -> Markup {
+fn run_section(m: &crate::results::meta::Meta) -> Markup {
     let facts = facts(m);
     let half = facts.len().div_ceil(2).max(1);
     html! {

@@ -1,7 +1,7 @@
 //! `summary.json` (its type is [`crate::results::Summary`]) and `meta.json`.
 
 use super::{Exporter, Output, Report};
-use crate::bench::sysinfo::Meta;
+use crate::results::meta::Meta;
 use crate::support::files::write_atomic;
 use std::path::{Path, PathBuf};
 

@@ -20,7 +20,7 @@ pub fn render(report: &Report) -> String {
 }
 
 /// The title, the machine, the run's options and the revisions measured.
-fn run_lines(s: &mut String, m: &crate::bench::sysinfo::Meta) {
+fn run_lines(s: &mut String, m: &crate::results::meta::Meta) {
     let _ = writeln!(s, "# bench-sudoku results\n");
     let _ = writeln!(
         s,

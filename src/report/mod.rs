@@ -17,8 +17,9 @@ pub mod terminal;
 pub mod trend;
 pub mod worst;
 
-use crate::bench::metrics::{ResultRecord, UnitStats};
-use crate::bench::sysinfo::Meta;
+use crate::bench::metrics::UnitStats;
+use crate::results::meta::Meta;
+use crate::results::ResultRecord;
 use std::path::{Path, PathBuf};
 
 /// Everything the exporters render.
@@ -44,7 +45,10 @@ pub struct Report<'a> {
 
 impl<'a> Report<'a> {
     pub fn new(meta: &'a Meta, units: &'a [UnitStats]) -> Self {
-        let results = units.iter().map(|u| u.summary(meta.threads)).collect();
+        let results = units
+            .iter()
+            .map(|u| crate::results::ResultRecord::of(u, meta.threads))
+            .collect();
         Report::from_records(meta, results, units)
     }
 

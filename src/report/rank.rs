@@ -2,7 +2,7 @@
 //! is marked when it may not: the rules the terminal table, summary.md,
 //! report.html and the headline comparison share.
 
-use crate::bench::metrics::ResultRecord;
+use crate::results::ResultRecord;
 
 /// The range of per-pass ratios `r`'s pass total / the fastest's, when
 /// both have two or more measured passes over the same puzzles (the spread

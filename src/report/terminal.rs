@@ -2,8 +2,8 @@
 //! (dataset, strategy) with throughput, latency percentiles, search effort and
 //! the headline comparison of each strategy (src/report/headline.rs).
 
-use crate::bench::metrics::ResultRecord;
-use crate::bench::sysinfo::{Meta, NOISY_SPREAD_PCT};
+use crate::results::meta::{Meta, NOISY_SPREAD_PCT};
+use crate::results::ResultRecord;
 
 /// Human-readable duration from nanoseconds.
 pub fn fmt_ns(ns: f64) -> String {
@@ -240,7 +240,7 @@ pub fn short_warning(results: &[ResultRecord]) -> Option<String> {
              docs/MEASUREMENT.md §2); the per-puzzle times are timed solve by solve, but few; give the \
              run more work (more puzzles, or --repeat N)",
             short.join(", "),
-            fmt_ns(crate::bench::metrics::SHORT_WALL_NS as f64)
+            fmt_ns(crate::results::record::SHORT_WALL_NS as f64)
         )
     })
 }

@@ -218,7 +218,7 @@ impl Worst {
     /// A dataset missing at that path, read from a stream, or unreadable
     /// leaves its lines unknown: the tables then give the index
     /// alone.
-    pub fn locate(&mut self, datasets: &[crate::bench::sysinfo::DatasetMeta]) {
+    pub fn locate(&mut self, datasets: &[crate::results::meta::DatasetMeta]) {
         for d in datasets {
             let mut wanted: Vec<u64> = self.entries(&d.name).map(|e| e.index).collect();
             wanted.sort_unstable();
@@ -258,7 +258,7 @@ impl Worst {
 
 /// The lines of the puzzles `wanted` (sorted indexes) in dataset `d`'s
 /// file; empty when the file cannot be read again.
-fn dataset_lines(d: &crate::bench::sysinfo::DatasetMeta, wanted: &[u64]) -> Vec<(u64, u64)> {
+fn dataset_lines(d: &crate::results::meta::DatasetMeta, wanted: &[u64]) -> Vec<(u64, u64)> {
     use clap::ValueEnum;
     let path = Path::new(&d.path);
     let format = crate::dataset::Format::from_str(&d.format, true).unwrap_or_default();
@@ -361,7 +361,7 @@ pub const NEEDS_CSV: &str =
 
 /// The path of the dataset `name` as the run recorded it (the name when
 /// the run recorded none).
-pub fn dataset_file<'a>(meta: &'a crate::bench::sysinfo::Meta, name: &'a str) -> &'a str {
+pub fn dataset_file<'a>(meta: &'a crate::results::meta::Meta, name: &'a str) -> &'a str {
     meta.datasets
         .iter()
         .find(|d| d.name == name)

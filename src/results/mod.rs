@@ -9,14 +9,21 @@
 
 pub mod claim;
 pub mod dest;
+pub mod dir;
 pub mod gate;
+pub mod merge;
+pub mod meta;
 pub mod puzzles;
+pub mod record;
 pub mod recover;
 pub mod summary;
 
 use anyhow::Context;
 use std::path::Path;
 
+pub use dir::ResultsDir;
+pub use meta::Meta;
+pub use record::ResultRecord;
 pub use summary::Summary;
 
 /// Every file and directory a run or a merge writes in a results directory,

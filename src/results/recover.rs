@@ -18,8 +18,9 @@
 
 use crate::bench::metrics::{PuzzleOutcome, Repeats, UnitStats};
 use crate::bench::spill_path;
-use crate::bench::sysinfo::{self, Meta};
+use crate::bench::sysinfo;
 use crate::report::{self, Report};
+use crate::results::Meta;
 use crate::solver::{CounterSet, Counters, Status};
 use anyhow::Context;
 use std::path::Path;

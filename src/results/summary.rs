@@ -6,9 +6,10 @@
 //! write, [`Summary::read`] reads, and writing it again gives the same
 //! bytes.
 
-use crate::bench::metrics::{Fault, Mismatch, MismatchKind, ResultRecord, Skipped};
-use crate::bench::sysinfo::Meta;
+use super::ResultRecord;
+use crate::bench::metrics::{Fault, Mismatch, MismatchKind, Skipped};
 use crate::report::Report;
+use crate::results::meta::Meta;
 use crate::solver::Status;
 use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};

@@ -5,13 +5,14 @@ use super::execute::Measured;
 use super::outputs::Outputs;
 use super::plan::Plan;
 use super::{RunArgs, EXIT_PANIC};
-use crate::bench::metrics::{ResultRecord, UnitStats};
-use crate::bench::sysinfo::Meta;
+use crate::bench::metrics::UnitStats;
 use crate::bench::Stop;
 use crate::commands::interrupt::EXIT_INTERRUPTED;
 use crate::commands::{print_err, print_text};
 use crate::compare::gate::Verdict;
 use crate::report::{self, terminal, Report};
+use crate::results::meta::Meta;
+use crate::results::ResultRecord;
 use anyhow::Context;
 use std::path::Path;
 

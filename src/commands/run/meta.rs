@@ -5,11 +5,12 @@
 
 use super::plan::Plan;
 use super::RunArgs;
-use crate::bench::sysinfo::{
-    self, DatasetMeta, HarnessMeta, Meta, RunOptionsMeta, StagesMeta, StrategyMeta,
-};
+use crate::bench::sysinfo;
 use crate::bench::{self, RunOptions};
 use crate::report;
+use crate::results::meta::{
+    self as meta_schema, DatasetMeta, HarnessMeta, Meta, RunOptionsMeta, StagesMeta, StrategyMeta,
+};
 use anyhow::Context;
 use std::path::Path;
 
@@ -118,7 +119,7 @@ fn datasets(infos: &[bench::DatasetInfo], results: Option<&bench::RunResults>) -
             skipped: results.map_or(0, |r| r.skipped_per_dataset[k]),
             content_hash: results
                 .and_then(|r| r.content_per_dataset[k])
-                .map(sysinfo::content_hash),
+                .map(meta_schema::content_hash),
         })
         .collect()
 }

@@ -5,8 +5,8 @@
 
 use super::RunArgs;
 use crate::commands::CmdResult;
-use crate::compare::load::ResultsDir;
 use crate::report;
+use crate::results::ResultsDir;
 use crate::results::{claim::Claim, dest::Guard};
 use anyhow::Context;
 use serde::Serialize;
@@ -556,7 +556,7 @@ pub fn max_speedup(first: &str, value: &str, cores: usize) -> Option<f64> {
 
 /// The spec a run recorded for its strategy `name` (`meta.json`'s
 /// `strategy_details`), or the name when the run recorded none.
-fn spec_of(meta: &crate::bench::sysinfo::Meta, name: &str) -> String {
+fn spec_of(meta: &crate::results::meta::Meta, name: &str) -> String {
     meta.options
         .strategy_details
         .iter()
@@ -756,7 +756,7 @@ fn table(plan: &Plan, rounds: u32, rows: &[ScanRow]) -> String {
             "(too short): under {} of wall time, puzzles/s and speedups are mostly thread start-up \
              and scheduler noise (docs/MEASUREMENT.md §2): give each value more work (more puzzles, \
              --repeat N)\n",
-            report::terminal::fmt_ns(crate::bench::metrics::SHORT_WALL_NS as f64)
+            report::terminal::fmt_ns(crate::results::record::SHORT_WALL_NS as f64)
         ));
     }
     out

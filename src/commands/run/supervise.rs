@@ -541,7 +541,7 @@ fn where_it_was(args: &RunArgs, reading: &Reading, calls: &[Call], labels: &[Str
 fn labels(dir: &Path) -> Vec<String> {
     std::fs::read(dir.join("meta.json"))
         .ok()
-        .and_then(|b| serde_json::from_slice::<crate::bench::sysinfo::Meta>(&b).ok())
+        .and_then(|b| serde_json::from_slice::<crate::results::meta::Meta>(&b).ok())
         .map(|m| m.options.strategies)
         .unwrap_or_default()
 }

@@ -109,7 +109,10 @@ impl Evidence {
         let (Some(base), Some(cand)) = (find(&gate.base), find(&gate.candidate)) else {
             return;
         };
-        let (b, c) = (base.summary(0), cand.summary(0));
+        let (b, c) = (
+            crate::results::ResultRecord::of(base, 0),
+            crate::results::ResultRecord::of(cand, 0),
+        );
         let found = checks(gate, Some(&b), Some(&c));
         if round.number == 1 {
             self.settled_first = !found.failures.is_empty() || !found.unjudged.is_empty();

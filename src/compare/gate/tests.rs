@@ -17,7 +17,7 @@ fn record(strategy: &str, logs: Option<&[f64]>) -> ResultRecord {
         }
         acc.result(0)
     });
-    let mut r = u.summary(1);
+    let mut r = crate::results::ResultRecord::of(&u, 1);
     // Every puzzle solved (the baseline's count is the candidate's).
     let n = logs.map_or(100, |l| l.len() as u64);
     (r.puzzles, r.solved) = (n, n);

@@ -6,8 +6,8 @@
 use super::axes::Axis;
 use super::frame::{color_of, plot_err, render, Area, Chart2d, Frame, Marker, Plot};
 use super::UnitSeries;
-use crate::bench::metrics::ResultRecord;
 use crate::bench::paired::{Paired, CHART_BIN_LOG2};
+use crate::results::ResultRecord;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 

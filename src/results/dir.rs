@@ -1,19 +1,23 @@
-//! Reading a results directory back: `summary.json` (meta, results, lists),
-//! the per-puzzle times of `puzzles.csv`, and the V2 `.hdr` histograms.
-//! Every error names the file it is about.
+//! The one reader of a results directory: `summary.json` and `meta.json`
+//! ([`Summary::read`]), the per-puzzle rows of `puzzles.csv`, the V2 `.hdr`
+//! histograms, and each unit's aggregates rebuilt from them
+//! ([`ResultsDir::units`]). `report`, `compare`, `merge`, `export`,
+//! `history`, `trend` and scans all read a directory through it. Every
+//! error names the file it is about.
 
-use crate::bench::metrics::{Fault, ResultRecord, Skipped};
-use crate::bench::sysinfo::Meta;
-use crate::results::puzzles::PuzzleRows;
-use crate::results::Summary;
+use super::meta::Meta;
+use super::puzzles::PuzzleRows;
+use super::{ResultRecord, Summary};
+use crate::bench::metrics::{Fault, Skipped, UnitStats, LIST_CAP};
+use crate::solver::Counter;
 use anyhow::Context;
 use hdrhistogram::Histogram;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-pub use crate::results::summary::{MismatchRow, UnitRows};
+pub use super::summary::{MismatchRow, UnitRows};
 
-/// A results directory as `compare`, `merge` and `export` see it.
+/// A results directory read back.
 #[derive(Clone, Debug)]
 pub struct ResultsDir {
     pub path: PathBuf,
@@ -122,5 +126,66 @@ impl ResultsDir {
         hdrhistogram::serialization::Deserializer::new()
             .deserialize(&mut &bytes[..])
             .map_err(|e| anyhow::anyhow!("{}: not a V2 histogram: {e:?}", file.display()))
+    }
+
+    /// Every unit's aggregates, in the order of `results`
+    /// ([`ResultsDir::unit`]).
+    pub fn units(&self) -> anyhow::Result<Vec<UnitStats>> {
+        (0..self.results.len()).map(|i| self.unit(i)).collect()
+    }
+
+    /// The aggregates of unit `i` rebuilt from its summary record, its
+    /// histograms (a counter the strategy does not report has none) and
+    /// its listed mismatches, faults and skipped rows.
+    pub fn unit(&self, i: usize) -> anyhow::Result<UnitStats> {
+        let r = &self.results[i];
+        let h = |suffix: &str, c: Option<Counter>| {
+            if c.is_some_and(|c| !r.counters.has(c)) {
+                Ok(crate::bench::metrics::empty_histogram())
+            } else {
+                self.histogram(&r.dataset, &r.strategy, suffix)
+            }
+        };
+        let passes = self.meta.options.warmup + self.meta.options.repeat.max(1);
+        let mut u = r.to_unit(
+            h("", None)?,
+            h(".guesses", Some(Counter::Guesses))?,
+            h(".depth", Some(Counter::MaxDepth))?,
+            passes,
+        );
+        let ours = |d: &str, s: &str| d == r.dataset && s == r.strategy;
+        for l in self
+            .mismatch_list
+            .iter()
+            .filter(|l| ours(&l.dataset, &l.strategy))
+        {
+            for row in &l.rows {
+                u.mismatch_list.push(row.to_mismatch().with_context(|| {
+                    format!(
+                        "{}: unknown status '{}'",
+                        self.path.join("summary.json").display(),
+                        row.status
+                    )
+                })?);
+            }
+        }
+        for l in self
+            .skipped_rows
+            .iter()
+            .filter(|l| ours(&l.dataset, &l.strategy))
+        {
+            u.skipped_list.extend(l.rows.iter().cloned());
+        }
+        for l in self
+            .fault_list
+            .iter()
+            .filter(|l| ours(&l.dataset, &l.strategy))
+        {
+            u.fault_list.extend(l.rows.iter().cloned());
+        }
+        u.mismatch_list.truncate(LIST_CAP);
+        u.skipped_list.truncate(LIST_CAP);
+        u.fault_list.truncate(LIST_CAP);
+        Ok(u)
     }
 }
