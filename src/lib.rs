@@ -29,6 +29,7 @@ pub mod dataset;
 pub mod generate;
 pub mod grid;
 pub mod history;
+pub mod judge;
 pub mod random;
 pub mod report;
 pub mod results;

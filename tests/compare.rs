@@ -113,13 +113,14 @@ fn new_and_missing_strategies() {
 }
 
 #[test]
-fn without_puzzles_csv_summary_values_are_compared_and_said_so() {
+fn without_puzzles_csv_summary_values_are_shown_and_not_judged() {
     let o = compare(&[&fixture("base"), &fixture("summary_only")]);
-    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     let s = out(&o);
     assert!(s.contains("no puzzles.csv"), "{s}");
     assert!(s.contains("n/a (summary only)"), "{s}");
-    assert_eq!(verdict(&s, "a"), "regressed");
+    assert!(s.contains("[no-per-puzzle-data]"), "{s}");
+    assert_eq!(verdict(&s, "a"), "not judged");
 }
 
 #[test]

@@ -399,9 +399,11 @@ fn compare_dirs(a: &Path, b: &Path, extra: &[&str]) -> (Option<i32>, String) {
         .args(extra)
         .output()
         .unwrap();
+    // The refusal is on stderr; a row the judge does not judge says why
+    // on stdout: both are read.
     (
         o.status.code(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned() + &String::from_utf8_lossy(&o.stdout),
     )
 }
 
@@ -463,7 +465,7 @@ fn compare_refuses_what_it_cannot_judge() {
     let (code, err) = compare_dirs(&full, &elsewhere, &[]);
     assert_eq!(code, Some(2), "{err}");
     assert!(
-        err.contains("dataset set is not the same in both runs"),
+        err.contains("[other-puzzles] not the same experiment"),
         "{err}"
     );
 

@@ -34,6 +34,7 @@
 
 use super::sequential::{resolution_pct, Decision, Interval};
 use crate::bench::paired::{Paired, LEVEL, MIN_BLOCKS};
+use crate::judge::{self, Finding, Findings, Rule, Side, Weight};
 use crate::results::ResultRecord;
 use budget::{Budgeted, Evidence};
 
@@ -165,20 +166,30 @@ pub struct GateRow {
     pub time: &'static str,
     /// The interval the time verdict rests on (`None`: not judged).
     pub estimate: Option<Estimate>,
-    /// Reasons to fail (empty: passed, undecided or not judged).
-    pub failures: Vec<String>,
-    /// Why the time could not be judged (empty: it was).
-    pub unjudged: Vec<String>,
-    /// Facts that do not fail the gate.
-    pub notes: Vec<String>,
+    /// The judge's findings: reasons to fail, reasons the time could not
+    /// be judged, and facts that do not fail the gate.
+    pub findings: Findings,
 }
 
 impl GateRow {
+    /// Something failed the dataset.
+    pub fn failed(&self) -> bool {
+        self.findings.any(Weight::Fail)
+    }
+
+    /// Its time could not be judged.
+    pub fn unjudged(&self) -> bool {
+        self.findings.any(Weight::Unjudged)
+    }
+
+    /// The findings of weight `w` as `[rule] sentence` lines.
+    pub fn lines(&self, w: Weight) -> Vec<String> {
+        self.findings.lines(w)
+    }
+
     /// Undecided, and nothing failed or kept it from being judged.
     pub fn undecided(&self) -> bool {
-        self.failures.is_empty()
-            && self.unjudged.is_empty()
-            && self.time == Decision::Undecided.as_str()
+        !self.failed() && !self.unjudged() && self.time == Decision::Undecided.as_str()
     }
 }
 
@@ -230,7 +241,7 @@ impl Verdict {
                         .find(|r| r.dataset == d && r.strategy == label)
                 };
                 let evidence = budgeted.and_then(|b| b.evidence(d));
-                judge(gate, d, find(&gate.base), find(&gate.candidate), evidence)
+                judge_dataset(gate, d, find(&gate.base), find(&gate.candidate), evidence)
             })
             .collect();
         Verdict {
@@ -243,14 +254,14 @@ impl Verdict {
 
     /// Datasets that failed.
     pub fn failed(&self) -> usize {
-        self.rows.iter().filter(|r| !r.failures.is_empty()).count()
+        self.rows.iter().filter(|r| r.failed()).count()
     }
 
     /// Datasets whose time was not judged and that did not fail.
     pub fn not_judged(&self) -> usize {
         self.rows
             .iter()
-            .filter(|r| r.failures.is_empty() && !r.unjudged.is_empty())
+            .filter(|r| !r.failed() && r.unjudged())
             .count()
     }
 
@@ -263,7 +274,7 @@ impl Verdict {
     pub fn count(&self, d: Decision) -> usize {
         self.rows
             .iter()
-            .filter(|r| r.failures.is_empty() && r.unjudged.is_empty() && r.time == d.as_str())
+            .filter(|r| !r.failed() && !r.unjudged() && r.time == d.as_str())
             .count()
     }
 
@@ -300,7 +311,7 @@ impl Verdict {
 
 /// The verdict on one dataset: BASE's and CANDIDATE's results on it (the
 /// first round's), and with a time budget the evidence of every round.
-fn judge(
+fn judge_dataset(
     gate: &Gate,
     dataset: &str,
     base: Option<&ResultRecord>,
@@ -313,15 +324,12 @@ fn judge(
         paired: c.paired,
         time: "not judged",
         estimate: None,
-        failures: c.failures,
-        unjudged: c.unjudged,
-        notes: c.notes,
+        findings: c.findings,
     };
     if let Some(e) = evidence {
-        row.failures.extend(e.failures.iter().cloned());
-        row.unjudged.extend(e.unjudged.iter().cloned());
+        row.findings.extend(e.findings.0.iter().cloned());
     }
-    if !row.unjudged.is_empty() {
+    if row.unjudged() {
         return row;
     }
     let estimate = match evidence {
@@ -329,21 +337,24 @@ fn judge(
         None => row.paired.as_ref().and_then(Estimate::of_paired),
     };
     let Some(est) = estimate else {
-        row.unjudged.push(no_interval(
-            row.paired.as_ref(),
-            evidence.map(|e| e.rounds()),
+        row.findings.push(Finding::unjudged(
+            Rule::NoInterval,
+            no_interval(row.paired.as_ref(), evidence.map(|e| e.rounds())),
         ));
         return row;
     };
     let decision = est.decide(gate.threshold);
     if decision == Decision::Regressed {
-        row.failures.push(format!(
-            "regressed: {} with the whole {:.0}% interval above +{}% (the smallest change this run \
-             could detect: ±{:.2}%)",
-            est.text(),
-            est.level * 100.0,
-            gate.threshold,
-            est.resolution_pct()
+        row.findings.push(Finding::fail(
+            Rule::Regressed,
+            format!(
+                "regressed: {} with the whole {:.0}% interval above +{}% (the smallest change \
+                 this run could detect: ±{:.2}%)",
+                est.text(),
+                est.level * 100.0,
+                gate.threshold,
+                est.resolution_pct()
+            ),
         ));
     }
     row.time = decision.as_str();
@@ -353,126 +364,66 @@ fn judge(
 
 /// What one round's records of the two sides say, the time aside.
 pub(crate) struct Checks {
-    pub failures: Vec<String>,
-    pub unjudged: Vec<String>,
-    pub notes: Vec<String>,
+    pub findings: Findings,
     pub paired: Option<Paired>,
 }
 
-/// Everything but the time: rejected answers, faults, answers and
-/// counters that differ (failures or notes), and what keeps the time from
-/// being judged (a missing side, a side that cannot be believed or solved
-/// nothing, different clocks, pairs made with another baseline).
+/// Everything but the time, by the judge's rules ([`crate::judge`]): each
+/// side believable on its own and against the other (rejected answers,
+/// faults, unverifiable answers, a lying or unbelievable clock, a cache,
+/// nothing solved, giving up), answers and counters that differ, and what
+/// keeps the time from being judged (a missing side, different clocks,
+/// pairs made with another baseline).
 pub(crate) fn checks(
     gate: &Gate,
     base: Option<&ResultRecord>,
     cand: Option<&ResultRecord>,
 ) -> Checks {
     let mut c = Checks {
-        failures: Vec::new(),
-        unjudged: Vec::new(),
-        notes: Vec::new(),
+        findings: Findings::default(),
         paired: cand.and_then(|c| c.paired_with(&gate.base).or(c.paired.as_ref()).cloned()),
     };
-    for (side, label, r) in [
-        ("BASE", &gate.base, base),
-        ("CANDIDATE", &gate.candidate, cand),
-    ] {
-        match r {
-            Some(r) => side_checks(side, label, r, &mut c),
-            None => c
-                .unjudged
-                .push(format!("{side} {label} has no results on this dataset")),
+    let side = |role: &str, label: &str, r: &ResultRecord| Side::of(&format!("{role} {label}"), r);
+    let b = base.map(|r| side("BASE", &gate.base, r));
+    let k = cand.map(|r| side("CANDIDATE", &gate.candidate, r));
+    for (role, label, s) in [("BASE", &gate.base, &b), ("CANDIDATE", &gate.candidate, &k)] {
+        match s {
+            Some(s) => c.findings.extend(judge::believable(s)),
+            None => c.findings.push(Finding::unjudged(
+                Rule::Missing,
+                format!("{role} {label} has no results on this dataset"),
+            )),
         }
     }
-    if let (Some(b), Some(cr)) = (base, cand) {
-        if b.clock != cr.clock {
-            c.unjudged.push(format!(
-                "the sides are timed by different clocks ({}: {}; {}: {}), so their times are not comparable",
-                b.strategy,
-                b.clock.describe(),
-                cr.strategy,
-                cr.clock.describe()
-            ));
-        }
+    if let (Some(b), Some(k)) = (&b, &k) {
+        c.findings.extend(judge::against(b, k, gate.threshold));
     }
     match c.paired.clone() {
-        Some(p) if p.baseline != gate.base => c.unjudged.push(format!(
-            "paired with {} rather than {}",
-            p.baseline, gate.base
+        Some(p) if p.baseline != gate.base => c.findings.push(Finding::unjudged(
+            Rule::Other,
+            format!("paired with {} rather than {}", p.baseline, gate.base),
         )),
-        Some(p) => pair_checks(gate, &p, &mut c),
-        None if base.is_some() && cand.is_some() => c
-            .unjudged
-            .push("no paired statistics (not an interleaved run)".into()),
+        Some(p) => pair_checks(gate, &p, &mut c.findings),
+        None if base.is_some() && cand.is_some() => c.findings.push(Finding::unjudged(
+            Rule::Other,
+            "no paired statistics (not an interleaved run)",
+        )),
         None => {}
     }
     c
 }
 
-/// One side's rejected answers and faults (failures) and what makes its
-/// times unbelievable (not judged).
-fn side_checks(side: &str, label: &str, r: &ResultRecord, c: &mut Checks) {
-    // Each bad answer is counted once: a rejected answer is a puzzle the
-    // solver answered wrongly, a fault one it did not answer.
-    let wrong = r.wrong();
-    if wrong > 0 {
-        c.failures.push(format!(
-            "{wrong} answers of {label} rejected (mismatch, broken rule, wrong count or changed between passes)"
-        ));
-    }
-    let faults = r.faults();
-    if faults > 0 {
-        c.failures.push(format!(
-            "{faults} puzzles failed in {label} (crashed, timeout, protocol error or error)"
-        ));
-    }
-    if r.cache_suspect() {
-        c.unjudged.push(format!(
-            "{side} {label} may be caching answers: on {} of {} puzzles a repeated pass was at \
-             least {}× faster than its first, so its kept times may not be solves; judge it on \
-             first calls (--repeat 1 --warmup 0)",
-            r.repeat_far_faster,
-            r.repeated,
-            crate::bench::metrics::CACHE_FACTOR
-        ));
-    }
-    if r.unverified > 0 {
-        c.unjudged.push(format!(
-            "{side} {label} wrote no solution for {} answers (tdoku's signature with --count \
-             above 1): only their counts could be checked",
-            r.unverified
-        ));
-    }
-    if let Some(share) = r
-        .claimed_share()
-        .filter(|&s| s < crate::results::record::CLAIMED_SHARE_MIN)
-    {
-        c.unjudged.push(format!(
-            "{side} {label} is timed by its own clock, which claims {:.2}% of the time the \
-             harness measured around its calls: not believable",
-            share * 100.0
-        ));
-    }
-    if solved_nothing(r) {
-        c.unjudged.push(format!(
-            "{side} {label} solved no puzzle with an accepted answer ({} puzzles: {} solved, {}), \
-             so its times are not times of solving",
-            r.puzzles,
-            r.solved + r.multiple,
-            crate::report::terminal::outcomes(r)
-        ));
-    }
-}
-
 /// Answers and counters that differ between the sides, and puzzles left
 /// out of the pairs.
-fn pair_checks(gate: &Gate, p: &Paired, c: &mut Checks) {
+fn pair_checks(gate: &Gate, p: &Paired, f: &mut Findings) {
     if p.answers_differ > 0 {
-        c.failures.push(format!(
-            "answers differ on {} puzzles (status or solution count; e.g. index {})",
-            p.answers_differ,
-            examples(&p.answer_examples)
+        f.push(Finding::fail(
+            Rule::AnswersDiffer,
+            format!(
+                "answers differ on {} puzzles (status or solution count; e.g. index {})",
+                p.answers_differ,
+                examples(&p.answer_examples)
+            ),
         ));
     }
     if p.counters_differ > 0 {
@@ -482,27 +433,27 @@ fn pair_checks(gate: &Gate, p: &Paired, c: &mut Checks) {
             p.counters_differ,
             examples(&p.counter_examples)
         );
-        if gate.fail_on_counters {
-            c.failures
-                .push(format!("{what}; failing: --fail-on counters"));
+        f.push(if gate.fail_on_counters {
+            Finding::fail(
+                Rule::CountersDiffer,
+                format!("{what}; failing: --fail-on counters"),
+            )
         } else {
-            c.notes
-                .push(format!("{what}: a behaviour change, not noise"));
-        }
+            Finding::note(
+                Rule::CountersDiffer,
+                format!("{what}: a behaviour change, not noise"),
+            )
+        });
     }
     if p.unpaired > 0 {
-        c.notes.push(format!(
-            "{} puzzles left out (a fault on one side)",
-            p.unpaired
+        f.push(Finding::note(
+            Rule::Other,
+            format!(
+                "{} puzzles left out of the pairs (no accepted solution on one side)",
+                p.unpaired
+            ),
         ));
     }
-}
-
-/// True when `r` has no puzzle solved with an accepted answer: every
-/// puzzle gave up, stalled, had no solution, failed or was rejected
-/// (`solved` and `multiple` count accepted answers only).
-pub(crate) fn solved_nothing(r: &ResultRecord) -> bool {
-    r.solved + r.multiple == 0
 }
 
 /// Why there is no interval to judge the time on: no pairs, or too few

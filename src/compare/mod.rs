@@ -7,6 +7,7 @@ pub mod gate;
 pub mod sequential;
 pub mod stats;
 
+use crate::judge::{self, Experiment, Finding, Findings, Rule, Side, Weight};
 use crate::report::terminal::fmt_ns;
 use crate::results::dir::{PuzzleData, ResultsDir, Samples};
 use crate::results::ResultRecord;
@@ -17,6 +18,10 @@ use std::fmt::Write as _;
 /// What changed for one (dataset, strategy).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
+    /// The judge failed it whatever its time: rejected answers, faults,
+    /// unverifiable answers, a clock that claims more than the harness
+    /// measured, giving up on more puzzles than the baseline.
+    Failed,
     Improved,
     Regressed,
     Unchanged,
@@ -32,6 +37,7 @@ pub enum Verdict {
 impl Verdict {
     pub fn as_str(self) -> &'static str {
         match self {
+            Verdict::Failed => "failed",
             Verdict::Improved => "improved",
             Verdict::Regressed => "regressed",
             Verdict::Unchanged => "unchanged",
@@ -56,7 +62,8 @@ pub struct CounterChange {
 pub enum TimeEvidence {
     /// Bootstrap over the per-puzzle samples of puzzles.csv.
     Bootstrap(Interval),
-    /// Summary values only (a run without puzzles.csv): no interval.
+    /// Summary values only (a run without puzzles.csv): shown, never
+    /// judged (no interval).
     Summary { base: f64, current: f64 },
 }
 
@@ -72,8 +79,8 @@ pub struct Row {
     /// largest ratio of a current pass's total to a baseline pass's total.
     pub repeats: Option<(f64, f64)>,
     pub counters: Vec<CounterChange>,
-    /// Why the time is not judged (with [`Verdict::NotJudged`]).
-    pub unjudged: Vec<String>,
+    /// The judge's findings: why the row failed or is not judged, and notes.
+    pub findings: Findings,
 }
 
 impl Row {
@@ -174,99 +181,11 @@ pub fn compare(
                 time: None,
                 repeats: None,
                 counters: Vec::new(),
-                unjudged: Vec::new(),
+                findings: Findings::default(),
             });
             continue;
         };
-        let mut unjudged = Vec::new();
-        if b.clock != c.clock {
-            unjudged.push(format!(
-                "times come from different clocks ({} in the baseline, {} now), so they are not comparable",
-                b.clock.as_str(),
-                c.clock.as_str()
-            ));
-        }
-        let changes: Vec<CounterChange> = counters(b)
-            .into_iter()
-            .zip(counters(c))
-            .filter(|(x, y)| x.1 != y.1)
-            .map(|(x, y)| CounterChange {
-                name: x.0,
-                base: x.1,
-                current: y.1,
-            })
-            .collect();
-        let time = match (samples_of(&bs, k), samples_of(&cs, k)) {
-            (Some(sb), Some(sc)) => {
-                let paired = settings.paired
-                    && sb.len() == sc.len()
-                    && sb.iter().zip(sc).all(|(x, y)| x.0 == y.0);
-                let tb: Vec<u64> = sb.iter().map(|x| x.1).collect();
-                let tc: Vec<u64> = sc.iter().map(|x| x.1).collect();
-                TimeEvidence::Bootstrap(stats::bootstrap_ratio(
-                    &tb,
-                    &tc,
-                    paired,
-                    settings.metric,
-                    settings.seed,
-                ))
-            }
-            _ => TimeEvidence::Summary {
-                base: settings.metric.of_summary(b),
-                current: settings.metric.of_summary(c),
-            },
-        };
-        for (run, r, samples) in [
-            ("baseline", *b, samples_of(&bs, k)),
-            ("current run", c, samples_of(&cs, k)),
-        ] {
-            if gate::solved_nothing(r) {
-                unjudged.push(format!(
-                    "the {run} solved no puzzle with an accepted answer ({} puzzles: {} solved, {})",
-                    r.puzzles,
-                    r.solved + r.multiple,
-                    crate::report::terminal::outcomes(r)
-                ));
-                continue;
-            }
-            let timed = samples.map_or(r.puzzles - r.faults(), |s| s.len() as u64);
-            let least = settings.metric.min_puzzles();
-            if timed < least {
-                unjudged.push(format!(
-                    "the {run} timed {timed} puzzle{}: too few to judge its {} (a verdict on it needs at \
-                     least {least} timed puzzles in each run for its interval to hold the true ratio about \
-                     90% of the time, docs/MEASUREMENT.md §6)",
-                    if timed == 1 { "" } else { "s" },
-                    settings.metric.as_str(),
-                ));
-            }
-        }
-        let t = settings.threshold / 100.0;
-        let repeats = repeat_ratios(b, c);
-        // Every repeat must agree: a run-level change (the machine busier
-        // during one run) moves all of a run's passes together.
-        let (rep_lo, rep_hi) = repeats.unwrap_or((f64::INFINITY, 0.0));
-        let verdict = match time {
-            _ if !unjudged.is_empty() => Verdict::NotJudged,
-            TimeEvidence::Bootstrap(i) if i.lo > 1.0 + t && rep_lo > 1.0 + t => Verdict::Regressed,
-            TimeEvidence::Bootstrap(i) if i.hi < 1.0 - t && rep_hi < 1.0 - t => Verdict::Improved,
-            TimeEvidence::Summary { base, current } if current > base * (1.0 + t) => {
-                Verdict::Regressed
-            }
-            TimeEvidence::Summary { base, current } if current < base * (1.0 - t) => {
-                Verdict::Improved
-            }
-            _ => Verdict::Unchanged,
-        };
-        rows.push(Row {
-            dataset: c.dataset.clone(),
-            strategy: c.strategy.clone(),
-            verdict,
-            time: Some(time),
-            repeats,
-            counters: changes,
-            unjudged,
-        });
+        rows.push(judge_unit(base, current, b, c, (&bs, &cs), &settings));
     }
     let cur_set: std::collections::HashSet<&(String, String)> = cur_keys.iter().collect();
     for b in &base.results {
@@ -278,7 +197,7 @@ pub fn compare(
                 time: None,
                 repeats: None,
                 counters: Vec::new(),
-                unjudged: Vec::new(),
+                findings: Findings::default(),
             });
         }
     }
@@ -289,12 +208,133 @@ pub fn compare(
     })
 }
 
+/// Per-puzzle times of every unit of a run (`None`: no puzzles.csv).
+type SampleMap = Option<HashMap<(String, String), Samples>>;
+
+/// One unit's row: the judge's findings on the two runs' records (one
+/// experiment? each side believable? the current run against the
+/// baseline?), the exact counter changes, and the time's verdict when
+/// nothing failed or kept it from being judged.
+fn judge_unit(
+    base: &ResultsDir,
+    current: &ResultsDir,
+    b: &ResultRecord,
+    c: &ResultRecord,
+    samples: (&SampleMap, &SampleMap),
+    settings: &Settings,
+) -> Row {
+    let k = (c.dataset.clone(), c.strategy.clone());
+    let mut findings = Findings::default();
+    // Absolute times are compared: the yardstick does not matter.
+    let exp = |d: &ResultsDir| Experiment::of_run(&d.meta, &c.dataset).without_yardstick();
+    findings.extend(judge::comparable(
+        &exp(base),
+        &exp(current),
+        ["the baseline", "the current run"],
+    ));
+    let (sb, sc) = (Side::of("the baseline", b), Side::of("the current run", c));
+    findings.extend(judge::believable(&sb));
+    findings.extend(judge::believable(&sc));
+    findings.extend(judge::against(&sb, &sc, settings.threshold));
+    let (bs, cs) = (samples_of(samples.0, &k), samples_of(samples.1, &k));
+    let time = match (bs, cs) {
+        (Some(x), Some(y)) => Some(TimeEvidence::Bootstrap(bootstrap(x, y, settings))),
+        _ => {
+            findings.push(Finding::unjudged(
+                Rule::NoPerPuzzleData,
+                "a run has no per-puzzle times (puzzles.csv; run without --no-puzzle-csv): \
+                 summary values alone give no interval, and a verdict without one is a guess",
+            ));
+            Some(TimeEvidence::Summary {
+                base: settings.metric.of_summary(b),
+                current: settings.metric.of_summary(c),
+            })
+        }
+    };
+    for (run, r, s) in [("the baseline", b, bs), ("the current run", c, cs)] {
+        let timed = s.map_or(r.timed(), |s| s.len() as u64);
+        let least = settings.metric.min_puzzles();
+        if timed < least {
+            findings.push(Finding::unjudged(
+                Rule::NoInterval,
+                format!(
+                    "{run} timed {timed} puzzle{}: too few to judge its {} (a verdict needs at \
+                     least {least} timed puzzles in each run for its interval to hold the true \
+                     ratio about 90% of the time, docs/MEASUREMENT.md §6)",
+                    if timed == 1 { "" } else { "s" },
+                    settings.metric.as_str(),
+                ),
+            ));
+        }
+    }
+    let repeats = repeat_ratios(b, c);
+    let verdict = verdict_of(&findings, time.as_ref(), repeats, settings.threshold);
+    Row {
+        dataset: c.dataset.clone(),
+        strategy: c.strategy.clone(),
+        verdict,
+        time,
+        repeats,
+        counters: counter_changes(b, c),
+        findings,
+    }
+}
+
+/// The bootstrap interval of the current / baseline statistic: paired when
+/// asked for and both runs hold the same puzzles.
+fn bootstrap(sb: &Samples, sc: &Samples, settings: &Settings) -> Interval {
+    let paired =
+        settings.paired && sb.len() == sc.len() && sb.iter().zip(sc).all(|(x, y)| x.0 == y.0);
+    let tb: Vec<u64> = sb.iter().map(|x| x.1).collect();
+    let tc: Vec<u64> = sc.iter().map(|x| x.1).collect();
+    stats::bootstrap_ratio(&tb, &tc, paired, settings.metric, settings.seed)
+}
+
+/// The verdict: failed or not judged by the findings; else regressed or
+/// improved when the whole interval (and, with repeats, every repeat) is
+/// beyond the threshold; else unchanged.
+fn verdict_of(
+    findings: &Findings,
+    time: Option<&TimeEvidence>,
+    repeats: Option<(f64, f64)>,
+    threshold: f64,
+) -> Verdict {
+    let t = threshold / 100.0;
+    // Every repeat must agree: a run-level change (the machine busier
+    // during one run) moves all of a run's passes together.
+    let (rep_lo, rep_hi) = repeats.unwrap_or((f64::INFINITY, 0.0));
+    match (findings.worst(), time) {
+        (Some(Weight::Fail), _) => Verdict::Failed,
+        (Some(Weight::Unjudged), _) | (_, None) => Verdict::NotJudged,
+        (_, Some(TimeEvidence::Bootstrap(i))) if i.lo > 1.0 + t && rep_lo > 1.0 + t => {
+            Verdict::Regressed
+        }
+        (_, Some(TimeEvidence::Bootstrap(i))) if i.hi < 1.0 - t && rep_hi < 1.0 - t => {
+            Verdict::Improved
+        }
+        _ => Verdict::Unchanged,
+    }
+}
+
+/// The exact counters that changed.
+fn counter_changes(b: &ResultRecord, c: &ResultRecord) -> Vec<CounterChange> {
+    counters(b)
+        .into_iter()
+        .zip(counters(c))
+        .filter(|(x, y)| x.1 != y.1)
+        .map(|(x, y)| CounterChange {
+            name: x.0,
+            base: x.1,
+            current: y.1,
+        })
+        .collect()
+}
+
 /// Why two results directories cannot be judged against each other (none:
 /// they can). A verdict on them would look like one and mean nothing:
 /// - a run that stopped early (unless allowed);
 /// - a (dataset, strategy) of the baseline missing now (unless allowed);
 /// - a `puzzles.csv` whose rows disagree with its own summary;
-/// - datasets of one name whose contents differ (`content_hash`);
 /// - nothing in common, or a unit whose two runs share no puzzle.
 fn cannot_judge(
     base: &ResultsDir,
@@ -347,19 +387,6 @@ fn cannot_judge(
                     r.strategy,
                     r.puzzles
                 ));
-            }
-        }
-    }
-    for b in &base.meta.datasets {
-        let same = current.meta.datasets.iter().find(|c| c.name == b.name);
-        if let Some(c) = same {
-            if let (Some(hb), Some(hc)) = (&b.content_hash, &c.content_hash) {
-                if hb != hc {
-                    why.push(format!(
-                        "dataset {} is not the same in both runs (content {hb} in the baseline, {hc} now: other puzzles, another order, or another --limit/--shard)",
-                        b.name
-                    ));
-                }
             }
         }
     }
@@ -439,10 +466,7 @@ fn repeat_ratios(b: &ResultRecord, c: &ResultRecord) -> Option<(f64, f64)> {
     Some((cmin as f64 / bmax as f64, cmax as f64 / bmin as f64))
 }
 
-fn samples_of<'a>(
-    s: &'a Option<HashMap<(String, String), Samples>>,
-    k: &(String, String),
-) -> Option<&'a Samples> {
+fn samples_of<'a>(s: &'a SampleMap, k: &(String, String)) -> Option<&'a Samples> {
     s.as_ref().and_then(|m| m.get(k)).filter(|v| !v.is_empty())
 }
 
@@ -459,12 +483,12 @@ impl Comparison {
         self.rows.iter().filter(|r| !r.counters.is_empty()).count()
     }
 
-    /// 1 when a time regressed beyond the threshold (or, with
-    /// `fail_on_counters`, when a counter changed); else 2 when a time
-    /// could not be judged; else 0.
+    /// 1 when a unit failed or its time regressed beyond the threshold
+    /// (or, with `fail_on_counters`, when a counter changed); else 2 when
+    /// a time could not be judged; else 0.
     pub fn exit_code(&self, fail_on_counters: bool) -> i32 {
-        let failed =
-            self.count(Verdict::Regressed) > 0 || (fail_on_counters && self.counters_changed() > 0);
+        let failed = self.count(Verdict::Regressed) + self.count(Verdict::Failed) > 0
+            || (fail_on_counters && self.counters_changed() > 0);
         if failed {
             1
         } else if self.count(Verdict::NotJudged) > 0 {
@@ -474,16 +498,22 @@ impl Comparison {
         }
     }
 
-    /// Each row not judged and why, one line each.
-    pub fn unjudged_lines(&self) -> Vec<String> {
-        self.rows
-            .iter()
-            .flat_map(|r| {
-                r.unjudged
-                    .iter()
-                    .map(move |u| format!("{}/{}: not judged: {u}", r.dataset, r.strategy))
-            })
-            .collect()
+    /// Every finding of every row, one line each: `dataset/strategy: FAIL:
+    /// [rule] …`, `not judged: …`, `note: …`.
+    pub fn reason_lines(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (w, word) in [
+            (Weight::Fail, "FAIL"),
+            (Weight::Unjudged, "not judged"),
+            (Weight::Note, "note"),
+        ] {
+            for r in &self.rows {
+                for l in r.findings.lines(w) {
+                    out.push(format!("{}/{}: {word}: {l}", r.dataset, r.strategy));
+                }
+            }
+        }
+        out
     }
 
     /// The table cells (header first).
@@ -562,7 +592,8 @@ impl Comparison {
             _ => "NOT JUDGED",
         };
         let mut s = format!(
-            "{head}: {regressed} regressed, {} improved, {} unchanged, {} new, {} missing, {} not judged; search counters changed in {changed}",
+            "{head}: {} failed, {regressed} regressed, {} improved, {} unchanged, {} new, {} missing, {} not judged; search counters changed in {changed}",
+            self.count(Verdict::Failed),
             self.count(Verdict::Improved),
             self.count(Verdict::Unchanged),
             self.count(Verdict::New),
@@ -596,7 +627,7 @@ impl Comparison {
             st.threshold
         );
         if boot.is_empty() {
-            s.push_str("summary values only, no interval.");
+            s.push_str("summary values only, no interval: not judged.");
         } else {
             let paired = boot.iter().all(|i| i.paired);
             let unpaired = boot.iter().all(|i| !i.paired);
@@ -628,7 +659,7 @@ impl Comparison {
         );
         let _ = write!(
             s,
-            " A time is not judged (exit 2 unless something regressed) when either run timed fewer than {} puzzles of the unit, solved none, or used another clock.",
+            " Every row goes through bench-sudoku's one judge (docs/RELIABILITY.md): it fails (exit 1) on rejected answers, faults, answers with no solution written, a solver clock that claims more than the harness measured, or giving up on more puzzles (or solving fewer) than the baseline; its time is not judged (exit 2) when the runs are not one experiment (other puzzles, transform, solution limit, search budget or timing), when either run timed fewer than {} puzzles of the unit, has no per-puzzle times, solved none, may cache answers, or used another clock.",
             st.metric.min_puzzles()
         );
         s.push_str(
@@ -646,7 +677,7 @@ impl Comparison {
         // Columns 2 to 4 (the numbers) right-aligned.
         let left: Vec<usize> = (0..header.len()).filter(|i| !(2..=4).contains(i)).collect();
         let mut out = crate::report::terminal::text_table(&header, &rows, &left);
-        for u in self.unjudged_lines() {
+        for u in self.reason_lines() {
             let _ = writeln!(out, "{u}");
         }
         for n in &self.notes {
@@ -673,7 +704,7 @@ impl Comparison {
             }
         }
         out.push('\n');
-        for u in self.unjudged_lines() {
+        for u in self.reason_lines() {
             let _ = writeln!(out, "> {}\n", crate::support::text::md_cell(&u));
         }
         for n in &self.notes {

@@ -73,9 +73,22 @@ pub struct DatasetVerdict {
     pub failures: Vec<String>,
     pub unjudged: Vec<String>,
     pub notes: Vec<String>,
+    /// The same reasons with the name of the judge's rule each rests on
+    /// (`rejected`, `gave-up`, `no-interval`, …) and its weight (`fail`,
+    /// `unjudged`, `note`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<Reason>,
     /// With `--budget`: each round's own figures.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub round_list: Vec<RoundRecord>,
+}
+
+/// One reason of a verdict, as the judge gave it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Reason {
+    pub rule: String,
+    pub weight: String,
+    pub text: String,
 }
 
 /// One round of a dataset.

@@ -319,6 +319,12 @@ pub struct DatasetMeta {
     /// that stopped early.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content_hash: Option<String>,
+    /// With `--shard`: the same hash over every record of the file, the
+    /// other shards' included, which every shard of one file shares (what
+    /// `merge` checks). Absent without `--shard`, where it is
+    /// `content_hash`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_hash: Option<String>,
 }
 
 /// The form of [`DatasetMeta::content_hash`].

@@ -120,6 +120,7 @@ fn datasets(infos: &[bench::DatasetInfo], results: Option<&bench::RunResults>) -
             content_hash: results
                 .and_then(|r| r.content_per_dataset[k])
                 .map(meta_schema::content_hash),
+            source_hash: None,
         })
         .collect()
 }

@@ -18,6 +18,7 @@ use crate::bench::metrics::{UnitStats, CACHE_FACTOR};
 use crate::bench::rounds::{self, End, Round};
 use crate::bench::{DatasetInfo, Progress, RunOptions, RunResults};
 use crate::compare::sequential::{Decision, Sums};
+use crate::judge::{Finding, Findings, Rule, Weight};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -45,10 +46,8 @@ pub struct Evidence {
     /// is expected to hold).
     pub target: f64,
     pub round_facts: Vec<RoundFact>,
-    /// Reasons to fail found by a later round.
-    pub failures: Vec<String>,
-    /// Reasons not to judge found by a later round.
-    pub unjudged: Vec<String>,
+    /// Reasons to fail or not to judge found by a later round.
+    pub findings: Findings,
     /// The first round already failed or could not be judged.
     settled_first: bool,
     /// Each side's mean kept time in the first round (BASE, CANDIDATE).
@@ -62,8 +61,7 @@ impl Evidence {
             sums: Sums::default(),
             target: 0.0,
             round_facts: Vec::new(),
-            failures: Vec::new(),
-            unjudged: Vec::new(),
+            findings: Findings::default(),
             settled_first: false,
             first_means: (0.0, 0.0),
         }
@@ -91,8 +89,8 @@ impl Evidence {
     /// has one yet) is undecided.
     fn open(&self, gate: &Gate) -> bool {
         !self.settled_first
-            && self.failures.is_empty()
-            && self.unjudged.is_empty()
+            && !self.findings.any(Weight::Fail)
+            && !self.findings.any(Weight::Unjudged)
             && self
                 .estimate()
                 .is_none_or(|e| e.decide(gate.threshold) == Decision::Undecided)
@@ -115,15 +113,19 @@ impl Evidence {
         );
         let found = checks(gate, Some(&b), Some(&c));
         if round.number == 1 {
-            self.settled_first = !found.failures.is_empty() || !found.unjudged.is_empty();
+            let f = &found.findings;
+            self.settled_first = f.any(Weight::Fail) || f.any(Weight::Unjudged);
             self.first_means = (b.mean_ns, c.mean_ns);
         } else {
-            let named = |v: Vec<String>| {
-                v.into_iter()
-                    .map(move |s| format!("round {}: {s}", round.number))
-            };
-            self.failures.extend(named(found.failures));
-            self.unjudged.extend(named(found.unjudged));
+            let prefix = format!("round {}: ", round.number);
+            self.findings.extend(
+                found
+                    .findings
+                    .0
+                    .into_iter()
+                    .filter(|f| f.weight != Weight::Note)
+                    .map(|f| f.prefixed(&prefix)),
+            );
             if !isomorphs {
                 self.cache_check(gate, round.number, (b.mean_ns, c.mean_ns));
             }
@@ -158,11 +160,14 @@ impl Evidence {
             (&gate.candidate, self.first_means.1, means.1),
         ] {
             if now > 0.0 && first > now * CACHE_FACTOR as f64 {
-                self.unjudged.push(format!(
-                    "round {number}: {label}'s mean time is {:.1}× shorter than in the first round on the \
-                     same puzzles: it may be caching answers across rounds; judge it with --transform SEED \
-                     (new isomorphs each round)",
-                    first / now
+                self.findings.push(Finding::unjudged(
+                    Rule::Cache,
+                    format!(
+                        "round {number}: {label}'s mean time is {:.1}× shorter than in the first \
+                         round on the same puzzles: it may be caching answers across rounds; judge \
+                         it with --transform SEED (new isomorphs each round)",
+                        first / now
+                    ),
                 ));
             }
         }

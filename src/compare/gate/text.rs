@@ -91,9 +91,9 @@ impl Verdict {
     }
 
     fn cell_verdict(&self, r: &GateRow) -> String {
-        if !r.failures.is_empty() {
+        if r.failed() {
             format!("FAIL ({})", r.time)
-        } else if !r.unjudged.is_empty() {
+        } else if r.unjudged() {
             "not judged".to_string()
         } else if r.undecided() && !self.gate.undecided_passes {
             "UNDECIDED".to_string()
@@ -183,10 +183,10 @@ impl Verdict {
 
     fn reasons(&self, out: &mut String, bullet: &str) {
         for r in &self.rows {
-            for f in &r.failures {
+            for f in r.lines(Weight::Fail) {
                 let _ = writeln!(out, "{bullet}{}: FAIL: {f}", r.dataset);
             }
-            for u in &r.unjudged {
+            for u in r.lines(Weight::Unjudged) {
                 let _ = writeln!(out, "{bullet}{}: not judged: {u}", r.dataset);
             }
             let said = r.time == Decision::Regressed.as_str();
@@ -209,7 +209,7 @@ impl Verdict {
                     }
                 );
             }
-            for n in &r.notes {
+            for n in r.lines(Weight::Note) {
                 let _ = writeln!(out, "{bullet}{}: note: {n}", r.dataset);
             }
         }
@@ -286,7 +286,7 @@ fn dataset_record(r: &GateRow, evidence: Option<&Evidence>) -> DatasetVerdict {
     DatasetVerdict {
         dataset: r.dataset.clone(),
         time: r.time.into(),
-        failed: !r.failures.is_empty(),
+        failed: r.failed(),
         ratio: e.map(|e| e.ratio),
         ci_low: e.map(|e| e.low),
         ci_high: e.map(|e| e.high),
@@ -295,9 +295,10 @@ fn dataset_record(r: &GateRow, evidence: Option<&Evidence>) -> DatasetVerdict {
         pairs: e.map_or(p.map_or(0, |p| p.pairs), |e| e.pairs),
         chunks: e.map_or(p.map_or(0, |p| p.blocks.0), |e| e.chunks),
         rounds: evidence.map_or(1, |ev| ev.rounds().0),
-        failures: r.failures.clone(),
-        unjudged: r.unjudged.clone(),
-        notes: r.notes.clone(),
+        failures: r.lines(Weight::Fail),
+        unjudged: r.lines(Weight::Unjudged),
+        notes: r.lines(Weight::Note),
+        reasons: r.findings.0.iter().map(Finding::record).collect(),
         round_list: evidence.map_or_else(Vec::new, |ev| {
             ev.round_facts
                 .iter()

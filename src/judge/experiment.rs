@@ -1,0 +1,143 @@
+//! What makes two measurements one experiment, and the rule that refuses
+//! to compare two that are not ([`comparable`]).
+
+use super::{Finding, Rule};
+use crate::results::meta::Meta;
+use serde::{Deserialize, Serialize};
+
+/// The facts that make a measurement of one dataset the experiment it is.
+/// A field that is `None` was not recorded (results or history lines
+/// written before it was) and is not compared.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Experiment {
+    /// The dataset's content hash: the same puzzles at the same positions
+    /// (so the same file, subset, shard and order).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub puzzles: Option<String>,
+    /// The hash of every record of the file a shard was read from (all
+    /// shards of one file have the same).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// `--transform SEED`, or `none`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transform: Option<String>,
+    /// Solutions counted per solve (1: first solution; 2: uniqueness).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solution_limit: Option<u32>,
+    /// `--max-guesses` and `--timeout`: where a solve is cut short.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_budget: Option<String>,
+    /// How times were taken: cold or practised, which time is kept, the
+    /// measured passes and the warm-up passes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<String>,
+    /// The strategy paired ratios are to (the run's baseline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yardstick: Option<String>,
+}
+
+impl Experiment {
+    /// The experiment of dataset `dataset` in the run `meta` describes.
+    pub fn of_run(meta: &Meta, dataset: &str) -> Experiment {
+        let o = &meta.options;
+        let ds = meta.datasets.iter().find(|d| d.name == dataset);
+        Experiment {
+            puzzles: ds.and_then(|d| d.content_hash.clone()),
+            source: ds.and_then(|d| d.source_hash.clone()),
+            transform: Some(o.transform.map_or("none".into(), |s| s.to_string())),
+            solution_limit: Some(o.solution_limit),
+            search_budget: Some(format!(
+                "--max-guesses {}, --timeout {}",
+                o.max_guesses,
+                o.timeout.as_deref().unwrap_or("none")
+            )),
+            timing: Some(format!(
+                "{}, {}, {} measured pass{}, {} warm-up",
+                o.timing,
+                o.time_kept,
+                o.repeat,
+                if o.repeat == 1 { "" } else { "es" },
+                o.warmup
+            )),
+            yardstick: o.baseline.clone(),
+        }
+    }
+
+    /// The same experiment without its yardstick: for verdicts on times
+    /// rather than on ratios to a yardstick.
+    pub fn without_yardstick(mut self) -> Experiment {
+        self.yardstick = None;
+        self
+    }
+
+    /// The same experiment without the puzzles' identity, for the shards of
+    /// one run (each reads other puzzles of the same file).
+    pub fn without_puzzles(mut self) -> Experiment {
+        self.puzzles = None;
+        self
+    }
+}
+
+/// Why `a` and `b` are not one experiment (empty: they are): one
+/// not-judged finding per field recorded on both sides with different
+/// values. `names` say which measurement is which (`the baseline`, a
+/// directory, a revision).
+pub fn comparable(a: &Experiment, b: &Experiment, names: [&str; 2]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut field = |rule: Rule, what: &str, x: Option<String>, y: Option<String>| {
+        if let (Some(x), Some(y)) = (x, y) {
+            if x != y {
+                out.push(Finding::unjudged(
+                    rule,
+                    format!(
+                        "not the same experiment: {what} is {x} in {} and {y} in {}",
+                        names[0], names[1]
+                    ),
+                ));
+            }
+        }
+    };
+    field(
+        Rule::OtherPuzzles,
+        "the dataset's content (other puzzles, another order, or another --limit/--shard)",
+        a.puzzles.clone(),
+        b.puzzles.clone(),
+    );
+    field(
+        Rule::OtherSource,
+        "the dataset file read (its hash over every record)",
+        a.source.clone(),
+        b.source.clone(),
+    );
+    field(
+        Rule::OtherTransform,
+        "--transform",
+        a.transform.clone(),
+        b.transform.clone(),
+    );
+    field(
+        Rule::OtherSolutionLimit,
+        "the solution limit (--count)",
+        a.solution_limit.map(|n| n.to_string()),
+        b.solution_limit.map(|n| n.to_string()),
+    );
+    field(
+        Rule::OtherSearchBudget,
+        "the search budget",
+        a.search_budget.clone(),
+        b.search_budget.clone(),
+    );
+    field(
+        Rule::OtherTiming,
+        "the timing",
+        a.timing.clone(),
+        b.timing.clone(),
+    );
+    field(
+        Rule::OtherYardstick,
+        "the yardstick (the strategy ratios are to)",
+        a.yardstick.clone(),
+        b.yardstick.clone(),
+    );
+    out
+}

@@ -1,0 +1,255 @@
+//! One side of a verdict — a strategy's results on a dataset — and the
+//! rules that decide whether its times can be believed, alone
+//! ([`believable`]) and against the side it is compared with
+//! ([`against`]).
+
+use super::{Finding, Rule};
+use crate::results::ResultRecord;
+use crate::solver::Clock;
+
+/// A solver's own clock that claims less than this share of the time the
+/// harness measured around its passes is not believed (a solve that the
+/// solver says took 1 ns of a 100 µs round trip).
+pub const CLAIMED_SHARE_MIN: f64 = 0.02;
+
+/// How far a solver's own clock may claim more than the harness measured
+/// around its calls before it is called a lie: the harness's clock reads
+/// and the solver's may disagree by a tick or two per call, never by half a
+/// percent of a whole pass.
+pub const CLAIM_SLACK: f64 = 0.005;
+
+/// What a verdict needs to know of one side.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Side {
+    /// How the side is named in sentences (`CANDIDATE head`, `the
+    /// baseline`, a revision).
+    pub name: String,
+    pub puzzles: u64,
+    /// Puzzles with an accepted solution (solved, or several solutions).
+    pub solved: u64,
+    /// Puzzles it gave up on (search budget) or stalled on (no guessing):
+    /// answers, but not solutions.
+    pub unsolved: u64,
+    /// Answers the harness rejected.
+    pub rejected: u64,
+    /// Puzzles it failed on (crash, timeout, protocol error, error).
+    pub faults: u64,
+    /// Answers with no solution written (only a count).
+    pub unverified: u64,
+    /// Repeated solves, and those far faster than their first.
+    pub repeated: u64,
+    pub repeat_far_faster: u64,
+    pub clock: Clock,
+    /// Its own clock's claims over the harness's time around its calls.
+    pub claimed_share: Option<f64>,
+    /// Its own clock's mean claim per solve, and the harness's time per
+    /// call it leaves unclaimed (round trip, call overhead).
+    pub claimed_mean_ns: Option<f64>,
+    pub unclaimed_ns: Option<f64>,
+}
+
+impl Side {
+    /// The side of result `r`, named `name`.
+    pub fn of(name: &str, r: &ResultRecord) -> Side {
+        let timed = r.timed().max(1) as f64;
+        let passes = r.pass_solve_ns.len().max(1) as f64;
+        let claimed_pass = r.pass_solve_ns.iter().map(|&n| n as f64).sum::<f64>() / passes;
+        let self_timed = r.clock == Clock::Solver;
+        let (claimed_mean_ns, unclaimed_ns) = match r.claimed_share {
+            Some(share) if self_timed && share > 0.0 => (
+                Some(claimed_pass / timed),
+                Some((claimed_pass / share - claimed_pass) / timed),
+            ),
+            _ => (None, None),
+        };
+        Side {
+            name: name.to_string(),
+            puzzles: r.puzzles,
+            solved: r.solved + r.multiple,
+            unsolved: r.gave_up + r.stalled,
+            rejected: r.wrong(),
+            faults: r.faults(),
+            unverified: r.unverified,
+            repeated: r.repeated,
+            repeat_far_faster: r.repeat_far_faster,
+            clock: r.clock,
+            claimed_share: r.claimed_share,
+            claimed_mean_ns,
+            unclaimed_ns,
+        }
+    }
+
+    /// Most repeated solves far faster than their first: it may remember
+    /// answers rather than solve them.
+    pub fn cache_suspect(&self) -> bool {
+        self.repeated > 0 && 2 * self.repeat_far_faster > self.repeated
+    }
+}
+
+/// Whether one side's times can be believed: failures for rejected
+/// answers, faults, unverifiable answers and a clock that claims more than
+/// the call took; not judged for a possible answer cache, a clock that
+/// claims almost nothing, or no puzzle solved.
+pub fn believable(s: &Side) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let n = &s.name;
+    if s.rejected > 0 {
+        out.push(Finding::fail(
+            Rule::Rejected,
+            format!(
+                "{} answers of {n} rejected (a mismatch with the dataset, a broken rule, a wrong \
+                 count, or an answer that changed between passes)",
+                s.rejected
+            ),
+        ));
+    }
+    if s.faults > 0 {
+        out.push(Finding::fail(
+            Rule::Faulted,
+            format!(
+                "{} puzzles failed in {n} (crashed, timeout, protocol error or error)",
+                s.faults
+            ),
+        ));
+    }
+    if s.unverified > 0 {
+        out.push(Finding::fail(
+            Rule::Unverified,
+            format!(
+                "{n} wrote no solution for {} answers (only a count): an answer that cannot be \
+                 checked cannot be timed either",
+                s.unverified
+            ),
+        ));
+    }
+    out.extend(clock_findings(s));
+    if s.cache_suspect() {
+        out.push(Finding::unjudged(
+            Rule::Cache,
+            format!(
+                "{n} may be caching answers: on {} of {} repeated solves (a later pass, or a puzzle \
+                 the dataset repeats) it was at least {}× faster than the first, so its kept times \
+                 may not be solves; judge it on first calls (--repeat 1 --warmup 0) of a dataset \
+                 without repeated puzzles",
+                s.repeat_far_faster,
+                s.repeated,
+                crate::bench::metrics::CACHE_FACTOR
+            ),
+        ));
+    }
+    if s.solved == 0 {
+        out.push(Finding::unjudged(
+            Rule::SolvedNothing,
+            format!(
+                "{n} solved no puzzle with an accepted answer ({} puzzles), so its times are not \
+                 times of solving",
+                s.puzzles
+            ),
+        ));
+    }
+    out
+}
+
+/// A self-timed side's claims held against the harness's time around its
+/// calls.
+fn clock_findings(s: &Side) -> Vec<Finding> {
+    let Some(share) = s.claimed_share else {
+        return Vec::new();
+    };
+    let n = &s.name;
+    if share > 1.0 + CLAIM_SLACK {
+        return vec![Finding::fail(
+            Rule::ClockClaimsMore,
+            format!(
+                "{n} is timed by its own clock, which claims {:.1}% of the time the harness \
+                 measured around its calls: a solve cannot take longer than the call around it",
+                share * 100.0
+            ),
+        )];
+    }
+    if share < CLAIMED_SHARE_MIN {
+        return vec![Finding::unjudged(
+            Rule::ClockClaimsTooLittle,
+            format!(
+                "{n} is timed by its own clock, which claims {:.2}% of the time the harness \
+                 measured around its calls: not believable",
+                share * 100.0
+            ),
+        )];
+    }
+    Vec::new()
+}
+
+/// Whether `cand`'s times can be believed against `base`'s: a candidate
+/// that gave up (or stalled) on more puzzles, or solved fewer, fails —
+/// giving up is never faster; two sides timed by their own clocks whose
+/// unclaimed time per call differs by more than half of `threshold_pct` of
+/// the solve time are not judged.
+pub fn against(base: &Side, cand: &Side, threshold_pct: f64) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if cand.unsolved > base.unsolved {
+        out.push(Finding::fail(
+            Rule::GaveUp,
+            format!(
+                "{} gave up or stalled on {} puzzles, {} on {}: giving up is not solving faster",
+                cand.name, cand.unsolved, base.name, base.unsolved
+            ),
+        ));
+    }
+    let explained = cand.unsolved > base.unsolved || cand.rejected + cand.faults > 0;
+    if cand.solved < base.solved && !explained {
+        out.push(Finding::fail(
+            Rule::FewerSolved,
+            format!(
+                "{} solved {} puzzles, {} solved {}",
+                cand.name, cand.solved, base.name, base.solved
+            ),
+        ));
+    }
+    if base.clock != cand.clock {
+        out.push(Finding::unjudged(
+            Rule::OtherClock,
+            format!(
+                "the sides are timed by different clocks ({}: {}; {}: {}), so their times are \
+                 not comparable",
+                base.name,
+                base.clock.describe(),
+                cand.name,
+                cand.clock.describe()
+            ),
+        ));
+    } else if let Some(f) = unclaimed_differs(base, cand, threshold_pct) {
+        out.push(f);
+    }
+    out
+}
+
+/// Two self-timed sides: the harness's time per call that each side's
+/// claims leave out (pipes, wake-ups, the call) is the same for two builds
+/// of one solver on one machine. When it differs by more than half the
+/// threshold of the smaller claimed solve time, the claimed ratio could be
+/// the clocks' doing by as much as that, and is not judged.
+fn unclaimed_differs(base: &Side, cand: &Side, threshold_pct: f64) -> Option<Finding> {
+    let (ub, uc) = (base.unclaimed_ns?, cand.unclaimed_ns?);
+    let mean = base.claimed_mean_ns?.min(cand.claimed_mean_ns?);
+    let bound = threshold_pct / 200.0 * mean;
+    ((uc - ub).abs() > bound).then(|| {
+        Finding::unjudged(
+            Rule::ClockSharesDiffer,
+            format!(
+                "both sides are timed by their own clocks, and the harness's time per call that \
+                 their claims leave out differs: {:.0} ns for {}, {:.0} ns for {} (claims of {:.1}% \
+                 and {:.1}% of the harness's time), more than half the threshold ({:.0} ns) of a \
+                 {:.0} ns solve: the claimed ratio could be the clocks' rather than the solvers'",
+                ub,
+                base.name,
+                uc,
+                cand.name,
+                base.claimed_share.unwrap_or(0.0) * 100.0,
+                cand.claimed_share.unwrap_or(0.0) * 100.0,
+                bound,
+                mean
+            ),
+        )
+    })
+}

@@ -1,0 +1,212 @@
+//! The judge's rules on hand-made sides and experiments.
+
+use super::*;
+use crate::solver::Clock;
+
+fn side(name: &str) -> Side {
+    Side {
+        name: name.to_string(),
+        puzzles: 1000,
+        solved: 1000,
+        unsolved: 0,
+        rejected: 0,
+        faults: 0,
+        unverified: 0,
+        repeated: 0,
+        repeat_far_faster: 0,
+        clock: Clock::Harness,
+        claimed_share: None,
+        claimed_mean_ns: None,
+        unclaimed_ns: None,
+    }
+}
+
+/// A side timed by its own clock: `claimed` ns per solve, the harness
+/// measuring `round_trip` ns around each call.
+fn self_timed(name: &str, claimed: f64, round_trip: f64) -> Side {
+    Side {
+        clock: Clock::Solver,
+        claimed_share: Some(claimed / round_trip),
+        claimed_mean_ns: Some(claimed),
+        unclaimed_ns: Some(round_trip - claimed),
+        ..side(name)
+    }
+}
+
+fn rules(f: &[Finding]) -> Vec<(Rule, Weight)> {
+    f.iter().map(|f| (f.rule, f.weight)).collect()
+}
+
+#[test]
+fn an_honest_side_is_believed() {
+    assert!(believable(&side("a")).is_empty());
+    assert!(against(&side("a"), &side("b"), 3.0).is_empty());
+    assert!(believable(&self_timed("a", 900.0, 1000.0)).is_empty());
+}
+
+#[test]
+fn rejected_faulted_and_unverifiable_answers_fail() {
+    let s = Side {
+        rejected: 2,
+        faults: 1,
+        unverified: 3,
+        ..side("a")
+    };
+    assert_eq!(
+        rules(&believable(&s)),
+        [
+            (Rule::Rejected, Weight::Fail),
+            (Rule::Faulted, Weight::Fail),
+            (Rule::Unverified, Weight::Fail)
+        ]
+    );
+}
+
+#[test]
+fn a_clock_claiming_more_than_the_call_fails_and_one_claiming_almost_nothing_is_not_judged() {
+    let more = self_timed("a", 1100.0, 1000.0);
+    assert_eq!(
+        rules(&believable(&more)),
+        [(Rule::ClockClaimsMore, Weight::Fail)]
+    );
+    // Within the slack: a tick of disagreement between two clocks.
+    assert!(believable(&self_timed("a", 1004.0, 1000.0)).is_empty());
+    let little = self_timed("a", 1.0, 1000.0);
+    assert_eq!(
+        rules(&believable(&little)),
+        [(Rule::ClockClaimsTooLittle, Weight::Unjudged)]
+    );
+}
+
+#[test]
+fn a_cache_or_nothing_solved_is_not_judged() {
+    let cache = Side {
+        repeated: 100,
+        repeat_far_faster: 51,
+        ..side("a")
+    };
+    assert_eq!(
+        rules(&believable(&cache)),
+        [(Rule::Cache, Weight::Unjudged)]
+    );
+    let honest = Side {
+        repeated: 100,
+        repeat_far_faster: 50,
+        ..side("a")
+    };
+    assert!(believable(&honest).is_empty());
+    let none = Side {
+        solved: 0,
+        unsolved: 1000,
+        ..side("a")
+    };
+    assert_eq!(
+        rules(&believable(&none)),
+        [(Rule::SolvedNothing, Weight::Unjudged)]
+    );
+}
+
+#[test]
+fn giving_up_or_solving_fewer_fails_the_candidate_never_the_base() {
+    let quitter = Side {
+        solved: 200,
+        unsolved: 800,
+        ..side("cand")
+    };
+    assert_eq!(
+        rules(&against(&side("base"), &quitter, 3.0)),
+        [(Rule::GaveUp, Weight::Fail)]
+    );
+    // The base giving up where the candidate solves is no failure.
+    assert!(against(&quitter, &side("cand"), 3.0).is_empty());
+    let fewer = Side {
+        solved: 990,
+        ..side("cand")
+    };
+    assert_eq!(
+        rules(&against(&side("base"), &fewer, 3.0)),
+        [(Rule::FewerSolved, Weight::Fail)]
+    );
+}
+
+#[test]
+fn a_self_timed_side_hiding_time_is_not_judged_an_honest_regression_is() {
+    // Both sides spend 20 µs per call in pipes; the base solves in 5 µs.
+    let base = self_timed("base", 5_000.0, 25_000.0);
+    // An honest 10 % regression: the claims and the round trip grow alike.
+    let slower = self_timed("cand", 5_500.0, 25_500.0);
+    assert!(against(&base, &slower, 3.0).is_empty());
+    // A liar that solves as slowly as the base and claims half of it.
+    let liar = self_timed("cand", 2_500.0, 25_000.0);
+    assert_eq!(
+        rules(&against(&base, &liar, 3.0)),
+        [(Rule::ClockSharesDiffer, Weight::Unjudged)]
+    );
+    // Claiming 1.4 % less: within half of a 3 % threshold.
+    let shaved = self_timed("cand", 4_930.0, 25_000.0);
+    assert!(against(&base, &shaved, 3.0).is_empty());
+    // Different clocks are not compared at all.
+    assert_eq!(
+        rules(&against(&side("base"), &liar, 3.0)),
+        [(Rule::OtherClock, Weight::Unjudged)]
+    );
+}
+
+#[test]
+fn experiments_differing_in_a_recorded_field_are_not_comparable() {
+    let a = Experiment {
+        puzzles: Some("xxh3-sum:1".into()),
+        source: None,
+        transform: Some("none".into()),
+        solution_limit: Some(1),
+        search_budget: Some("--max-guesses 1000".into()),
+        timing: Some("cold".into()),
+        yardstick: Some("fast".into()),
+    };
+    assert!(comparable(&a, &a.clone(), ["a", "b"]).is_empty());
+    type Change = fn(&mut Experiment);
+    let cases: [(Rule, Change); 6] = [
+        (Rule::OtherPuzzles, |e| {
+            e.puzzles = Some("xxh3-sum:2".into())
+        }),
+        (Rule::OtherTransform, |e| e.transform = Some("7".into())),
+        (Rule::OtherSolutionLimit, |e| e.solution_limit = Some(2)),
+        (Rule::OtherSearchBudget, |e| {
+            e.search_budget = Some("--max-guesses 10".into())
+        }),
+        (Rule::OtherTiming, |e| e.timing = Some("practised".into())),
+        (Rule::OtherYardstick, |e| e.yardstick = Some("mrv".into())),
+    ];
+    for (rule, change) in cases {
+        let mut b = a.clone();
+        change(&mut b);
+        let f = comparable(&a, &b, ["the baseline", "the current run"]);
+        assert_eq!(rules(&f), [(rule, Weight::Unjudged)], "{f:?}");
+        assert!(f[0]
+            .line()
+            .starts_with(&format!("[{}] not the same experiment", rule.name())));
+    }
+    // A field one side did not record is not compared.
+    let older = Experiment {
+        solution_limit: None,
+        yardstick: None,
+        ..a.clone()
+    };
+    let mut b = a.clone();
+    b.solution_limit = Some(2);
+    b.yardstick = Some("mrv".into());
+    assert!(comparable(&older, &b, ["a", "b"]).is_empty());
+}
+
+#[test]
+fn the_heaviest_finding_decides_the_exit_status() {
+    let mut f = Findings::default();
+    assert_eq!(f.exit_code(), 0);
+    f.push(Finding::note(Rule::Other, "n"));
+    assert_eq!(f.exit_code(), 0);
+    f.push(Finding::unjudged(Rule::NoInterval, "u"));
+    assert_eq!(f.exit_code(), 2);
+    f.push(Finding::fail(Rule::Rejected, "x"));
+    assert_eq!(f.exit_code(), 1);
+    assert_eq!(f.lines(Weight::Fail), ["[rejected] x"]);
+}
