@@ -35,9 +35,17 @@ fn verdict(stdout: &str, strategy: &str) -> String {
         .lines()
         .find(|l| l.split_whitespace().nth(1) == Some(strategy))
         .and_then(|l| {
-            ["improved", "regressed", "unchanged", "new", "missing"]
-                .into_iter()
-                .find(|v| l.split_whitespace().any(|w| w == *v))
+            [
+                "improved",
+                "regressed",
+                "unchanged",
+                "new",
+                "missing",
+                "failed",
+            ]
+            .into_iter()
+            .find(|v| l.split_whitespace().any(|w| w == *v))
+            .or_else(|| l.contains("not judged").then_some("not judged"))
         })
         .unwrap_or_else(|| panic!("no row for {strategy} in:\n{stdout}"))
         .to_string()
@@ -63,7 +71,7 @@ fn a_slower_strategy_regresses_and_exits_1() {
     let s = out(&o);
     assert_eq!(verdict(&s, "a"), "regressed");
     assert_eq!(verdict(&s, "b"), "unchanged");
-    assert!(s.contains("FAIL: 1 regressed"), "{s}");
+    assert!(s.contains("FAIL: 0 failed, 1 regressed"), "{s}");
     // A threshold wider than the change: unchanged again.
     let o = compare(&[&fixture("base"), &fixture("regressed"), "--threshold", "80"]);
     assert_eq!(o.status.code(), Some(0));
@@ -138,7 +146,7 @@ fn markdown_is_a_table_and_a_verdict_line() {
         "{s}"
     );
     let last = s.lines().rev().find(|l| !l.is_empty()).unwrap();
-    assert!(last.starts_with("**FAIL: 1 regressed"), "{last}");
+    assert!(last.starts_with("**FAIL: 0 failed, 1 regressed"), "{last}");
 }
 
 #[test]
@@ -258,11 +266,13 @@ fn two_real_runs_of_the_same_binary_are_unchanged() {
         }
     }
     assert!(passed, "{last}");
-    // Without puzzles.csv: summary values, no interval, counters still exact.
+    // Without puzzles.csv: summary values shown, no interval, so not
+    // judged (exit 2); counters still exact.
     std::fs::remove_file(Path::new(&dirs[1]).join("puzzles.csv")).unwrap();
     let o = compare(&[&dirs[0], &dirs[1], "--threshold", "50"]);
-    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", out(&o));
     assert!(out(&o).contains("without an interval"));
+    assert!(out(&o).contains("[no-per-puzzle-data]"));
     assert_eq!(out(&o).matches("identical").count(), 6);
 }
 
@@ -295,10 +305,10 @@ fn two_one_puzzle_runs_are_not_judged() {
             "{s}"
         );
         assert!(
-            s.contains("easy/fast: not judged: the baseline timed 1 puzzle: too few to judge"),
+            s.contains("easy/fast: not judged: [no-interval] the baseline timed 1 puzzle: too few to judge"),
             "{s}"
         );
-        assert!(s.contains("NOT JUDGED: 0 regressed"), "{s}");
+        assert!(s.contains("NOT JUDGED: 0 failed, 0 regressed"), "{s}");
     }
     // Without puzzles.csv the summary's count decides the same way.
     for d in &dirs {

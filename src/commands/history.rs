@@ -47,6 +47,11 @@ pub struct AddArgs {
     /// draws them as not judged.
     #[arg(long)]
     pub allow_incomplete: bool,
+    /// The strategy the history's ratios are to: every other strategy added
+    /// must have been paired with it in its run (refused otherwise: exit
+    /// 2), so that one history never mixes yardsticks.
+    #[arg(long, value_name = "LABEL", default_value = "fast")]
+    pub yardstick: String,
 }
 
 fn label(s: &str) -> Result<String, String> {
@@ -77,11 +82,16 @@ fn add(args: &AddArgs) -> CmdResult {
         }
         lines.extend(lines_of(&dir, args)?);
     }
-    for l in lines.iter().filter(|l| l.complete && !l.trusted()) {
-        super::print_err(&format!(
-            "bench-sudoku: warning: {} of {} ({}): {} rejected answers, {} faults: trend shows it and does not judge it",
-            l.series, l.dataset, l.started, l.rejected, l.faults
-        ));
+    for l in &lines {
+        for f in l.findings() {
+            super::print_err(&format!(
+                "bench-sudoku: warning: {} of {} ({}): {}: trend shows it and judges it by this",
+                l.series,
+                l.dataset,
+                l.started,
+                f.line()
+            ));
+        }
     }
     let done = history::append(&args.file, &lines)?;
     super::print_text(&format!(
@@ -115,13 +125,30 @@ fn lines_of(dir: &ResultsDir, args: &AddArgs) -> anyhow::Result<Vec<Line>> {
             );
         }
     }
-    Ok(dir
+    let chosen = dir
         .results
         .iter()
-        .filter(|r| args.strategies.is_empty() || args.strategies.contains(&r.strategy))
-        .map(|r| {
-            let series = args.series.as_deref().unwrap_or(&r.strategy);
-            Line::of(&dir.meta, &dir.results, r, series)
-        })
-        .collect())
+        .filter(|r| args.strategies.is_empty() || args.strategies.contains(&r.strategy));
+    let mut out = Vec::new();
+    for r in chosen {
+        let paired_with = r.paired.as_ref().map(|p| p.baseline.as_str());
+        if r.strategy != args.yardstick && paired_with != Some(args.yardstick.as_str()) {
+            bail!(
+                "{}: {}/{} is {}, not with the yardstick {y}: its ratio would not follow \
+                 {y}, and a history that mixed yardsticks would compare what cannot be \
+                 compared; run it beside {y} (-s {y} --baseline {y}), or follow another \
+                 yardstick with --yardstick LABEL",
+                dir.path.display(),
+                r.dataset,
+                r.strategy,
+                paired_with.map_or("paired with nothing".to_string(), |b| format!(
+                    "paired with {b}"
+                )),
+                y = args.yardstick
+            );
+        }
+        let series = args.series.as_deref().unwrap_or(&r.strategy);
+        out.push(Line::of(&dir.meta, &dir.results, r, series));
+    }
+    Ok(out)
 }

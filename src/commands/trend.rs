@@ -9,6 +9,7 @@
 use super::CmdResult;
 use crate::history::series::{self, Order, Series};
 use crate::history::{self, Line};
+use crate::judge::Weight;
 use crate::report;
 use crate::results::dest::Guard;
 use crate::results::ResultsDir;
@@ -195,21 +196,41 @@ fn verdict(all: &[Series], axis: &[String], since: Option<&str>) -> CmdResult {
         .iter()
         .filter(|s| s.points.iter().any(|p| p.ratio.is_some()))
         .collect();
-    for s in &judged {
+    for s in all {
         let newest = s.points.last().map_or(0, |p| p.x);
         let from = since.unwrap_or(newest);
+        let counts = |i: usize| s.points[i].x >= from;
         for st in s
             .steps
             .iter()
-            .filter(|st| s.points[st.at].x >= from && st.change_pct() > 0.0)
+            .filter(|st| counts(st.at) && st.change_pct() > 0.0)
         {
             failed.push(report::trend::step_text(s, st));
         }
-        for &i in s.unjudged.iter().filter(|&&i| s.points[i].x >= from) {
-            unjudged.push(format!(
-                "{}/{} at {}",
-                s.dataset, s.name, s.points[i].revision
-            ));
+        // The judge's findings at the revisions that count: a failure
+        // (rejected answers, faults, giving up, a lying clock) fails the
+        // job whatever the ratio says.
+        for (i, f) in s.findings.iter().filter(|(i, _)| counts(*i)) {
+            let at = format!("{}/{} at {}", s.dataset, s.name, s.points[*i].revision);
+            match f.weight {
+                Weight::Fail => failed.push(format!("{at}: {}", f.line())),
+                Weight::Unjudged => unjudged.push(format!("{at}: {}", f.line())),
+                Weight::Note => {}
+            }
+        }
+        if judged.iter().any(|j| std::ptr::eq(*j, s)) {
+            for &i in s.unjudged.iter().filter(|&&i| counts(i)) {
+                let why = s
+                    .findings
+                    .iter()
+                    .any(|(at, f)| *at == i && f.weight != Weight::Note);
+                if !why {
+                    unjudged.push(format!(
+                        "{}/{} at {}: no ratio with an interval",
+                        s.dataset, s.name, s.points[i].revision
+                    ));
+                }
+            }
         }
     }
     let code = if !failed.is_empty() {
@@ -221,10 +242,9 @@ fn verdict(all: &[Series], axis: &[String], since: Option<&str>) -> CmdResult {
         super::print_err("NOT JUDGED: no series has a paired ratio to a yardstick");
         2
     } else if !unjudged.is_empty() {
-        super::print_err(&format!(
-            "NOT JUDGED: {} (no ratio with an interval, or a run with rejected answers, faults or not finished)",
-            unjudged.join("; ")
-        ));
+        for u in &unjudged {
+            super::print_err(&format!("NOT JUDGED: {u}"));
+        }
         2
     } else {
         super::print_err("PASS: no step to slower at the revisions judged");

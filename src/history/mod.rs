@@ -17,14 +17,18 @@
 pub mod series;
 pub mod steps;
 
+use crate::judge::{self, Experiment, Finding, Rule, Side};
 use crate::results::meta::Meta;
 use crate::results::ResultRecord;
+use crate::solver::Clock;
 use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// The version of a line's layout; a reader refuses a newer one.
-pub const SCHEMA: u32 = 1;
+/// The version of a line's layout; a reader refuses a newer one. Version 2
+/// added what the judge needs (the experiment, unsolved and unverifiable
+/// answers, the clock's claims); version 1 lines read with those unknown.
+pub const SCHEMA: u32 = 2;
 
 /// One run's result for one dataset and strategy.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -81,6 +85,36 @@ pub struct Line {
     pub yardstick: Option<Yardstick>,
     /// The run and the unit finished.
     pub complete: bool,
+    /// What made the measurement the experiment it was (the judge compares
+    /// a history's lines by it); absent in lines of schema 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experiment: Option<Experiment>,
+    /// Puzzles given up or stalled on, and answers with no solution
+    /// written (every round of a budgeted gate included).
+    #[serde(default)]
+    pub unsolved: u64,
+    #[serde(default)]
+    pub unverified: u64,
+    /// Repeated solves, and those far faster than the first (a cache).
+    #[serde(default)]
+    pub repeated: u64,
+    #[serde(default)]
+    pub repeat_far_faster: u64,
+    /// `harness`, `solver` or `round_trip`.
+    #[serde(default = "harness_clock")]
+    pub clock: String,
+    /// A self-timed solver's claims over the harness's time, its mean claim
+    /// per solve and the time per call it leaves unclaimed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claimed_share: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claimed_mean_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unclaimed_ns: Option<f64>,
+}
+
+fn harness_clock() -> String {
+    Clock::Harness.as_str().to_string()
 }
 
 /// The machine a line was measured on.
@@ -127,6 +161,7 @@ pub struct Yardstick {
 impl Line {
     /// The line of one result of a run; `series` names it in the history.
     pub fn of(meta: &Meta, results: &[ResultRecord], r: &ResultRecord, series: &str) -> Line {
+        let side = Side::of(series, r);
         let detail = |name: &str| {
             meta.options
                 .strategy_details
@@ -182,8 +217,8 @@ impl Line {
             repeat: meta.options.repeat,
             puzzles: r.puzzles,
             solved: r.solved,
-            rejected: r.rejected,
-            faults: r.crashed + r.timeout + r.protocol_error + r.error,
+            rejected: side.rejected,
+            faults: side.faults,
             mean_ns: r.mean_ns,
             p50_ns: r.p50_ns,
             p99_ns: r.p99_ns,
@@ -193,13 +228,75 @@ impl Line {
             nodes_total: r.nodes_total,
             yardstick,
             complete: meta.complete && r.complete,
+            experiment: Some(Experiment::of_run(meta, &r.dataset)),
+            unsolved: side.unsolved,
+            unverified: side.unverified,
+            repeated: side.repeated,
+            repeat_far_faster: side.repeat_far_faster,
+            clock: side.clock.as_str().to_string(),
+            claimed_share: side.claimed_share,
+            claimed_mean_ns: side.claimed_mean_ns,
+            unclaimed_ns: side.unclaimed_ns,
         }
     }
 
-    /// Whether the line's times can be judged: a finished unit, every
-    /// answer verified, no fault.
+    /// The line as a side of a verdict, named `name`.
+    pub fn side(&self, name: &str) -> Side {
+        Side {
+            name: name.to_string(),
+            puzzles: self.puzzles,
+            solved: self.solved,
+            unsolved: self.unsolved,
+            rejected: self.rejected,
+            faults: self.faults,
+            unverified: self.unverified,
+            repeated: self.repeated,
+            repeat_far_faster: self.repeat_far_faster,
+            clock: Clock::parse(&self.clock).unwrap_or_default(),
+            claimed_share: self.claimed_share,
+            claimed_mean_ns: self.claimed_mean_ns,
+            unclaimed_ns: self.unclaimed_ns,
+        }
+    }
+
+    /// What the judge finds in the line alone ([`judge::believable`]),
+    /// and an unfinished run.
+    pub fn findings(&self) -> Vec<Finding> {
+        let name = format!("{} at {}", self.series, self.revision_text());
+        let mut f = judge::believable(&self.side(&name));
+        if !self.complete {
+            f.push(Finding::unjudged(
+                Rule::Incomplete,
+                format!("{name}: the run did not finish"),
+            ));
+        }
+        f
+    }
+
+    /// The revision, or `unknown`.
+    pub fn revision_text(&self) -> &str {
+        self.revision.as_deref().unwrap_or(series::UNKNOWN)
+    }
+
+    /// The experiment, the line's yardstick standing for the run's
+    /// baseline in lines that recorded none.
+    pub fn experiment(&self) -> Experiment {
+        let mut e = self.experiment.clone().unwrap_or_default();
+        if e.yardstick.is_none() {
+            e.yardstick = self.yardstick.as_ref().map(|y| y.strategy.clone());
+        }
+        if e.puzzles.is_none() {
+            e.puzzles = self.dataset_hash.clone();
+        }
+        e
+    }
+
+    /// Whether the line's times can be judged: the judge finds nothing
+    /// that fails it or keeps it from being judged.
     pub fn trusted(&self) -> bool {
-        self.complete && self.rejected == 0 && self.faults == 0 && self.solved > 0
+        self.findings()
+            .iter()
+            .all(|f| f.weight == crate::judge::Weight::Note)
     }
 
     /// What makes two lines the same measurement (`history add` skips a
@@ -226,6 +323,39 @@ fn legacy_revision(meta: &Meta, kind: Option<&str>) -> Option<String> {
         }),
         Some(_) => None,
     }
+}
+
+/// Why `new` does not belong to the series of `existing` it would join
+/// (the same dataset and series name): the judge's [`judge::comparable`]
+/// between it and the series' newest line. Empty: it fits, or it starts a
+/// series.
+pub fn fits(existing: &[Line], new: &Line) -> Vec<Finding> {
+    let Some(last) = existing
+        .iter()
+        .rev()
+        .find(|l| l.dataset == new.dataset && l.series == new.series)
+    else {
+        return Vec::new();
+    };
+    let names = [
+        format!(
+            "the history's {} {} (run {})",
+            new.series,
+            last.revision_text(),
+            last.started
+        ),
+        format!(
+            "{} {} (run {})",
+            new.series,
+            new.revision_text(),
+            new.started
+        ),
+    ];
+    judge::comparable(
+        &last.experiment(),
+        &new.experiment(),
+        [&names[0], &names[1]],
+    )
 }
 
 /// Reads a history file: one JSON line each; blank lines and lines
@@ -294,6 +424,20 @@ pub fn append(path: &Path, lines: &[Line]) -> anyhow::Result<Appended> {
     let mut text = old;
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
+    }
+    let misfits: Vec<String> = lines
+        .iter()
+        .flat_map(|l| fits(&existing, l))
+        .map(|f| f.line())
+        .collect();
+    if !misfits.is_empty() {
+        bail!(
+            "{}: the run is not the experiment the history follows, and a history that mixed \
+             them would compare what cannot be compared; record it under another --series \
+             NAME (trend keeps it apart):\n  - {}",
+            path.display(),
+            misfits.join("\n  - ")
+        );
     }
     let mut done = Appended::default();
     let mut keys: Vec<_> = existing.iter().map(Line::key).collect();
@@ -406,6 +550,15 @@ mod tests {
                 pairs: 1000,
             }),
             complete: true,
+            experiment: None,
+            unsolved: 0,
+            unverified: 0,
+            repeated: 0,
+            repeat_far_faster: 0,
+            clock: harness_clock(),
+            claimed_share: None,
+            claimed_mean_ns: None,
+            unclaimed_ns: None,
         }
     }
 

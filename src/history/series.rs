@@ -4,6 +4,7 @@
 
 use super::steps::{self, Step, Value};
 use super::Line;
+use crate::judge::{self, Finding, Weight};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -67,6 +68,9 @@ pub struct Series {
     pub unjudged: Vec<usize>,
     /// Its lines measured different puzzles (their dataset hashes differ).
     pub mixed_datasets: bool,
+    /// What the judge found at each point (by index): a point with a
+    /// failure or a reason not to judge it is left out of the steps.
+    pub findings: Vec<(usize, Finding)>,
 }
 
 /// How the revisions are ordered.
@@ -114,28 +118,43 @@ fn revision(l: &Line) -> String {
 
 /// The series of `lines` (datasets and series in order of first
 /// appearance), their points on `axis`, and their steps beyond
-/// `threshold_pct`. `yardstick` chooses the ratio's reference; by default
-/// each series takes its lines' most common one.
+/// `threshold_pct`. A series follows one yardstick: the lines of one name
+/// paired with different yardsticks make separate series, named
+/// `NAME (vs YARDSTICK)`, that are never mixed. `yardstick` keeps only the
+/// lines with that one.
 pub fn build(
     lines: &[Line],
     axis: &[String],
     yardstick: Option<&str>,
     threshold_pct: f64,
 ) -> Vec<Series> {
-    let mut keys: Vec<(String, String)> = Vec::new();
-    for l in lines {
-        let k = (l.dataset.clone(), l.series.clone());
+    let yard = |l: &Line| l.experiment().yardstick;
+    let lines: Vec<&Line> = lines
+        .iter()
+        .filter(|l| yardstick.is_none_or(|y| yard(l).as_deref() == Some(y)))
+        .collect();
+    let mut keys: Vec<(String, String, Option<String>)> = Vec::new();
+    for l in &lines {
+        let k = (l.dataset.clone(), l.series.clone(), yard(l));
         if !keys.contains(&k) {
             keys.push(k);
         }
     }
-    keys.into_iter()
-        .map(|(dataset, name)| {
+    let apart = |d: &str, n: &str| keys.iter().filter(|(kd, kn, _)| kd == d && kn == n).count() > 1;
+    keys.iter()
+        .map(|(dataset, name, y)| {
             let mine: Vec<&Line> = lines
                 .iter()
-                .filter(|l| l.dataset == dataset && l.series == name)
+                .copied()
+                .filter(|l| l.dataset == *dataset && l.series == *name && yard(l) == *y)
                 .collect();
-            one(dataset, name, &mine, axis, yardstick, threshold_pct)
+            let shown = match y {
+                Some(y) if apart(dataset, name) => format!("{name} (vs {y})"),
+                _ => name.clone(),
+            };
+            let mut s = one(dataset.clone(), shown, &mine, axis, threshold_pct);
+            s.yardstick = y.clone().or_else(|| common_yardstick(&mine));
+            s
         })
         .collect()
 }
@@ -145,12 +164,9 @@ fn one(
     name: String,
     lines: &[&Line],
     axis: &[String],
-    yardstick: Option<&str>,
     threshold_pct: f64,
 ) -> Series {
-    let yardstick = yardstick
-        .map(str::to_string)
-        .or_else(|| common_yardstick(lines));
+    let yardstick = common_yardstick(lines);
     let points: Vec<Point> = axis
         .iter()
         .enumerate()
@@ -163,16 +179,20 @@ fn one(
             (!at.is_empty()).then(|| point(rev, x, &at, yardstick.as_deref()))
         })
         .collect();
+    let findings = judged_points(lines, &points, threshold_pct);
     let mut unjudged = Vec::new();
     let mut judged: Vec<(usize, Value)> = Vec::new();
     for (i, p) in points.iter().enumerate() {
+        let refused = findings
+            .iter()
+            .any(|(at, f)| *at == i && f.weight != Weight::Note);
         match p.ratio {
             Some(Ratio {
                 ratio,
                 low: Some(lo),
                 high: Some(hi),
                 ..
-            }) if ratio > 0.0 && lo > 0.0 => judged.push((
+            }) if ratio > 0.0 && lo > 0.0 && !refused => judged.push((
                 i,
                 Value {
                     log: ratio.ln(),
@@ -205,7 +225,45 @@ fn one(
         steps: found,
         unjudged,
         mixed_datasets: hashes.len() > 1,
+        findings,
     }
+}
+
+/// The judge's findings on each point (by index), from the newest run of
+/// its revision: the run alone ([`Line::findings`]), the run against the
+/// series' newest run (one experiment?) and against the newest run of the
+/// point before it (gave up on more puzzles, solved fewer).
+fn judged_points(lines: &[&Line], points: &[Point], threshold_pct: f64) -> Vec<(usize, Finding)> {
+    let newest_of = |rev: &str| lines.iter().rev().find(|l| revision(l) == rev).copied();
+    let Some(last) = points.last().and_then(|p| newest_of(&p.revision)) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut before: Option<&Line> = None;
+    for (i, p) in points.iter().enumerate() {
+        let Some(l) = newest_of(&p.revision) else {
+            continue;
+        };
+        let name = format!("{} at {}", l.series, p.revision);
+        let mut f = l.findings();
+        let newest = format!("{} at {}", last.series, revision(last));
+        f.extend(judge::comparable(
+            &last.experiment(),
+            &l.experiment(),
+            [&newest, &name],
+        ));
+        if let Some(b) = before {
+            let prior = format!("{} at {}", b.series, revision(b));
+            f.extend(judge::against(
+                &b.side(&prior),
+                &l.side(&name),
+                threshold_pct,
+            ));
+        }
+        out.extend(f.into_iter().map(|f| (i, f)));
+        before = Some(l);
+    }
+    out
 }
 
 /// The yardstick most of `lines` were paired with.

@@ -5,6 +5,7 @@ use super::charts::trend::{ratio_svg, time_svg, RatioLine, TimeLine};
 use super::terminal::fmt_ns;
 use crate::history::series::{Point, Series};
 use crate::history::steps::Step;
+use crate::judge::Weight;
 use serde::Serialize;
 
 /// `1.234× ±0.8% [1.180, 1.290]`: the ratio, the interval steps are
@@ -59,8 +60,13 @@ fn rows(series: &[Series]) -> Vec<Vec<String>> {
                 0 => p.runs.to_string(),
                 k => format!("{} ({k} not judged)", p.runs),
             };
+            let failed = s
+                .findings
+                .iter()
+                .any(|(at, f)| *at == i && f.weight == Weight::Fail);
             let step = match step_at(s, i) {
                 Some(st) => format!("STEP {:+.1}%", st.change_pct()),
+                None if failed => "FAIL".into(),
                 None if s.unjudged.contains(&i) && p.ratio.is_some() => "not judged".into(),
                 None => String::new(),
             };
@@ -139,6 +145,20 @@ pub fn notes(series: &[Series]) -> Vec<String> {
     let mut out = vec![RATIO_NOTE.to_string()];
     for s in series {
         out.extend(s.steps.iter().map(|st| step_text(s, st)));
+        for (i, f) in &s.findings {
+            let word = match f.weight {
+                Weight::Fail => "FAIL",
+                Weight::Unjudged => "not judged",
+                Weight::Note => "note",
+            };
+            out.push(format!(
+                "{}/{} at {}: {word}: {}",
+                s.dataset,
+                s.name,
+                s.points[*i].revision,
+                f.line()
+            ));
+        }
         if s.mixed_datasets {
             out.push(format!(
                 "{}/{}: its runs read different puzzles under one dataset name (content hashes differ): \
