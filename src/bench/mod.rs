@@ -292,6 +292,8 @@ pub struct RunResults {
     pub puzzles_per_dataset: Vec<u64>,
     /// The content hash sum of each dataset (`None` when it stopped early).
     pub content_per_dataset: Vec<Option<u64>>,
+    /// Puzzles of each dataset that repeat a grid seen before in it.
+    pub repeats_per_dataset: Vec<u64>,
     pub processed: u64,
     pub stopped: Option<Stop>,
     /// Time spent in the serial stages, over every group.
@@ -343,6 +345,7 @@ pub fn run_some(
         skipped_per_dataset: vec![0; infos.len()],
         puzzles_per_dataset: vec![0; infos.len()],
         content_per_dataset: vec![None; infos.len()],
+        repeats_per_dataset: vec![0; infos.len()],
         processed: 0,
         stopped: None,
         serial: pipeline::SerialTime::default(),
@@ -390,6 +393,7 @@ pub fn run_some(
             if stopped.is_none() {
                 results.content_per_dataset[di] = Some(facts.content);
             }
+            results.repeats_per_dataset[di] = facts.repeats;
             for u in stats {
                 results.processed += u.puzzles;
                 results.skipped_per_dataset[di] = u.skipped;

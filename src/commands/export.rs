@@ -23,6 +23,13 @@ pub struct ExportArgs {
     /// units are named `[incomplete]` in the files.
     #[arg(long)]
     pub allow_incomplete: bool,
+    /// Export units the judge fails or cannot judge (refused otherwise:
+    /// exit 1 for a failure — rejected answers, faults, unverifiable
+    /// answers, a clock that claims more than the harness measured —, 2
+    /// for what cannot be judged); they are named `[untrusted]` in the
+    /// files.
+    #[arg(long)]
+    pub allow_untrusted: bool,
 }
 
 /// Pairs (FORMAT, FILE) of a repeated `--export FORMAT FILE`, each format
@@ -74,10 +81,38 @@ pub fn run(args: &ExportArgs) -> CmdResult {
         .filter_map(|c| c.get(1))
         .map(|file| guard.file("--export", Path::new(file)))
         .collect::<anyhow::Result<_>>()?;
+    if !args.allow_untrusted {
+        let code = untrusted(&dir);
+        if code != 0 {
+            return Ok(code);
+        }
+    }
     let report = Report::from_records(&dir.meta, dir.results.clone(), &[]);
     for (e, dest) in exporters.iter().zip(&dests) {
         write_tracker(e.as_ref(), &report, dest)?;
         super::print_text(&format!("wrote {}\n", dest.path().display()))?;
     }
     Ok(0)
+}
+
+/// Says on stderr which units the judge fails or cannot judge; the exit
+/// status that refusing them gives (0: none).
+fn untrusted(dir: &crate::results::ResultsDir) -> i32 {
+    let mut findings = crate::judge::Findings::default();
+    for r in &dir.results {
+        let unit = format!("{}/{}", r.dataset, r.strategy);
+        findings.extend(crate::judge::believable(&r.side(&unit)));
+    }
+    let code = findings.exit_code();
+    if code != 0 {
+        for f in &findings.0 {
+            super::print_err(&format!("bench-sudoku: {}", f.line()));
+        }
+        super::print_err(&format!(
+            "{}: not exported: a tracker would record these numbers as a clean measurement \
+             (--allow-untrusted to export them named [untrusted])",
+            dir.path.display()
+        ));
+    }
+    code
 }

@@ -34,7 +34,7 @@
 
 use super::sequential::{resolution_pct, Decision, Interval};
 use crate::bench::paired::{Paired, LEVEL, MIN_BLOCKS};
-use crate::judge::{self, Finding, Findings, Rule, Side, Weight};
+use crate::judge::{self, Finding, Findings, Rule, Weight};
 use crate::results::ResultRecord;
 use budget::{Budgeted, Evidence};
 
@@ -383,7 +383,7 @@ pub(crate) fn checks(
         findings: Findings::default(),
         paired: cand.and_then(|c| c.paired_with(&gate.base).or(c.paired.as_ref()).cloned()),
     };
-    let side = |role: &str, label: &str, r: &ResultRecord| Side::of(&format!("{role} {label}"), r);
+    let side = |role: &str, label: &str, r: &ResultRecord| r.side(&format!("{role} {label}"));
     let b = base.map(|r| side("BASE", &gate.base, r));
     let k = cand.map(|r| side("CANDIDATE", &gate.candidate, r));
     for (role, label, s) in [("BASE", &gate.base, &b), ("CANDIDATE", &gate.candidate, &k)] {

@@ -7,7 +7,7 @@ pub mod gate;
 pub mod sequential;
 pub mod stats;
 
-use crate::judge::{self, Experiment, Finding, Findings, Rule, Side, Weight};
+use crate::judge::{self, Finding, Findings, Rule, Weight};
 use crate::report::terminal::fmt_ns;
 use crate::results::dir::{PuzzleData, ResultsDir, Samples};
 use crate::results::ResultRecord;
@@ -226,13 +226,13 @@ fn judge_unit(
     let k = (c.dataset.clone(), c.strategy.clone());
     let mut findings = Findings::default();
     // Absolute times are compared: the yardstick does not matter.
-    let exp = |d: &ResultsDir| Experiment::of_run(&d.meta, &c.dataset).without_yardstick();
+    let exp = |d: &ResultsDir| d.meta.experiment(&c.dataset).without_yardstick();
     findings.extend(judge::comparable(
         &exp(base),
         &exp(current),
         ["the baseline", "the current run"],
     ));
-    let (sb, sc) = (Side::of("the baseline", b), Side::of("the current run", c));
+    let (sb, sc) = (b.side("the baseline"), c.side("the current run"));
     findings.extend(judge::believable(&sb));
     findings.extend(judge::believable(&sc));
     findings.extend(judge::against(&sb, &sc, settings.threshold));

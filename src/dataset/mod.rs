@@ -325,6 +325,21 @@ pub fn spool(path: &Path) -> Result<tempfile::TempPath, DatasetError> {
     Ok(tmp.into_temp_path())
 }
 
+/// A hash of a dataset file's bytes as stored (`xxh3:` and 16 hex
+/// digits): the identity of the file the shards of one run read.
+pub fn source_hash(path: &Path) -> io::Result<String> {
+    let mut file = File::open(path)?;
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match io::Read::read(&mut file, &mut buf)? {
+            0 => break,
+            n => hasher.update(&buf[..n]),
+        }
+    }
+    Ok(format!("xxh3:{:016x}", hasher.digest()))
+}
+
 /// The dataset's short name for report files (`stdin` for `-`): the file
 /// name without a `.gz`/`.gzip` and then a `.csv`/`.tsv`/`.txt` extension
 /// (`data/sudoku-3m.csv.gz` → `sudoku-3m`).

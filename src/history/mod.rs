@@ -161,7 +161,7 @@ pub struct Yardstick {
 impl Line {
     /// The line of one result of a run; `series` names it in the history.
     pub fn of(meta: &Meta, results: &[ResultRecord], r: &ResultRecord, series: &str) -> Line {
-        let side = Side::of(series, r);
+        let side = r.side(series);
         let detail = |name: &str| {
             meta.options
                 .strategy_details
@@ -228,7 +228,7 @@ impl Line {
             nodes_total: r.nodes_total,
             yardstick,
             complete: meta.complete && r.complete,
-            experiment: Some(Experiment::of_run(meta, &r.dataset)),
+            experiment: Some(meta.experiment(&r.dataset)),
             unsolved: side.unsolved,
             unverified: side.unverified,
             repeated: side.repeated,

@@ -2,7 +2,6 @@
 //! to compare two that are not ([`comparable`]).
 
 use super::{Finding, Rule};
-use crate::results::meta::Meta;
 use serde::{Deserialize, Serialize};
 
 /// The facts that make a measurement of one dataset the experiment it is.
@@ -37,32 +36,6 @@ pub struct Experiment {
 }
 
 impl Experiment {
-    /// The experiment of dataset `dataset` in the run `meta` describes.
-    pub fn of_run(meta: &Meta, dataset: &str) -> Experiment {
-        let o = &meta.options;
-        let ds = meta.datasets.iter().find(|d| d.name == dataset);
-        Experiment {
-            puzzles: ds.and_then(|d| d.content_hash.clone()),
-            source: ds.and_then(|d| d.source_hash.clone()),
-            transform: Some(o.transform.map_or("none".into(), |s| s.to_string())),
-            solution_limit: Some(o.solution_limit),
-            search_budget: Some(format!(
-                "--max-guesses {}, --timeout {}",
-                o.max_guesses,
-                o.timeout.as_deref().unwrap_or("none")
-            )),
-            timing: Some(format!(
-                "{}, {}, {} measured pass{}, {} warm-up",
-                o.timing,
-                o.time_kept,
-                o.repeat,
-                if o.repeat == 1 { "" } else { "es" },
-                o.warmup
-            )),
-            yardstick: o.baseline.clone(),
-        }
-    }
-
     /// The same experiment without its yardstick: for verdicts on times
     /// rather than on ratios to a yardstick.
     pub fn without_yardstick(mut self) -> Experiment {

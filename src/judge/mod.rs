@@ -196,15 +196,6 @@ impl Finding {
         format!("[{}] {}", self.rule.name(), self.text)
     }
 
-    /// The finding as `summary.json` records it.
-    pub fn record(&self) -> crate::results::gate::Reason {
-        crate::results::gate::Reason {
-            rule: self.rule.name().to_string(),
-            weight: self.weight.name().to_string(),
-            text: self.text.clone(),
-        }
-    }
-
     /// The same finding with `prefix` before its sentence (`round 3: `).
     pub fn prefixed(mut self, prefix: &str) -> Self {
         self.text = format!("{prefix}{}", self.text);

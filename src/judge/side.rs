@@ -4,7 +4,6 @@
 //! ([`against`]).
 
 use super::{Finding, Rule};
-use crate::results::ResultRecord;
 use crate::solver::Clock;
 
 /// A solver's own clock that claims less than this share of the time the
@@ -49,36 +48,6 @@ pub struct Side {
 }
 
 impl Side {
-    /// The side of result `r`, named `name`.
-    pub fn of(name: &str, r: &ResultRecord) -> Side {
-        let timed = r.timed().max(1) as f64;
-        let passes = r.pass_solve_ns.len().max(1) as f64;
-        let claimed_pass = r.pass_solve_ns.iter().map(|&n| n as f64).sum::<f64>() / passes;
-        let self_timed = r.clock == Clock::Solver;
-        let (claimed_mean_ns, unclaimed_ns) = match r.claimed_share {
-            Some(share) if self_timed && share > 0.0 => (
-                Some(claimed_pass / timed),
-                Some((claimed_pass / share - claimed_pass) / timed),
-            ),
-            _ => (None, None),
-        };
-        Side {
-            name: name.to_string(),
-            puzzles: r.puzzles,
-            solved: r.solved + r.multiple,
-            unsolved: r.gave_up + r.stalled,
-            rejected: r.wrong(),
-            faults: r.faults(),
-            unverified: r.unverified,
-            repeated: r.repeated,
-            repeat_far_faster: r.repeat_far_faster,
-            clock: r.clock,
-            claimed_share: r.claimed_share,
-            claimed_mean_ns,
-            unclaimed_ns,
-        }
-    }
-
     /// Most repeated solves far faster than their first: it may remember
     /// answers rather than solve them.
     pub fn cache_suspect(&self) -> bool {
@@ -129,8 +98,10 @@ pub fn believable(s: &Side) -> Vec<Finding> {
             format!(
                 "{n} may be caching answers: on {} of {} repeated solves (a later pass, or a puzzle \
                  the dataset repeats) it was at least {}× faster than the first, so its kept times \
-                 may not be solves; judge it on first calls (--repeat 1 --warmup 0) of a dataset \
-                 without repeated puzzles",
+                 may not be solves (an honest solver gains up to about 1.3× from warm caches); \
+                 judge it on first calls (--repeat 1 --warmup 0) of a dataset without repeated \
+                 puzzles, with --transform SEED and a new SEED so that no answer can be known \
+                 from an earlier run",
                 s.repeat_far_faster,
                 s.repeated,
                 crate::bench::metrics::CACHE_FACTOR

@@ -10,8 +10,9 @@
 //!   strategy that does not report guesses.
 //!
 //! A unit that did not finish (the run stopped early) is named
-//! `<dataset>/<strategy> [incomplete]`, so that its numbers never join the
-//! series of finished runs.
+//! `<dataset>/<strategy> [incomplete]`, and one the judge does not believe
+//! `<dataset>/<strategy> [untrusted]`, so that their numbers never join the
+//! series of clean runs.
 
 use super::{Exporter, Output, Report};
 use crate::results::ResultRecord;

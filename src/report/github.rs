@@ -26,15 +26,29 @@ pub struct Entry {
 }
 
 /// A unit's name in the tracker formats: `<dataset>/<strategy>`, with
-/// ` [incomplete]` when the unit did not finish (the run stopped early), so
-/// that a partial result never looks like, nor joins the series of, a
-/// finished one.
+/// ` [incomplete]` when the unit did not finish (the run stopped early), or
+/// ` [untrusted]` when the judge fails it or cannot judge it (rejected
+/// answers, faults, unverifiable answers, a clock or a cache it does not
+/// believe: [`untrusted_rules`]), so that such a result never looks like,
+/// nor joins the series of, a clean one.
 pub fn benchmark_name(r: &ResultRecord) -> String {
-    if r.complete {
-        format!("{}/{}", r.dataset, r.strategy)
-    } else {
+    if !r.complete {
         format!("{}/{} [incomplete]", r.dataset, r.strategy)
+    } else if !untrusted_rules(r).is_empty() {
+        format!("{}/{} [untrusted]", r.dataset, r.strategy)
+    } else {
+        format!("{}/{}", r.dataset, r.strategy)
     }
+}
+
+/// The names of the judge's rules that keep a unit's numbers from being a
+/// clean measurement ([`crate::judge::believable`]); empty when none do.
+pub fn untrusted_rules(r: &ResultRecord) -> Vec<&'static str> {
+    crate::judge::believable(&r.side(&r.strategy))
+        .iter()
+        .filter(|f| f.weight != crate::judge::Weight::Note)
+        .map(|f| f.rule.name())
+        .collect()
 }
 
 /// The entries of a set of results; `meta` gives each strategy's revision,
@@ -43,10 +57,13 @@ pub fn render(results: &[ResultRecord], meta: &crate::results::meta::Meta) -> Ve
     let mut out = Vec::new();
     for r in results {
         let base = benchmark_name(r);
-        let incomplete = if r.complete {
-            ""
+        let untrusted = untrusted_rules(r);
+        let incomplete = if !r.complete {
+            "INCOMPLETE RUN (stopped early): ".to_string()
+        } else if !untrusted.is_empty() {
+            format!("UNTRUSTED ({}): ", untrusted.join(", "))
         } else {
-            "INCOMPLETE RUN (stopped early): "
+            String::new()
         };
         let revision = meta
             .options

@@ -24,35 +24,44 @@ pub fn unfinished(r: &ResultRecord) -> bool {
     r.stalled + r.gave_up + r.bad() > 0
 }
 
-/// True when `r` may serve as the reference of a comparison: the harness
-/// rejected none of its answers, it failed on no puzzle, and its repeated
-/// passes do not look like remembered answers. (A strategy
-/// that stalls or gives up by design may, when no strategy finished.)
+/// True when `r` may serve as the reference of a comparison: the judge
+/// finds nothing that fails it or keeps it from being judged (rejected
+/// answers, faults, unverifiable answers, a clock or a cache it does not
+/// believe; nothing solved at all). A strategy that stalls or gives up by
+/// design may, when no strategy finished.
 pub fn trusted(r: &ResultRecord) -> bool {
-    r.bad() == 0 && !r.cache_suspect() && r.unverified == 0 && !r.implausible_clock()
+    findings(r).is_empty()
+}
+
+/// The judge's findings on `r` alone that are not notes.
+fn findings(r: &ResultRecord) -> Vec<crate::judge::Finding> {
+    crate::judge::believable(&r.side(&r.strategy))
+        .into_iter()
+        .filter(|f| f.weight != crate::judge::Weight::Note)
+        .collect()
 }
 
 /// Why a ranked strategy is not a fair competitor, for its comparison
 /// cell: `3 rejected, 1 fault`, `unfinished`; `None` when it finished every
 /// puzzle with accepted answers.
 pub fn rank_mark(r: &ResultRecord) -> Option<String> {
+    use crate::judge::Rule;
     let mut why = Vec::new();
-    if r.wrong() > 0 {
-        why.push(format!("{} rejected", r.wrong()));
-    }
-    match r.faults() {
-        0 => {}
-        1 => why.push("1 fault".to_string()),
-        n => why.push(format!("{n} faults")),
-    }
-    if r.cache_suspect() {
-        why.push("may cache answers".to_string());
-    }
-    if r.unverified > 0 {
-        why.push(format!("{} unverified", r.unverified));
-    }
-    if r.implausible_clock() {
-        why.push("clock not believable".to_string());
+    for f in findings(r) {
+        let mark = match f.rule {
+            Rule::Rejected => format!("{} rejected", r.wrong()),
+            Rule::Faulted if r.faults() == 1 => "1 fault".to_string(),
+            Rule::Faulted => format!("{} faults", r.faults()),
+            Rule::Cache => "may cache answers".to_string(),
+            Rule::Unverified => format!("{} unverified", r.unverified),
+            Rule::ClockClaimsMore | Rule::ClockClaimsTooLittle => {
+                "clock not believable".to_string()
+            }
+            _ => continue,
+        };
+        if !why.contains(&mark) {
+            why.push(mark);
+        }
     }
     if why.is_empty() && unfinished(r) {
         why.push("unfinished".to_string());

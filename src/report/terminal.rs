@@ -2,6 +2,7 @@
 //! (dataset, strategy) with throughput, latency percentiles, search effort and
 //! the headline comparison of each strategy (src/report/headline.rs).
 
+use crate::judge::Rule;
 use crate::results::meta::{Meta, NOISY_SPREAD_PCT};
 use crate::results::ResultRecord;
 
@@ -219,6 +220,15 @@ pub fn warnings(meta: &Meta, results: &[ResultRecord]) -> Vec<String> {
             noisy.join(", ")
         ));
     }
+    for d in meta.datasets.iter().filter(|d| d.repeated_puzzles > 0) {
+        w.push(format!(
+            "dataset {} repeats {} puzzles (a grid seen before in it): each repeat counts as a \
+             repeated solve, so a solver that remembers answers is caught as on a repeated pass, \
+             but a repeat's time is not of a puzzle the solver has not seen; remove the \
+             duplicates to time first solves only",
+            d.name, d.repeated_puzzles
+        ));
+    }
     w.extend(short_warning(results));
     w.extend(answer_warnings(results));
     w.extend(saturation_warnings(results));
@@ -266,31 +276,14 @@ pub fn answer_warnings(results: &[ResultRecord]) -> Vec<String> {
                 r.unstable_counters
             ));
         }
-        if r.unverified > 0 {
-            w.push(format!(
-                "{unit}: {} answers carried no solution grid (tdoku's signature with --count above \
-                 1 writes none): only their solution counts were checked",
-                r.unverified
-            ));
-        }
-        if let Some(share) = r.claimed_share().filter(|_| r.implausible_clock()) {
-            w.push(format!(
-                "{unit}: its own clock claims {:.2}% of the time the harness measured around its \
-                 calls: its times cannot be believed",
-                share * 100.0
-            ));
-        }
-        if r.cache_suspect() {
-            w.push(format!(
-                "{unit}: on {} of {} puzzles a repeated pass was at least {}× faster than the first \
-                 (an honest solver gains up to about 1.3× from warm caches): it may be caching \
-                 answers, and its kept times (the fastest measured pass) would then not be solves. \
-                 Time first calls only with --repeat 1 --warmup 0, and use --transform SEED with a new \
-                 SEED so that no answer can be known from an earlier run",
-                r.repeat_far_faster,
-                r.repeated,
-                crate::bench::metrics::CACHE_FACTOR
-            ));
+        // What the judge does not believe, in its words.
+        for f in crate::judge::believable(&r.side(&unit)) {
+            if matches!(
+                f.rule,
+                Rule::Unverified | Rule::ClockClaimsMore | Rule::ClockClaimsTooLittle | Rule::Cache
+            ) {
+                w.push(f.line());
+            }
         }
     }
     w

@@ -1,6 +1,7 @@
 //! `summary.json`'s `gate`: the verdict of `run --gate BASE:CANDIDATE`
 //! as a machine reads it (the same verdict as the terminal and `gate.md`).
 
+use crate::judge::Finding;
 use serde::{Deserialize, Serialize};
 
 /// The gate of a run.
@@ -89,6 +90,17 @@ pub struct Reason {
     pub rule: String,
     pub weight: String,
     pub text: String,
+}
+
+impl Reason {
+    /// A finding of the judge as `summary.json` records it.
+    pub fn of(f: &Finding) -> Self {
+        Reason {
+            rule: f.rule.name().to_string(),
+            weight: f.weight.name().to_string(),
+            text: f.text.clone(),
+        }
+    }
 }
 
 /// One round of a dataset.

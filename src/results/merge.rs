@@ -8,6 +8,7 @@ use super::puzzles::PuzzleRows;
 use super::ResultsDir;
 use crate::bench::metrics::UnitStats;
 use crate::bench::{Shard, PUZZLE_CSV_HEADER};
+use crate::judge;
 use anyhow::{bail, Context};
 use std::collections::HashMap;
 use std::path::Path;
@@ -82,6 +83,18 @@ pub fn check_consistent(inputs: &[ResultsDir]) -> anyhow::Result<Shards> {
                 d.path.display(),
                 option_difference(&serde_json::to_value(&b)?, &serde_json::to_value(&a)?)
             );
+        }
+        // One experiment, each shard its own puzzles of the same file.
+        for ds in &first.meta.datasets {
+            let exp = |d: &ResultsDir| d.meta.experiment(&ds.name).without_puzzles();
+            let names = [
+                first.path.display().to_string(),
+                d.path.display().to_string(),
+            ];
+            let found = judge::comparable(&exp(first), &exp(d), [&names[0], &names[1]]);
+            if let Some(f) = found.first() {
+                bail!("{}: not shards of one run: {}", ds.name, f.line());
+            }
         }
         let sig = |m: &Meta| -> Vec<(String, String, bool)> {
             m.datasets
@@ -160,6 +173,12 @@ pub fn merged_meta(inputs: &[ResultsDir], shards: &Shards) -> Meta {
     for (i, ds) in m.datasets.iter_mut().enumerate() {
         ds.puzzles = inputs.iter().map(|d| d.meta.datasets[i].puzzles).sum();
         ds.skipped = inputs.iter().map(|d| d.meta.datasets[i].skipped).sum();
+        // Repeats within each shard; a grid repeated across shards is not
+        // seen by either.
+        ds.repeated_puzzles = inputs
+            .iter()
+            .map(|d| d.meta.datasets[i].repeated_puzzles)
+            .sum();
         // The content sums of disjoint shards add up to the whole's.
         ds.content_hash = inputs
             .iter()

@@ -4,6 +4,7 @@
 //! `merge` write and every reader of a results directory reads back.
 
 use crate::bench::sysinfo::busy;
+use crate::judge::Experiment;
 use serde::{Deserialize, Serialize};
 
 /// The `meta` object of a results directory.
@@ -69,6 +70,33 @@ pub struct Meta {
 pub const NOISY_SPREAD_PCT: f64 = 5.0;
 
 impl Meta {
+    /// The experiment of dataset `dataset` in this run ([`Experiment`]).
+    pub fn experiment(&self, dataset: &str) -> Experiment {
+        let meta = self;
+        let o = &meta.options;
+        let ds = meta.datasets.iter().find(|d| d.name == dataset);
+        Experiment {
+            puzzles: ds.and_then(|d| d.content_hash.clone()),
+            source: ds.and_then(|d| d.source_hash.clone()),
+            transform: Some(o.transform.map_or("none".into(), |s| s.to_string())),
+            solution_limit: Some(o.solution_limit),
+            search_budget: Some(format!(
+                "--max-guesses {}, --timeout {}",
+                o.max_guesses,
+                o.timeout.as_deref().unwrap_or("none")
+            )),
+            timing: Some(format!(
+                "{}, {}, {} measured pass{}, {} warm-up",
+                o.timing,
+                o.time_kept,
+                o.repeat,
+                if o.repeat == 1 { "" } else { "es" },
+                o.warmup
+            )),
+            yardstick: o.baseline.clone(),
+        }
+    }
+
     /// Each strategy's revision in words (`mine a1b2c3d (git describe in
     /// DIR)`), external solvers first; the built-in strategies share one
     /// entry (bench-sudoku's build). Empty for results written before
@@ -325,6 +353,14 @@ pub struct DatasetMeta {
     /// `content_hash`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_hash: Option<String>,
+    /// Puzzles that repeat a grid seen before in the dataset (each repeat
+    /// is a repeated solve for the cache check).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub repeated_puzzles: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The form of [`DatasetMeta::content_hash`].

@@ -5,6 +5,7 @@
 
 use crate::bench::metrics::UnitStats;
 use crate::bench::paired::Paired;
+use crate::judge::Side;
 use crate::solver::{Clock, Counter, CounterSet, Status};
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -15,11 +16,6 @@ use serde::Serialize;
 /// of it (docs/MEASUREMENT.md §2, measured with
 /// scripts/short-run-noise.sh; hyperfine warns below 5 ms).
 pub const SHORT_WALL_NS: u64 = 10_000_000;
-
-/// A solver's own clock that claims less than this share of the time the
-/// harness measured around its passes is not believed (a solve that the
-/// solver says took 1 ns of a 100 µs round trip).
-pub const CLAIMED_SHARE_MIN: f64 = 0.02;
 
 /// One (dataset, strategy) line of the summaries. Field names are a stable
 /// interface (summary.json / summary.csv).
@@ -90,7 +86,7 @@ pub struct ResultRecord {
     /// honest solver's claims cover most of each round trip (over a pipe,
     /// about two thirds for `fast` served: docs/PERFORMANCE.md, External
     /// solvers); a tiny share is a clock that cannot be believed
-    /// ([`CLAIMED_SHARE_MIN`]).
+    /// ([`crate::judge::CLAIMED_SHARE_MIN`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claimed_share: Option<f64>,
     /// Rows skipped with --skip-invalid.
@@ -161,6 +157,68 @@ pub struct ResultRecord {
     /// noise ([`ResultRecord::short_timing`]).
     #[serde(default)]
     pub too_short: bool,
+    /// With `run --gate … --budget`: what the rounds after the first
+    /// found. The times above are the first round's; every round's answers
+    /// were verified, and their rejections and faults are here (the judge
+    /// counts them with the first round's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub later_rounds: Option<LaterRounds>,
+}
+
+/// The outcomes of one unit over the later rounds of a budgeted gate.
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize, PartialEq)]
+pub struct LaterRounds {
+    /// Rounds after the first that measured this unit.
+    pub rounds: u32,
+    /// Solves over those rounds.
+    pub puzzles: u64,
+    pub solved: u64,
+    /// Gave up or stalled.
+    pub unsolved: u64,
+    pub rejected: u64,
+    pub faults: u64,
+    pub unverified: u64,
+    pub repeated: u64,
+    pub repeat_far_faster: u64,
+    /// The first rejected answers and faults, each with its round.
+    pub examples: Vec<String>,
+}
+
+/// Rejected answers and faults listed per unit over the later rounds.
+const LATER_EXAMPLES: usize = 20;
+
+impl LaterRounds {
+    /// The later rounds' outcomes merged into `u` (their lists' details
+    /// already name their round), over `rounds` rounds.
+    pub fn of(u: &UnitStats, rounds: u32) -> LaterRounds {
+        let examples = u
+            .mismatch_list
+            .iter()
+            .map(|m| format!("index {} (line {}): {}", m.index, m.line, m.detail))
+            .chain(u.fault_list.iter().map(|f| {
+                format!(
+                    "index {} (line {}): {} {}",
+                    f.index,
+                    f.line,
+                    f.status.as_str(),
+                    f.detail
+                )
+            }))
+            .take(LATER_EXAMPLES)
+            .collect();
+        LaterRounds {
+            rounds,
+            puzzles: u.puzzles,
+            solved: u.count(Status::Solved) + u.count(Status::Multiple),
+            unsolved: u.count(Status::GaveUp) + u.count(Status::Stalled),
+            rejected: u.rejected,
+            faults: Status::FAULTS.iter().map(|&s| u.count(s)).sum(),
+            unverified: u.unverified,
+            repeated: u.repeated,
+            repeat_far_faster: u.repeat_far_faster,
+            examples,
+        }
+    }
 }
 
 fn all_counters() -> CounterSet {
@@ -168,6 +226,40 @@ fn all_counters() -> CounterSet {
 }
 
 impl ResultRecord {
+    /// The result as one side of a verdict, named `name`.
+    pub fn side(&self, name: &str) -> Side {
+        let r = self;
+        let timed = r.timed().max(1) as f64;
+        let passes = r.pass_solve_ns.len().max(1) as f64;
+        let claimed_pass = r.pass_solve_ns.iter().map(|&n| n as f64).sum::<f64>() / passes;
+        let self_timed = r.clock == Clock::Solver;
+        let (claimed_mean_ns, unclaimed_ns) = match r.claimed_share {
+            Some(share) if self_timed && share > 0.0 => (
+                Some(claimed_pass / timed),
+                Some((claimed_pass / share - claimed_pass) / timed),
+            ),
+            _ => (None, None),
+        };
+        // The later rounds of a budgeted gate: their failures count with
+        // the first round's (its times and counts are the first round's).
+        let later = r.later_rounds.clone().unwrap_or_default();
+        Side {
+            name: name.to_string(),
+            puzzles: r.puzzles,
+            solved: r.solved + r.multiple,
+            unsolved: r.gave_up + r.stalled,
+            rejected: r.wrong() + later.rejected,
+            faults: r.faults() + later.faults,
+            unverified: r.unverified + later.unverified,
+            repeated: r.repeated + later.repeated,
+            repeat_far_faster: r.repeat_far_faster + later.repeat_far_faster,
+            clock: r.clock,
+            claimed_share: r.claimed_share,
+            claimed_mean_ns,
+            unclaimed_ns,
+        }
+    }
+
     /// The paired comparison with strategy `reference`: the one with the
     /// baseline, or the gate's with its BASE.
     pub fn paired_with(&self, reference: &str) -> Option<&Paired> {
@@ -227,17 +319,6 @@ impl ResultRecord {
     /// time its claims account for ([`ResultRecord::claimed_share`]).
     pub fn claimed_share(&self) -> Option<f64> {
         self.claimed_share
-    }
-
-    /// Its own clock claims too little of the harness's time to be believed.
-    pub fn implausible_clock(&self) -> bool {
-        self.claimed_share.is_some_and(|s| s < CLAIMED_SHARE_MIN)
-    }
-
-    /// A strategy whose repeated passes were far faster than its first on
-    /// most puzzles: it may remember answers rather than solve.
-    pub fn cache_suspect(&self) -> bool {
-        self.repeated > 0 && 2 * self.repeat_far_faster > self.repeated
     }
 
     /// The totals that reached u64::MAX (see `counters_saturated`).
@@ -368,6 +449,7 @@ impl ResultRecord {
             .chain(&u.pass_ns)
             .any(|&t| t == u64::MAX),
             too_short: u.wall_ns > 0 && u.wall_ns < SHORT_WALL_NS,
+            later_rounds: None,
         }
     }
 

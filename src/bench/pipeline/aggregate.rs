@@ -42,6 +42,8 @@ pub(super) struct Partials {
     /// The wrapping sum of the records' hashes ([`record_hash`]), over
     /// every batch finished.
     pub(super) content: std::sync::atomic::AtomicU64,
+    /// The grids seen so far, to find the puzzles the dataset repeats.
+    pub(super) seen: super::repeats::Seen,
     /// Empty accumulators to clone for a new slot: per strategy its
     /// statistics, its pairs with the baseline and with the gate's BASE.
     template: Vec<(UnitStats, Option<PairAcc>, Option<PairAcc>)>,
@@ -60,6 +62,7 @@ impl Partials {
             slots: (0..threads.max(1)).map(|_| Mutex::new(None)).collect(),
             written: std::sync::atomic::AtomicU64::new(0),
             content: std::sync::atomic::AtomicU64::new(0),
+            seen: super::repeats::Seen::new(stats.len()),
             template: stats
                 .iter()
                 .zip(pairs)
@@ -258,6 +261,8 @@ pub struct GroupFacts {
     pub serial: SerialTime,
     /// The wrapping sum of the hashes of every record solved.
     pub content: u64,
+    /// Puzzles that repeat a grid seen before in the dataset.
+    pub repeats: u64,
     /// Time the strategies took over their chunks, by the chunks' own
     /// clocks (every pass, the clock reads and the chunk loop included), ns.
     pub solving_ns: u64,

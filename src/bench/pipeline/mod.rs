@@ -80,6 +80,7 @@ mod order;
 mod probe;
 mod read;
 mod remeasure;
+mod repeats;
 mod solve;
 mod stages;
 mod verify;
@@ -247,6 +248,7 @@ pub(super) fn run_group(
 
     // Settle: the threads' accumulators merged, the wall time shared out.
     let content = partials.content.load(std::sync::atomic::Ordering::Relaxed);
+    let repeats = partials.seen.repeats();
     partials.merge_into(&job, &mut stats, &mut tally);
     if stopped.is_none() && stop.load(Ordering::Relaxed) {
         stopped = Some(Stop::Interrupted);
@@ -267,6 +269,7 @@ pub(super) fn run_group(
     let facts = GroupFacts {
         serial,
         content,
+        repeats,
         solving_ns,
         stages,
     };

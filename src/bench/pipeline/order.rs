@@ -113,6 +113,11 @@ fn finish_batch_unguarded(
     let mut verified: Vec<Verified> = (0..job.strategies.len())
         .map(|k| verify_unit(job, records, parts, k))
         .collect();
+    if probe::skip() < probe::Skip::Stats {
+        let mut outcomes: Vec<&mut Vec<PuzzleOutcome>> =
+            verified.iter_mut().map(|v| &mut v.outcomes).collect();
+        partials.seen.mark(records, &mut outcomes);
+    }
     let (paired, gate) = pair_units(job, parts, &verified);
     let rows = format_rows(job, records, &verified, shuffled);
     let outcomes: Vec<Vec<PuzzleOutcome>> = verified

@@ -12,6 +12,7 @@ use crate::commands::{print_err, print_text};
 use crate::compare::gate::Verdict;
 use crate::report::{self, terminal, Report};
 use crate::results::meta::Meta;
+use crate::results::record::LaterRounds;
 use crate::results::ResultRecord;
 use anyhow::Context;
 use std::path::Path;
@@ -36,6 +37,13 @@ pub(super) fn reports(
         report
     };
     let budgeted = measured.budgeted.as_ref();
+    // Every round of a budgeted gate reaches the results: the later
+    // rounds' outcomes beside the first round's times.
+    for r in report.results.iter_mut() {
+        if let Some((rounds, u)) = budgeted.and_then(|b| b.later_of(&r.dataset, &r.strategy)) {
+            r.later_rounds = Some(LaterRounds::of(u, rounds));
+        }
+    }
     let verdict = plan.gate.as_ref().map(|g| {
         let complete = measured.results.stopped.is_none();
         Verdict::of(g, &report.results, complete, budgeted)

@@ -121,6 +121,7 @@ fn datasets(infos: &[bench::DatasetInfo], results: Option<&bench::RunResults>) -
                 .and_then(|r| r.content_per_dataset[k])
                 .map(meta_schema::content_hash),
             source_hash: None,
+            repeated_puzzles: results.map_or(0, |r| r.repeats_per_dataset[k]),
         })
         .collect()
 }
@@ -139,6 +140,13 @@ pub(super) fn finish(
     meta.complete = results.stopped.is_none();
     meta.stopped = results.stopped.as_ref().map(|s| s.to_string());
     meta.datasets = datasets(infos, Some(results));
+    // A shard names the whole file it is a part of, so that `merge` can
+    // tell shards of one file from shards of two.
+    if meta.options.shard.is_some() {
+        for (d, i) in meta.datasets.iter_mut().zip(infos) {
+            d.source_hash = crate::dataset::source_hash(&i.source).ok();
+        }
+    }
 }
 
 /// What the harness cost in a run (see [`HarnessMeta`]).

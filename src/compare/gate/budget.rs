@@ -186,6 +186,10 @@ pub struct Budgeted {
     pub end: End,
     /// `--transform`: each round solved new isomorphs.
     pub isomorphs: bool,
+    /// Every unit's outcomes over the rounds after the first (their
+    /// rejected answers and faults named by round), for the results
+    /// directory: what was measured is recorded, not only the first round.
+    pub later: Vec<UnitStats>,
 }
 
 impl Budgeted {
@@ -216,6 +220,47 @@ impl Budgeted {
         for e in &mut self.datasets {
             e.take(gate, round, isomorphs);
         }
+        if round.number > 1 {
+            self.keep_outcomes(round);
+        }
+    }
+
+    /// Adds a later round's outcomes to [`Budgeted::later`].
+    fn keep_outcomes(&mut self, round: &Round) {
+        for u in round.units {
+            let mut mine = u.clone();
+            let named = |d: &str| format!("round {}: {d}", round.number);
+            for m in &mut mine.mismatch_list {
+                m.detail = named(&m.detail);
+            }
+            for f in &mut mine.fault_list {
+                f.detail = named(&f.detail);
+            }
+            let at = self
+                .later
+                .iter()
+                .position(|l| l.dataset == u.dataset && l.strategy == u.strategy);
+            match at {
+                // Outcomes only: the histograms of one unit always add.
+                Some(i) => {
+                    let _ = self.later[i].merge_outcomes(&mine);
+                }
+                None => self.later.push(mine),
+            }
+        }
+    }
+
+    /// The rounds after the first that measured unit (`dataset`,
+    /// `strategy`), and their outcomes.
+    pub fn later_of(&self, dataset: &str, strategy: &str) -> Option<(u32, &UnitStats)> {
+        let u = self
+            .later
+            .iter()
+            .find(|u| u.dataset == dataset && u.strategy == strategy)?;
+        let rounds = self
+            .evidence(dataset)
+            .map_or(0, |e| e.round_facts.len().saturating_sub(1) as u32);
+        Some((rounds, u))
     }
 }
 
@@ -258,6 +303,7 @@ pub fn measure(
         longest: first,
         end: End::Decided,
         isomorphs: bench.opts.transform.is_some(),
+        later: Vec::new(),
     };
     b.take(
         gate,

@@ -298,7 +298,12 @@ fn dataset_record(r: &GateRow, evidence: Option<&Evidence>) -> DatasetVerdict {
         failures: r.lines(Weight::Fail),
         unjudged: r.lines(Weight::Unjudged),
         notes: r.lines(Weight::Note),
-        reasons: r.findings.0.iter().map(Finding::record).collect(),
+        reasons: r
+            .findings
+            .0
+            .iter()
+            .map(crate::results::gate::Reason::of)
+            .collect(),
         round_list: evidence.map_or_else(Vec::new, |ev| {
             ev.round_facts
                 .iter()

@@ -1,0 +1,131 @@
+//! Puzzles a dataset repeats. A solver that remembers answers is caught
+//! by its repeated passes being far faster than its first
+//! ([`super::verify`]); a dataset that holds the same grid twice gives it
+//! the same chance without any repeated pass (`--repeat 1 --warmup 0`).
+//! So each later occurrence of a grid counts as a repeated solve of it:
+//! when a strategy solved it at least [`CACHE_FACTOR`] times faster than
+//! the occurrence seen first, the solve is far faster, exactly as a later
+//! pass would be, and the cache rule of the judge applies to both alike.
+//! The repeats are counted for the reports as well.
+//!
+//! Memory stays bounded: the first [`TRACKED`] distinct grids of a dataset
+//! are remembered (a hash and one kept time per strategy); repeats of a
+//! grid first seen after that are not found. Batches are finished by
+//! several threads, so the grids are spread over [`SHARDS`] locks; which
+//! of two occurrences counts as the first is the one finished first.
+
+use super::{PuzzleOutcome, Record, CACHE_FACTOR};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// Distinct grids remembered per dataset.
+pub(super) const TRACKED: usize = 1 << 18;
+/// Locks the remembered grids are spread over.
+const SHARDS: usize = 64;
+/// A kept time that is not one: no accepted answer.
+const NONE: u32 = u32::MAX;
+
+/// The grids of one dataset seen so far.
+pub(super) struct Seen {
+    shards: Vec<Mutex<Shard>>,
+    strategies: usize,
+    repeats: AtomicU64,
+}
+
+#[derive(Default)]
+struct Shard {
+    /// Grid hash → its slot in `times`.
+    slot: HashMap<u64, u32>,
+    /// Per slot, each strategy's kept time (ns, saturated) of the first
+    /// occurrence.
+    times: Vec<u32>,
+}
+
+impl Seen {
+    pub(super) fn new(strategies: usize) -> Self {
+        Seen {
+            shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
+            strategies,
+            repeats: AtomicU64::new(0),
+        }
+    }
+
+    /// Occurrences of a grid seen before (each repeat once).
+    pub(super) fn repeats(&self) -> u64 {
+        self.repeats.load(Ordering::Relaxed)
+    }
+
+    /// Looks up each record's grid; a grid seen before marks every
+    /// strategy's outcome of it as a repeated solve (far faster when it is
+    /// [`CACHE_FACTOR`] times faster than the first occurrence's). `outcomes`
+    /// holds each strategy's outcomes in the order of `records`.
+    pub(super) fn mark(&self, records: &[Record], outcomes: &mut [&mut Vec<PuzzleOutcome>]) {
+        let per_shard = TRACKED / SHARDS;
+        let mut found = 0;
+        for (i, rec) in records.iter().enumerate() {
+            let h = grid_hash(rec);
+            let mut shard = self.shards[(h % SHARDS as u64) as usize]
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            match shard.slot.get(&h) {
+                Some(&s) => {
+                    found += 1;
+                    let at = s as usize * self.strategies;
+                    for (k, o) in outcomes.iter_mut().enumerate() {
+                        let first = shard.times[at + k];
+                        if let Some(o) = o.get_mut(i) {
+                            again(o, first);
+                        }
+                    }
+                }
+                None if shard.slot.len() < per_shard => {
+                    let s = shard.slot.len() as u32;
+                    shard.slot.insert(h, s);
+                    shard
+                        .times
+                        .extend(outcomes.iter().map(|o| o.get(i).map_or(NONE, kept)));
+                }
+                None => {}
+            }
+        }
+        self.repeats.fetch_add(found, Ordering::Relaxed);
+    }
+}
+
+/// The kept time of an accepted answer, saturated to 32 bits; [`NONE`]
+/// without one.
+fn kept(o: &PuzzleOutcome) -> u32 {
+    if o.status.is_fault() || o.rejected() {
+        NONE
+    } else {
+        o.time_ns.min(u64::from(NONE - 1)) as u32
+    }
+}
+
+/// A repeated solve of a grid whose first occurrence was kept at `first`.
+fn again(o: &mut PuzzleOutcome, first: u32) {
+    let now = kept(o);
+    if first == NONE || now == NONE {
+        return;
+    }
+    o.repeats.repeated = true;
+    if u64::from(now).saturating_mul(CACHE_FACTOR) <= u64::from(first) {
+        o.repeats.far_faster = true;
+    }
+}
+
+/// The grid of a record, whatever its index: its cells, or a pencilmark
+/// puzzle's candidates.
+fn grid_hash(rec: &Record) -> u64 {
+    match rec.candidates() {
+        Some(c) => {
+            let mut bytes = [0u8; 2 * 81];
+            for (pair, m) in bytes.chunks_exact_mut(2).zip(c.iter()) {
+                pair.copy_from_slice(&m.to_le_bytes());
+            }
+            xxhash_rust::xxh3::xxh3_64(&bytes)
+        }
+        None => xxhash_rust::xxh3::xxh3_64(rec.puzzle.cells()),
+    }
+}
