@@ -16,6 +16,8 @@ pub const SIGFIG: u8 = 3;
 pub const HIST_MAX: u64 = 7 * 24 * 3_600_000_000_000;
 /// At most this many mismatches / skipped rows are listed in the reports.
 pub const LIST_CAP: usize = 1000;
+/// Unclaimed-time samples kept per unit ([`UnitStats::unclaimed`]).
+pub const UNCLAIMED_KEEP: usize = 1 << 16;
 
 pub use super::outcome::{MismatchKind, PuzzleOutcome, Repeats};
 
@@ -88,6 +90,10 @@ pub struct UnitStats {
     /// chunks (every pass, the clock reads and, for a solver process, the
     /// round trips included).
     pub busy_ns: u64,
+    /// A self-timed strategy's harness time per solve that its own clock
+    /// does not claim, one sample per chunk (at most [`UNCLAIMED_KEEP`]:
+    /// beyond, every other one is dropped).
+    pub unclaimed: Vec<f32>,
     pub solve_ns_total: u64,
     pub time: Histogram<u64>,
     pub guesses: Histogram<u64>,
@@ -292,6 +298,7 @@ impl UnitStats {
             unverified: 0,
             remeasured: 0,
             busy_ns: 0,
+            unclaimed: Vec::new(),
             solve_ns_total: 0,
             time: histogram(),
             guesses: histogram(),
@@ -575,6 +582,7 @@ impl UnitStats {
         self.unverified += o.unverified;
         self.remeasured += o.remeasured;
         self.busy_ns = self.busy_ns.saturating_add(o.busy_ns);
+        self.add_unclaimed(&o.unclaimed);
         self.solve_ns_total = self.solve_ns_total.saturating_add(o.solve_ns_total);
         self.guesses_total = self.guesses_total.saturating_add(o.guesses_total);
         self.guesses_max = self.guesses_max.max(o.guesses_max);
@@ -597,6 +605,31 @@ impl UnitStats {
 
     pub fn count(&self, st: Status) -> u64 {
         self.status[st as usize]
+    }
+
+    /// Adds chunks' unclaimed times per solve ([`UnitStats::unclaimed`]).
+    pub fn add_unclaimed(&mut self, more: &[f32]) {
+        self.unclaimed.extend_from_slice(more);
+        if self.unclaimed.len() >= UNCLAIMED_KEEP {
+            let kept: Vec<f32> = self.unclaimed.iter().step_by(2).copied().collect();
+            self.unclaimed = kept;
+        }
+    }
+
+    /// The median of [`UnitStats::unclaimed`] (robust to a chunk that was
+    /// descheduled), `None` without samples.
+    pub fn unclaimed_median(&self) -> Option<f64> {
+        if self.unclaimed.is_empty() {
+            return None;
+        }
+        let mut v = self.unclaimed.clone();
+        v.sort_by(f32::total_cmp);
+        let n = v.len();
+        Some(if n % 2 == 1 {
+            f64::from(v[n / 2])
+        } else {
+            (f64::from(v[n / 2 - 1]) + f64::from(v[n / 2])) / 2.0
+        })
     }
 
     /// See [`ResultRecord::claimed_share`].

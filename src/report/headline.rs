@@ -81,6 +81,11 @@ pub fn note(results: &[ResultRecord]) -> Option<String> {
     })
 }
 
+/// What the headline says of a strategy the judge does not believe
+/// (rejected answers, faults, unverifiable answers, a clock or a cache it
+/// does not believe): its ratio is shown, and no claim made of it.
+pub const NOT_JUDGED: &str = "not judged";
+
 /// A ratio in words: `2.33× faster`, `1.60× slower`, `same time`.
 pub fn words(r: f64) -> String {
     if !r.is_finite() || r <= 0.0 {
@@ -146,7 +151,11 @@ pub fn comparison(results: &[ResultRecord], r: &ResultRecord) -> Option<Comparis
             basis: Basis::Paired,
             ratio: p.geomean_ratio,
             ci: (!p.too_few_chunks()).then_some((p.ci_low, p.ci_high)),
-            words: paired_words(p),
+            words: if trusted(r) {
+                paired_words(p)
+            } else {
+                NOT_JUDGED.to_string()
+            },
         });
     }
     if Basis::of(results) == Basis::Paired {
@@ -163,7 +172,11 @@ pub fn comparison(results: &[ResultRecord], r: &ResultRecord) -> Option<Comparis
         basis: Basis::MeanRatio,
         ratio: q,
         ci: None,
-        words: words(q),
+        words: if trusted(r) {
+            words(q)
+        } else {
+            NOT_JUDGED.to_string()
+        },
     })
 }
 
@@ -209,6 +222,10 @@ fn paired_cell(
     if p.pairs == 0 {
         return marked("- (no pairs)".to_string());
     }
+    // A strategy the judge does not believe gets its ratio, never a claim.
+    if !trusted(r) {
+        return marked(format!("{}: {NOT_JUDGED}", p.ratio_text()));
+    }
     marked(format!("{}: {}", p.ratio_text(), paired_words(p)))
 }
 
@@ -231,7 +248,12 @@ fn mean_cell(
         .map_or(String::new(), |(lo, hi)| {
             format!(" (per pass {lo:.2}–{hi:.2})")
         });
-    marked(format!("{}{range}", words(r.mean_ns / fastest)))
+    let said = if trusted(r) {
+        words(r.mean_ns / fastest)
+    } else {
+        format!("{:.2}×: {NOT_JUDGED}", r.mean_ns / fastest)
+    };
+    marked(format!("{said}{range}"))
 }
 
 /// The ratio of `r`'s mean time to its baseline's mean time (over every

@@ -89,6 +89,12 @@ pub struct ResultRecord {
     /// ([`crate::judge::CLAIMED_SHARE_MIN`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claimed_share: Option<f64>,
+    /// For a strategy timed by its own clock, the harness's time per solve
+    /// its claims leave out (pipes, wake-ups, the call): the median over
+    /// its chunks. What the judge holds two self-timed sides' clocks
+    /// against each other with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unclaimed_ns: Option<f64>,
     /// Rows skipped with --skip-invalid.
     pub skipped: u64,
     pub threads: usize,
@@ -233,10 +239,13 @@ impl ResultRecord {
         let passes = r.pass_solve_ns.len().max(1) as f64;
         let claimed_pass = r.pass_solve_ns.iter().map(|&n| n as f64).sum::<f64>() / passes;
         let self_timed = r.clock == Clock::Solver;
+        // The unclaimed time: the median over chunks where the run kept it
+        // (robust to a descheduled chunk), else from the totals.
         let (claimed_mean_ns, unclaimed_ns) = match r.claimed_share {
             Some(share) if self_timed && share > 0.0 => (
                 Some(claimed_pass / timed),
-                Some((claimed_pass / share - claimed_pass) / timed),
+                r.unclaimed_ns
+                    .or(Some((claimed_pass / share - claimed_pass) / timed)),
             ),
             _ => (None, None),
         };
@@ -399,6 +408,7 @@ impl ResultRecord {
             remeasured: u.remeasured,
             busy_ns: Some(u.busy_ns).filter(|&b| b > 0),
             claimed_share: u.claimed_share(),
+            unclaimed_ns: u.unclaimed_median().filter(|_| u.clock == Clock::Solver),
             skipped: u.skipped,
             threads,
             wall_ns: u.wall_ns,
@@ -487,6 +497,7 @@ impl ResultRecord {
             unverified: r.unverified,
             remeasured: r.remeasured,
             busy_ns: r.busy_ns.unwrap_or(0),
+            unclaimed: r.unclaimed_ns.map_or_else(Vec::new, |u| vec![u as f32]),
             solve_ns_total: r.solve_ns_total,
             time,
             guesses,

@@ -50,6 +50,8 @@ pub(super) struct DoneUnit {
     pub(super) pass_ns: Vec<u64>,
     /// The time the strategy spent on this batch.
     pub(super) busy_ns: u64,
+    /// A self-timed strategy's unclaimed harness time per solve, by chunk.
+    pub(super) unclaimed: Vec<f32>,
     /// Each chunk's pairs with the baseline: (pairs, sum of log ratios).
     pub(super) blocks: Vec<(u32, f64)>,
     /// How each chunk's time ratio to the baseline's varied from pass to
@@ -149,6 +151,9 @@ struct Verified {
     pass_ns: Vec<u64>,
     /// The time the strategy spent on the batch.
     busy_ns: u64,
+    /// For a strategy timed by its own clock: per chunk, the harness's
+    /// time per solve that its claims leave out.
+    unclaimed: Vec<f32>,
 }
 
 /// Verifies strategy `k`'s chunks of a batch ([`verify`]; `parts` cover
@@ -157,8 +162,13 @@ fn verify_unit(job: &Job, records: &[Record], parts: &[(usize, Vec<Chunk>)], k: 
     let mut outcomes = Vec::with_capacity(records.len());
     let mut pass_ns = vec![0u64; (job.passes - job.warmup) as usize];
     let mut busy_ns = 0;
+    let self_timed = job.strategies[k].capabilities().clock == crate::solver::Clock::Solver;
+    let mut unclaimed = Vec::new();
     for (a, chunks) in parts {
         let chunk = &chunks[k];
+        if self_timed {
+            unclaimed.extend(unclaimed_per_solve(job, chunk));
+        }
         if probe::skip() < probe::Skip::Verify {
             verify(
                 &records[*a..*a + chunk.solved.len()],
@@ -176,7 +186,23 @@ fn verify_unit(job: &Job, records: &[Record], parts: &[(usize, Vec<Chunk>)], k: 
         outcomes,
         pass_ns,
         busy_ns,
+        unclaimed,
     }
+}
+
+/// A self-timed chunk's harness time per solve (its passes' wall time
+/// around the solver's calls, warm-up included, over its solves) minus the
+/// solver's claim per solve (its measured passes' totals); `None` for a
+/// chunk with no measured pass or no solve.
+fn unclaimed_per_solve(job: &Job, chunk: &Chunk) -> Option<f32> {
+    let n = chunk.solved.len() as f64;
+    let measured = chunk.pass_ns.len() as f64;
+    if n == 0.0 || measured == 0.0 {
+        return None;
+    }
+    let claimed = chunk.pass_ns.iter().map(|&t| t as f64).sum::<f64>() / measured / n;
+    let harness = chunk.busy_ns as f64 / f64::from(job.passes.max(1)) / n;
+    Some((harness - claimed) as f32)
 }
 
 /// A strategy's pairs with another over the chunks of a batch: each
@@ -246,6 +272,7 @@ fn done_units(
             rows,
             pass_ns: v.pass_ns,
             busy_ns: v.busy_ns,
+            unclaimed: v.unclaimed,
             blocks,
             noise,
             gate: gate.take_if(|(c, _)| *c == k).map(|(_, g)| g),
@@ -376,6 +403,7 @@ impl<'a> Ordered<'a> {
                     *t = t.saturating_add(*x);
                 }
                 self.tally.busy[k] += u.busy_ns;
+                stats.add_unclaimed(&u.unclaimed);
                 n += u.puzzles;
                 if !u.rows.is_empty() && self.error.is_none() {
                     let result = match self.sink.reserve(k, u.rows.len()) {
