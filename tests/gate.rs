@@ -376,7 +376,7 @@ fn a_gate_on_one_chunk_is_not_judged_whatever_the_noise() {
         let stdout = text(&o.stdout);
         assert_eq!(o.status.code(), Some(2), "seed {seed}: {stdout}{}", err(&o));
         assert!(
-            stdout.contains("five: not judged: 5 pairs in 1 chunk: too few to judge")
+            stdout.contains("five: not judged: [no-interval] 5 pairs in 1 chunk: too few to judge")
                 && stdout.contains("at least 10 puzzles with --batch-size 1")
                 && stdout.contains("NOT JUDGED: b vs a on 1 datasets, 0 failed, 1 not judged"),
             "{stdout}"
@@ -432,7 +432,7 @@ fn a_gate_where_a_side_solves_nothing_is_not_judged() {
     assert_eq!(o.status.code(), Some(2), "{stdout}{}", err(&o));
     assert!(
         stdout.contains(
-            "hard300: not judged: BASE a solved no puzzle with an accepted answer (300 puzzles: 0 solved, 300 gave_up)"
+            "hard300: not judged: [solved-nothing] BASE a solved no puzzle with an accepted answer (300 puzzles)"
         ),
         "{stdout}"
     );
@@ -454,7 +454,8 @@ fn a_gate_where_a_side_solves_nothing_is_not_judged() {
     let stdout = text(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{stdout}{}", err(&o));
     assert!(
-        stdout.contains("FAIL: answers differ") && stdout.contains("BASE a solved no puzzle"),
+        stdout.contains("FAIL: [answers-differ] answers differ")
+            && stdout.contains("BASE a solved no puzzle"),
         "{stdout}"
     );
 }
@@ -483,7 +484,7 @@ fn a_gate_across_different_clocks_is_not_judged() {
     let stdout = text(&o.stdout);
     assert_eq!(o.status.code(), Some(2), "{stdout}{}", err(&o));
     assert!(
-        stdout.contains("hard300: not judged: the sides are timed by different clocks (fast: the harness's monotonic clock around the solve call; served: the solver's own measurement)"),
+        stdout.contains("hard300: not judged: [other-clock] the sides are timed by different clocks (BASE fast: the harness's monotonic clock around the solve call; CANDIDATE served: the solver's own measurement)"),
         "{stdout}"
     );
     let s = json(&out.join("summary.json"));

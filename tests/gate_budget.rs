@@ -213,7 +213,7 @@ fn every_round_is_verified_like_the_first() {
     let stdout = text(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{stdout}{}", err(&o));
     assert!(
-        stdout.contains("FAIL: round 2: 5 answers of cand rejected"),
+        stdout.contains("FAIL: [rejected] round 2: 5 answers of CANDIDATE cand rejected"),
         "{stdout}"
     );
     let g = gate_of(&out);
@@ -226,7 +226,7 @@ fn every_round_is_verified_like_the_first() {
     let stdout = text(&o.stdout);
     assert_eq!(o.status.code(), Some(2), "{stdout}{}", err(&o));
     assert!(
-        stdout.contains("not judged: round 2: cand's mean time is")
+        stdout.contains("not judged: [cache] round 2: cand's mean time is")
             && stdout.contains("may be caching answers across rounds"),
         "{stdout}"
     );

@@ -312,6 +312,8 @@ fn a_history_file_steps_and_fails_on_step() {
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", err(&o));
+    // Other puzzles and another timing are another experiment: the history
+    // refuses it, naming why.
     let o = bin(&[
         "history",
         "add",
@@ -321,8 +323,14 @@ fn a_history_file_steps_and_fails_on_step() {
         "-s",
         "mine",
     ]);
-    assert!(o.status.success(), "{}", err(&o));
-    let o = bin(&["trend", h, "--fail-on-step"]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(
+        err(&o).contains("[other-puzzles]") && err(&o).contains("[other-timing]"),
+        "{}",
+        err(&o)
+    );
+    // Drawn beside the history, it is the newest revision and not judged.
+    let o = bin(&["trend", h, out.to_str().unwrap(), "--fail-on-step"]);
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     assert!(
         err(&o).contains("NOT JUDGED: hard/mine at r4"),

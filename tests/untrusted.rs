@@ -90,7 +90,8 @@ fn a_solver_far_faster_on_repeats_is_suspected_of_caching() {
     );
     let stderr = r.stderr();
     assert!(
-        stderr.contains("hard/cache: on") && stderr.contains("at least 4× faster than the first"),
+        stderr.contains("[cache] hard/cache may be caching answers: on")
+            && stderr.contains("at least 4× faster than the first"),
         "{stderr}"
     );
     assert!(stderr.contains("--transform") && stderr.contains("--repeat 1 --warmup 0"));
@@ -602,9 +603,10 @@ fn a_gate_does_not_judge_what_it_cannot_believe() {
         &count_only,
         &["--limit", "400", "--count", "2"],
     );
-    assert_eq!(r.code(), 2, "{}", r.stderr());
+    assert_eq!(r.code(), 1, "{}", r.stderr());
     assert!(
-        text(&r.out.stdout).contains("wrote no solution for 400 answers"),
+        text(&r.out.stdout)
+            .contains("[unverified] CANDIDATE cand wrote no solution for 400 answers"),
         "{}",
         text(&r.out.stdout)
     );

@@ -14,17 +14,20 @@
 //! The interval is the first round's bootstrap interval (one look), or,
 //! with a time budget, the confidence sequence over every round
 //! ([`super::sequential`], [`budget`]), valid however many rounds
-//! were looked at. A dataset also fails when either side has an answer
-//! the harness rejects (a mismatch with the dataset, a broken rule, a
-//! wrong solution count) or a fault, when the two sides' answers differ on
-//! some puzzle, or (with `fail_on_counters`) when a search counter does.
+//! were looked at.
 //!
-//! Its time is **not judged** when there is nothing sound to judge it on:
-//! fewer than [`MIN_BLOCKS`] chunks (docs/MEASUREMENT.md §4), no puzzle
-//! timed on both sides, a side that solved no puzzle with an accepted
-//! answer, sides timed by different clocks, or a side that cannot be
-//! believed (an answer cache, unwritten answers, a clock that claims too
-//! little).
+//! Everything but the interval goes through the one judge
+//! ([`crate::judge`]), whose findings each dataset's row keeps: a dataset
+//! fails when a side has rejected answers, faults, unverifiable answers or
+//! a clock that claims more than the harness measured, when the candidate
+//! gave up on more puzzles or solved fewer than the base, when the two
+//! sides' answers differ on some puzzle, or (with `fail_on_counters`) when
+//! a search counter does. Its time is **not judged** when there is nothing
+//! sound to judge it on: fewer than [`MIN_BLOCKS`] chunks
+//! (docs/MEASUREMENT.md §4), no puzzle timed on both sides, a side that
+//! solved nothing, sides timed by different clocks, or a side that cannot
+//! be believed (an answer cache, a clock that claims almost nothing, two
+//! self-timed sides that leave different time unclaimed).
 //!
 //! Exit status ([`Verdict::exit_code`]): 1 when any dataset failed
 //! (regressed, or any failure above); else 2 when any was not judged (or

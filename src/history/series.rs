@@ -252,13 +252,17 @@ fn judged_points(lines: &[&Line], points: &[Point], threshold_pct: f64) -> Vec<(
             &l.experiment(),
             [&newest, &name],
         ));
+        // Held against the revision before it when they are one
+        // experiment (another one is not comparable at all, said above).
         if let Some(b) = before {
             let prior = format!("{} at {}", b.series, revision(b));
-            f.extend(judge::against(
-                &b.side(&prior),
-                &l.side(&name),
-                threshold_pct,
-            ));
+            if judge::comparable(&b.experiment(), &l.experiment(), [&prior, &name]).is_empty() {
+                f.extend(judge::against(
+                    &b.side(&prior),
+                    &l.side(&name),
+                    threshold_pct,
+                ));
+            }
         }
         out.extend(f.into_iter().map(|f| (i, f)));
         before = Some(l);

@@ -118,10 +118,14 @@ impl Verdict {
             "Paired, in one process: {}. Ratio = {} time / {} time per puzzle; {interval}; wins/ties/losses are the \
              candidate's (a tie is within ±1%); detectable = the interval's half-width, the smallest change the run \
              could tell from none. Time: regressed (fails) when the whole interval lies above +{t}%, improved when \
-             below −{t}%, unchanged when within ±{t}%, undecided otherwise ({}). A dataset also fails when either \
-             side has a rejected answer or a fault, when the two sides' answers differ{}. Its time is not judged \
-             (exit 2 unless something failed) when the interval rests on fewer than {MIN_BLOCKS} chunks, when \
-             either side solved no puzzle, or when the sides are timed by different clocks.",
+             below −{t}%, unchanged when within ±{t}%, undecided otherwise ({}). Every dataset goes through \
+             bench-sudoku's one judge (docs/RELIABILITY.md), each reason named by its rule: it fails when either \
+             side has a rejected answer, a fault, an answer with no solution written or a clock that claims more \
+             than the harness measured, when the candidate gave up on more puzzles or solved fewer, when the two \
+             sides' answers differ{}. Its time is not judged (exit 2 unless something failed) when the interval \
+             rests on fewer than {MIN_BLOCKS} chunks, when either side solved no puzzle, may cache answers or \
+             has a clock that claims almost nothing, when the sides are timed by different clocks, or when two \
+             self-timed sides leave different time unclaimed.",
             crate::bench::paired::METHOD,
             self.gate.candidate,
             self.gate.base,
