@@ -166,7 +166,9 @@ fn control_characters_in_names_and_messages_print_escaped() {
         "{stdout}"
     );
     assert!(
-        stdout.contains(&format!("{shown}: not judged: 12 pairs in 1 chunk")),
+        stdout.contains(&format!(
+            "{shown}: not judged: [no-interval] 12 pairs in 1 chunk"
+        )),
         "{stdout}"
     );
     // The dataset's name is the file's stem as printed, in every report.

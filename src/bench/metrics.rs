@@ -19,6 +19,33 @@ pub const LIST_CAP: usize = 1000;
 /// Unclaimed-time samples kept per unit ([`UnitStats::unclaimed`]).
 pub const UNCLAIMED_KEEP: usize = 1 << 16;
 
+/// The median of `v`; `None` when empty.
+pub fn median(v: &[f32]) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    let mut v = v.to_vec();
+    v.sort_by(f32::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        f64::from(v[n / 2])
+    } else {
+        (f64::from(v[n / 2 - 1]) + f64::from(v[n / 2])) / 2.0
+    })
+}
+
+/// The standard error of the median of `v`: 1.4826 × its median absolute
+/// deviation (σ of normal samples, robust to outliers) × 1.2533 (the
+/// median's efficiency) / √n; `None` with fewer than two samples.
+pub fn median_se(v: &[f32]) -> Option<f64> {
+    if v.len() < 2 {
+        return None;
+    }
+    let m = median(v)?;
+    let dev: Vec<f32> = v.iter().map(|&x| (f64::from(x) - m).abs() as f32).collect();
+    Some(1.4826 * median(&dev)? * 1.2533 / (v.len() as f64).sqrt())
+}
+
 pub use super::outcome::{MismatchKind, PuzzleOutcome, Repeats};
 
 /// A repeated pass at least this many times faster than a puzzle's first
@@ -619,17 +646,13 @@ impl UnitStats {
     /// The median of [`UnitStats::unclaimed`] (robust to a chunk that was
     /// descheduled), `None` without samples.
     pub fn unclaimed_median(&self) -> Option<f64> {
-        if self.unclaimed.is_empty() {
-            return None;
-        }
-        let mut v = self.unclaimed.clone();
-        v.sort_by(f32::total_cmp);
-        let n = v.len();
-        Some(if n % 2 == 1 {
-            f64::from(v[n / 2])
-        } else {
-            (f64::from(v[n / 2 - 1]) + f64::from(v[n / 2])) / 2.0
-        })
+        median(&self.unclaimed)
+    }
+
+    /// The standard error of [`UnitStats::unclaimed_median`], from the
+    /// samples' median absolute deviation; `None` with fewer than two.
+    pub fn unclaimed_se(&self) -> Option<f64> {
+        median_se(&self.unclaimed)
     }
 
     /// See [`ResultRecord::claimed_share`].

@@ -467,7 +467,7 @@ pub fn spill_path(partial: &Path, unit: usize) -> PathBuf {
 }
 
 /// Columns of `puzzles.csv` (defined with the results directory's files).
-pub use crate::results::puzzles::HEADER as PUZZLE_CSV_HEADER;
+pub use row::HEADER as PUZZLE_CSV_HEADER;
 
 impl PuzzleCsv {
     pub fn create(path: &Path) -> std::io::Result<Self> {

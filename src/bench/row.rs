@@ -6,6 +6,28 @@ use crate::dataset::Record;
 use crate::solver::{Counter, CounterSet, Status};
 use std::mem::MaybeUninit;
 
+/// The columns of `puzzles.csv`, in order: what `run` writes (the rows are
+/// formatted by [`super::RowFormat`]) and what `merge` and the readers expect.
+pub const HEADER: [&str; 17] = [
+    "dataset",
+    "index",
+    "id",
+    "rating",
+    "strategy",
+    "status",
+    "solutions",
+    "time_ns",
+    "guesses",
+    "backtracks",
+    "max_depth",
+    "nodes",
+    "naked_singles",
+    "hidden_singles",
+    "givens",
+    "matches_solution",
+    "answer",
+];
+
 /// Formats `puzzles.csv` rows of one (dataset, strategy) unit. Text fields
 /// are escaped by the csv crate (the unit's dataset and strategy once, id
 /// and rating when they need it); numbers are formatted directly.

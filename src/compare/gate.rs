@@ -45,7 +45,7 @@ pub mod budget;
 mod text;
 
 /// The default threshold of `--gate`, in percent.
-pub const DEFAULT_THRESHOLD: f64 = 3.0;
+pub const DEFAULT_THRESHOLD: f64 = crate::judge::DEFAULT_THRESHOLD_PCT;
 
 /// Exit status of a gate with an undecided dataset and nothing worse
 /// (unless `--undecided pass`).

@@ -227,15 +227,19 @@ fn judge_unit(
     let mut findings = Findings::default();
     // Absolute times are compared: the yardstick does not matter.
     let exp = |d: &ResultsDir| d.meta.experiment(&c.dataset).without_yardstick();
-    findings.extend(judge::comparable(
+    let other = judge::comparable(
         &exp(base),
         &exp(current),
         ["the baseline", "the current run"],
-    ));
+    );
     let (sb, sc) = (b.side("the baseline"), c.side("the current run"));
     findings.extend(judge::believable(&sb));
     findings.extend(judge::believable(&sc));
-    findings.extend(judge::against(&sb, &sc, settings.threshold));
+    // Held against each other only when they are one experiment.
+    if other.is_empty() {
+        findings.extend(judge::against(&sb, &sc, settings.threshold));
+    }
+    findings.extend(other);
     let (bs, cs) = (samples_of(samples.0, &k), samples_of(samples.1, &k));
     let time = match (bs, cs) {
         (Some(x), Some(y)) => Some(TimeEvidence::Bootstrap(bootstrap(x, y, settings))),

@@ -111,6 +111,8 @@ pub struct Line {
     pub claimed_mean_ns: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unclaimed_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unclaimed_se_ns: Option<f64>,
 }
 
 fn harness_clock() -> String {
@@ -237,6 +239,7 @@ impl Line {
             claimed_share: side.claimed_share,
             claimed_mean_ns: side.claimed_mean_ns,
             unclaimed_ns: side.unclaimed_ns,
+            unclaimed_se_ns: side.unclaimed_se_ns,
         }
     }
 
@@ -256,6 +259,8 @@ impl Line {
             claimed_share: self.claimed_share,
             claimed_mean_ns: self.claimed_mean_ns,
             unclaimed_ns: self.unclaimed_ns,
+            unclaimed_se_ns: self.unclaimed_se_ns,
+            unclaimed_chunks: Vec::new(),
         }
     }
 
@@ -559,6 +564,7 @@ mod tests {
             claimed_share: None,
             claimed_mean_ns: None,
             unclaimed_ns: None,
+            unclaimed_se_ns: None,
         }
     }
 
@@ -587,7 +593,7 @@ mod tests {
         assert!(err(&format!("{good}\nnot json\n")).contains("h.jsonl:2: not a JSON line"));
         assert!(err(&format!("# c\n\n{good}")).contains("h.jsonl:3: the last line is cut short"));
         assert!(err("{\"a\":1}\n").contains("h.jsonl:1: not a line of a bench-sudoku history"));
-        let newer = good.replace("\"schema\":1", "\"schema\":99");
+        let newer = good.replace("\"schema\":2", "\"schema\":99");
         assert!(err(&format!("{newer}\n")).contains("newer bench-sudoku"));
         let broken = good.replace("\"series\":\"m\",", "");
         assert!(err(&format!("{broken}\n")).contains("h.jsonl:1: a malformed history line"));

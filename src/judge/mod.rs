@@ -39,6 +39,10 @@ pub use side::{against, believable, Side, CLAIMED_SHARE_MIN, CLAIM_SLACK};
 
 use serde::{Deserialize, Serialize};
 
+/// The threshold, in percent, of a verdict whose command sets none: the
+/// gate's default, and what a run's headline holds two clocks to.
+pub const DEFAULT_THRESHOLD_PCT: f64 = 3.0;
+
 /// How a finding weighs on a verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

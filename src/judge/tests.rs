@@ -18,6 +18,8 @@ fn side(name: &str) -> Side {
         claimed_share: None,
         claimed_mean_ns: None,
         unclaimed_ns: None,
+        unclaimed_se_ns: None,
+        unclaimed_chunks: Vec::new(),
     }
 }
 
@@ -129,26 +131,65 @@ fn giving_up_or_solving_fewer_fails_the_candidate_never_the_base() {
     );
 }
 
+/// Per-chunk unclaimed times around `mean` with a deterministic spread.
+fn chunks(mean: f32, spread: f32, n: usize) -> Vec<f32> {
+    (0..n)
+        .map(|i| mean + spread * (((i * 7) % 11) as f32 - 5.0) / 5.0)
+        .collect()
+}
+
 #[test]
-fn a_self_timed_side_hiding_time_is_not_judged_an_honest_regression_is() {
-    // Both sides spend 20 µs per call in pipes; the base solves in 5 µs.
-    let base = self_timed("base", 5_000.0, 25_000.0);
-    // An honest 10 % regression: the claims and the round trip grow alike.
-    let slower = self_timed("cand", 5_500.0, 25_500.0);
+fn in_one_run_a_self_timed_side_hiding_time_is_not_judged_an_honest_regression_is() {
+    // Both sides spend about 20 µs per call in pipes, ± 2 µs from chunk to
+    // chunk; the base solves in 5 µs.
+    let with = |s: Side, c: Vec<f32>| Side {
+        unclaimed_chunks: c,
+        ..s
+    };
+    let base = with(
+        self_timed("base", 5_000.0, 25_000.0),
+        chunks(20_000.0, 2_000.0, 40),
+    );
+    // An honest 10 % regression: the claims grow, the unclaimed time not.
+    let slower = with(
+        self_timed("cand", 5_500.0, 25_500.0),
+        chunks(20_000.0, 2_000.0, 40),
+    );
     assert!(against(&base, &slower, 3.0).is_empty());
     // A liar that solves as slowly as the base and claims half of it.
-    let liar = self_timed("cand", 2_500.0, 25_000.0);
+    let liar = with(
+        self_timed("cand", 2_500.0, 25_000.0),
+        chunks(22_500.0, 2_000.0, 40),
+    );
     assert_eq!(
         rules(&against(&base, &liar, 3.0)),
         [(Rule::ClockSharesDiffer, Weight::Unjudged)]
     );
-    // Claiming 1.4 % less: within half of a 3 % threshold.
-    let shaved = self_timed("cand", 4_930.0, 25_000.0);
+    // Hiding 1 % of its time: within half of a 3 % threshold.
+    let shaved = with(
+        self_timed("cand", 4_950.0, 25_000.0),
+        chunks(20_050.0, 2_000.0, 40),
+    );
     assert!(against(&base, &shaved, 3.0).is_empty());
     // Different clocks are not compared at all.
     assert_eq!(
         rules(&against(&side("base"), &liar, 3.0)),
         [(Rule::OtherClock, Weight::Unjudged)]
+    );
+}
+
+#[test]
+fn across_runs_the_unclaimed_time_may_drift_with_the_load_but_not_hide_half_a_solve() {
+    // A 1 ms solve with 30 µs of pipes; the next run on a busier machine
+    // spends 45 µs there: honest.
+    let base = self_timed("base", 1_000_000.0, 1_030_000.0);
+    let busier = self_timed("cand", 1_000_000.0, 1_045_000.0);
+    assert!(against(&base, &busier, 5.0).is_empty());
+    // Claiming half of the same solve.
+    let liar = self_timed("cand", 500_000.0, 1_030_000.0);
+    assert_eq!(
+        rules(&against(&base, &liar, 5.0)),
+        [(Rule::ClockSharesDiffer, Weight::Unjudged)]
     );
 }
 

@@ -182,3 +182,22 @@ impl Drop for Staged {
         }
     }
 }
+
+/// Rebuilds the results in `dir` from the rows its measuring process wrote
+/// ([`crate::results::recover::rebuild`]) and writes their reports, marked
+/// incomplete with `stopped` as the reason.
+pub fn recover(dir: &Path, stopped: &str) -> anyhow::Result<crate::results::recover::Recovered> {
+    let r = crate::results::recover::rebuild(dir, stopped)?;
+    let report = Report::new(&r.meta, &r.units);
+    let report = if r.wanted_rows {
+        report.with_scatter(dir)?
+    } else {
+        // The run was asked for no puzzles.csv: the rows served only to
+        // rebuild the statistics.
+        let _ = std::fs::remove_file(dir.join("puzzles.csv"));
+        report
+    };
+    write(&report, dir)?;
+    drop(r.claim);
+    Ok(r.recovered)
+}

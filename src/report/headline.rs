@@ -81,6 +81,17 @@ pub fn note(results: &[ResultRecord]) -> Option<String> {
     })
 }
 
+/// Whether the judge believes `r`'s paired ratio to `base`: each side on
+/// its own, and `r` against `base` (giving up, clocks) at the gate's
+/// default threshold.
+fn judged_against(base: &ResultRecord, r: &ResultRecord) -> bool {
+    let (b, s) = (base.side(&base.strategy), r.side(&r.strategy));
+    trusted(r)
+        && crate::judge::against(&b, &s, crate::judge::DEFAULT_THRESHOLD_PCT)
+            .iter()
+            .all(|f| f.weight == crate::judge::Weight::Note)
+}
+
 /// What the headline says of a strategy the judge does not believe
 /// (rejected answers, faults, unverifiable answers, a clock or a cache it
 /// does not believe): its ratio is shown, and no claim made of it.
@@ -151,7 +162,7 @@ pub fn comparison(results: &[ResultRecord], r: &ResultRecord) -> Option<Comparis
             basis: Basis::Paired,
             ratio: p.geomean_ratio,
             ci: (!p.too_few_chunks()).then_some((p.ci_low, p.ci_high)),
-            words: if trusted(r) {
+            words: if judged_against(base, r) {
                 paired_words(p)
             } else {
                 NOT_JUDGED.to_string()
@@ -223,7 +234,8 @@ fn paired_cell(
         return marked("- (no pairs)".to_string());
     }
     // A strategy the judge does not believe gets its ratio, never a claim.
-    if !trusted(r) {
+    let believed = record(results, &r.dataset, &p.baseline).is_some_and(|b| judged_against(b, r));
+    if !believed {
         return marked(format!("{}: {NOT_JUDGED}", p.ratio_text()));
     }
     marked(format!("{}: {}", p.ratio_text(), paired_words(p)))
@@ -262,6 +274,22 @@ pub fn mean_ratio_to_baseline(results: &[ResultRecord], r: &ResultRecord) -> Opt
     let p = r.paired.as_ref()?;
     let base = record(results, &r.dataset, &p.baseline)?;
     (r.timed() > 0 && base.timed() > 0 && base.mean_ns > 0.0).then(|| r.mean_ns / base.mean_ns)
+}
+
+/// The paired table's ratio-of-means cell of `r`: the ratio and its words,
+/// or `not judged` instead of the words for a strategy the judge does not
+/// believe against its baseline.
+pub fn mean_ratio_cell(results: &[ResultRecord], r: &ResultRecord) -> String {
+    let q = mean_ratio_to_baseline(results, r);
+    let believed = r
+        .paired
+        .as_ref()
+        .and_then(|p| record(results, &r.dataset, &p.baseline))
+        .is_some_and(|b| judged_against(b, r));
+    match q {
+        Some(q) if !believed => format!("{}× ({NOT_JUDGED})", ratio(q)),
+        _ => mean_ratio_text(q),
+    }
 }
 
 /// [`mean_ratio_to_baseline`] as a cell: the ratio and its words.

@@ -12,7 +12,13 @@ impl Exporter for SummaryJson {
         "summary.json"
     }
     fn render(&self, report: &Report) -> anyhow::Result<Vec<Output>> {
-        let bytes = crate::results::Summary::of(report).to_bytes()?;
+        let bytes = crate::results::Summary::of(
+            report.meta,
+            &report.results,
+            report.units,
+            report.gate.as_ref(),
+        )
+        .to_bytes()?;
         Ok(vec![Output::new("summary.json", bytes)])
     }
 }

@@ -361,9 +361,7 @@ pub fn paired_rows(results: &[ResultRecord]) -> Vec<[String; 9]> {
                 },
                 format!("{}/{}/{}", p.wins, p.ties, p.losses),
                 p.guesses_text().unwrap_or_else(|| ABSENT.to_string()),
-                super::headline::mean_ratio_text(super::headline::mean_ratio_to_baseline(
-                    results, r,
-                )),
+                super::headline::mean_ratio_cell(results, r),
             ])
         })
         .collect()

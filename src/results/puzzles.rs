@@ -7,27 +7,9 @@ use csv::StringRecord;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-/// The columns of `puzzles.csv`, in order: what `run` writes (the rows are
-/// formatted by `bench::RowFormat`) and what merge expects.
-pub const HEADER: [&str; 17] = [
-    "dataset",
-    "index",
-    "id",
-    "rating",
-    "strategy",
-    "status",
-    "solutions",
-    "time_ns",
-    "guesses",
-    "backtracks",
-    "max_depth",
-    "nodes",
-    "naked_singles",
-    "hidden_singles",
-    "givens",
-    "matches_solution",
-    "answer",
-];
+/// The columns of `puzzles.csv`, in order (what `run` writes:
+/// `bench::row`).
+pub use crate::bench::PUZZLE_CSV_HEADER as HEADER;
 
 /// The rows of a `puzzles.csv`, read one at a time.
 pub struct PuzzleRows {

@@ -95,6 +95,13 @@ pub struct ResultRecord {
     /// against each other with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unclaimed_ns: Option<f64>,
+    /// The standard error of that median (from the chunks' spread).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unclaimed_se_ns: Option<f64>,
+    /// The chunks' unclaimed times themselves, in chunk order, for a judge
+    /// of the same run that pairs two sides chunk by chunk (not written).
+    #[serde(skip)]
+    pub unclaimed_chunks: Vec<f32>,
     /// Rows skipped with --skip-invalid.
     pub skipped: u64,
     pub threads: usize,
@@ -266,6 +273,8 @@ impl ResultRecord {
             claimed_share: r.claimed_share,
             claimed_mean_ns,
             unclaimed_ns,
+            unclaimed_se_ns: r.unclaimed_se_ns,
+            unclaimed_chunks: r.unclaimed_chunks.clone(),
         }
     }
 
@@ -409,6 +418,12 @@ impl ResultRecord {
             busy_ns: Some(u.busy_ns).filter(|&b| b > 0),
             claimed_share: u.claimed_share(),
             unclaimed_ns: u.unclaimed_median().filter(|_| u.clock == Clock::Solver),
+            unclaimed_se_ns: u.unclaimed_se().filter(|_| u.clock == Clock::Solver),
+            unclaimed_chunks: if u.clock == Clock::Solver {
+                u.unclaimed.clone()
+            } else {
+                Vec::new()
+            },
             skipped: u.skipped,
             threads,
             wall_ns: u.wall_ns,

@@ -19,7 +19,6 @@
 use crate::bench::metrics::{PuzzleOutcome, Repeats, UnitStats};
 use crate::bench::spill_path;
 use crate::bench::sysinfo;
-use crate::report::{self, Report};
 use crate::results::Meta;
 use crate::solver::{CounterSet, Counters, Status};
 use anyhow::Context;
@@ -38,14 +37,27 @@ pub struct Recovered {
 const NOT_KEPT: &str =
     "recovered from puzzles.csv after the measuring process died; the detail was not kept";
 
+/// The results of a directory rebuilt from its rows, to be written
+/// (`report::finish::recover` writes them) while `claim` holds it.
+pub struct Rebuilt {
+    pub meta: Meta,
+    pub units: Vec<UnitStats>,
+    /// The run was asked for `puzzles.csv` (its rows are kept).
+    pub wanted_rows: bool,
+    pub recovered: Recovered,
+    pub claim: crate::results::claim::Claim,
+}
+
 /// Rebuilds the results in `dir` from the rows its measuring process wrote,
-/// marking them incomplete with `stopped` as the reason. Needs the
-/// `meta.json` the process wrote when it started.
-pub fn recover(dir: &Path, stopped: &str) -> anyhow::Result<Recovered> {
+/// marking them incomplete with `stopped` as the reason: `puzzles.csv`
+/// written back in order, the units and the meta rebuilt (the report files
+/// are for the caller to write). Needs the `meta.json` the process wrote
+/// when it started.
+pub fn rebuild(dir: &Path, stopped: &str) -> anyhow::Result<Rebuilt> {
     // The directory's claim died with the process that held it: held
     // again while the results are rebuilt, and released (its lock file
     // removed) at the end.
-    let _claim = crate::results::claim::Claim::take(dir)
+    let claim = crate::results::claim::Claim::take(dir)
         .map_err(|r| r.into_error("the results directory", dir))?;
     let meta_path = dir.join("meta.json");
     let mut meta: Meta = serde_json::from_slice(
@@ -87,21 +99,16 @@ pub fn recover(dir: &Path, stopped: &str) -> anyhow::Result<Recovered> {
             .unwrap_or(0);
         d.content_hash = None;
     }
-    let report = Report::new(&meta, &units);
-    let report = if wanted_rows {
-        report.with_scatter(dir)?
-    } else {
-        report
-    };
-    if !wanted_rows {
-        // The run was asked for no puzzles.csv: the rows served only to
-        // rebuild the statistics.
-        let _ = std::fs::remove_file(dir.join("puzzles.csv"));
-    }
-    report::finish::write(&report, dir)?;
-    Ok(Recovered {
+    let recovered = Recovered {
         rows: kept,
         units: units.len(),
+    };
+    Ok(Rebuilt {
+        meta,
+        units,
+        wanted_rows,
+        recovered,
+        claim,
     })
 }
 

@@ -7,8 +7,7 @@
 //! bytes.
 
 use super::ResultRecord;
-use crate::bench::metrics::{Fault, Mismatch, MismatchKind, Skipped};
-use crate::report::Report;
+use crate::bench::metrics::{Fault, Mismatch, MismatchKind, Skipped, UnitStats};
 use crate::results::meta::Meta;
 use crate::solver::Status;
 use anyhow::{bail, Context};
@@ -94,16 +93,20 @@ impl MismatchRow {
 }
 
 impl Summary {
-    /// The summary of a report: its meta and records, and each unit's
-    /// listed rows (units without any are left out).
-    pub fn of(report: &Report) -> Self {
+    /// The summary of a run: its meta and records, each unit's listed rows
+    /// (units without any are left out) and the gate's verdict.
+    pub fn of(
+        meta: &Meta,
+        results: &[ResultRecord],
+        units: &[UnitStats],
+        gate: Option<&super::gate::GateRecord>,
+    ) -> Self {
         fn rows<T: Clone, U>(
-            report: &Report,
-            list: impl Fn(&crate::bench::metrics::UnitStats) -> &[T],
+            units: &[UnitStats],
+            list: impl Fn(&UnitStats) -> &[T],
             map: impl Fn(&T) -> U,
         ) -> Vec<UnitRows<U>> {
-            report
-                .units
+            units
                 .iter()
                 .filter(|u| !list(u).is_empty())
                 .map(|u| UnitRows {
@@ -115,19 +118,18 @@ impl Summary {
         }
         Summary {
             schema: SCHEMA,
-            meta: report.meta.clone(),
-            results: report
-                .results
+            meta: meta.clone(),
+            results: results
                 .iter()
                 .map(|r| ResultRecord {
                     too_short: r.short_timing(),
                     ..r.clone()
                 })
                 .collect(),
-            mismatch_list: rows(report, |u| &u.mismatch_list, MismatchRow::of),
-            skipped_rows: rows(report, |u| &u.skipped_list, Skipped::clone),
-            fault_list: rows(report, |u| &u.fault_list, Fault::clone),
-            gate: report.gate.clone(),
+            mismatch_list: rows(units, |u| &u.mismatch_list, MismatchRow::of),
+            skipped_rows: rows(units, |u| &u.skipped_list, Skipped::clone),
+            fault_list: rows(units, |u| &u.fault_list, Fault::clone),
+            gate: gate.cloned(),
         }
     }
 
@@ -142,7 +144,7 @@ impl Summary {
     /// directory or the file.
     ///
     /// `meta.json` is written last and is the one file whose `complete`
-    /// counts (`crate::report::finish`): a directory without it is refused
+    /// counts (the report writer writes it last): a directory without it is refused
     /// (the run did not finish writing its results), and the summary's
     /// `complete` and `stopped` are taken from it.
     pub fn read(dir: &Path) -> anyhow::Result<Self> {

@@ -550,7 +550,7 @@ fn labels(dir: &Path) -> Vec<String> {
 /// says where they are; appends a "not judged" note to `--gate-summary`.
 fn keep_measured(args: &RunArgs, reading: &Reading, stopped: &str) {
     let dir: Option<PathBuf> = reading.dir.clone();
-    match dir.as_deref().map(|d| (d, crate::results::recover::recover(d, stopped))) {
+    match dir.as_deref().map(|d| (d, crate::report::finish::recover(d, stopped))) {
         Some((d, Ok(r))) => crate::commands::print_err(&format!(
             "run incomplete: what was measured before it stopped is in {} ({} rows over {} strategies × datasets; meta.json has \"complete\": false)",
             d.display(),

@@ -127,7 +127,7 @@ static REGISTERED: std::sync::RwLock<Vec<(String, Arc<dyn ExternalSolver>)>> =
 /// Makes `solver` a strategy named `label` for every command of this
 /// process (`-s LABEL`), beside the built-in ones: how a Rust program that
 /// implements [`ExternalSolver`] puts its own solver in the tool (see
-/// `examples/solvers/rust/main.rs` and [`crate::cli::main_with`]).
+/// `examples/solvers/rust/main.rs` and `cli::main_with`).
 pub fn register(label: &str, solver: Arc<dyn ExternalSolver>) -> Result<(), String> {
     let label = check_label(label)?;
     if crate::solver::Strategy::named(&label).is_some() {

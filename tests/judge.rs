@@ -1,0 +1,435 @@
+//! The one judge, from every command that gives a verdict: a liar, a
+//! quitter or a run of another experiment never gets a green light from
+//! `run --gate`, `compare`, `trend --fail-on-step`, `history add`, `merge`
+//! or `export` (docs/RELIABILITY.md).
+
+mod common;
+
+use common::solvers::{fixtures, MANIFEST};
+use common::*;
+use std::path::{Path, PathBuf};
+
+/// The Python solver of `tests/fixtures/solvers/judged.py` with `args`
+/// (`--claim F`, `--quit`), labelled `name`.
+fn judged(args: &str, name: &str) -> String {
+    let py = Path::new(MANIFEST).join("tests/fixtures/solvers/judged.py");
+    format!("cmd=python3 {} {args},name={name},rev=r", py.display())
+}
+
+/// `run` of the first `n` puzzles of hard.csv into `out` with `args`.
+fn run_into(out: &Path, n: usize, args: &[&str]) -> std::process::Output {
+    let data = Path::new(MANIFEST).join("datasets/hard.csv");
+    let limit = n.to_string();
+    let mut a = vec![
+        "run",
+        data.to_str().unwrap(),
+        "--limit",
+        &limit,
+        "-j",
+        "1",
+        "-q",
+        "--force",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    a.extend_from_slice(args);
+    bin(&a)
+}
+
+fn stdout(o: &std::process::Output) -> String {
+    text(&o.stdout)
+}
+
+fn all(o: &std::process::Output) -> String {
+    format!("{}{}", text(&o.stdout), err(o))
+}
+
+fn require_python() {
+    let ok = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(ok, "these tests need python3 (the judged solver is Python)");
+}
+
+/// Giving up is never faster: a revision that gives up on most puzzles
+/// fails `compare` and `trend --fail-on-step` whatever its times.
+#[test]
+fn a_quitter_fails_compare_and_trend() {
+    require_python();
+    let dir = scratch("judge-quitter");
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    let honest = judged("", "mine");
+    let quitter = judged("--quit", "mine").replace("rev=r", "rev=r2");
+    for (out, spec) in [(&a, &honest), (&b, &quitter)] {
+        let o = run_into(out, 200, &["-s", "fast", "-s", spec]);
+        assert_eq!(o.status.code(), Some(0), "{}", all(&o));
+    }
+    let o = bin(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", all(&o));
+    assert!(
+        stdout(&o).contains("hard/mine: FAIL: [gave-up] the current run gave up or stalled"),
+        "{}",
+        stdout(&o)
+    );
+    let h = dir.join("history.jsonl");
+    for out in [&a, &b] {
+        let o = bin(&[
+            "history",
+            "add",
+            out.to_str().unwrap(),
+            "--file",
+            h.to_str().unwrap(),
+            "-s",
+            "mine",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", all(&o));
+    }
+    let o = bin(&["trend", h.to_str().unwrap(), "--fail-on-step"]);
+    assert_eq!(o.status.code(), Some(1), "{}", all(&o));
+    assert!(
+        err(&o).contains("FAIL: hard/mine at r2: [gave-up]"),
+        "{}",
+        all(&o)
+    );
+}
+
+/// A solver's own clock is held against the harness's: claiming more than
+/// the call took fails; hiding half of its time is not judged; an honest
+/// copy is neither.
+#[test]
+fn a_lying_clock_gets_no_verdict_from_the_gate() {
+    require_python();
+    let dir = scratch("judge-clock");
+    let gate = |cand: &str, out: &str| {
+        let o = run_into(
+            &dir.join(out),
+            320,
+            &[
+                "-s",
+                &judged("", "base"),
+                "-s",
+                &judged(cand, "cand"),
+                "--gate",
+                "base:cand",
+            ],
+        );
+        (o.status.code(), all(&o))
+    };
+    // Twenty times what it took: more than the round trip around the call
+    // even on a loaded machine.
+    let (code, text) = gate("--claim 20", "more");
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("[clock-claims-more] CANDIDATE cand"),
+        "{text}"
+    );
+    let (code, text) = gate("--claim 0.3", "less");
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("[clock-shares-differ]"), "{text}");
+    // Neither the gate nor the tables call it faster.
+    assert!(text.contains("0 improved"), "{text}");
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.starts_with("hard ") && l.contains("faster")),
+        "{text}"
+    );
+    // The same solver on both sides: whatever the time verdict, the
+    // clocks are believed.
+    let (code, text) = gate("", "same");
+    assert!(!text.contains("[clock-"), "{text}");
+    assert_ne!(code, Some(1), "{text}");
+}
+
+/// Runs under another solution limit, search budget or dataset are not one
+/// experiment: `compare` does not judge them (exit 2), naming the field.
+#[test]
+fn compare_refuses_another_experiment() {
+    let dir = scratch("judge-experiment");
+    let base = dir.join("base");
+    let o = run_into(&base, 200, &["-s", "mrv"]);
+    assert!(o.status.success(), "{}", all(&o));
+    for (name, extra, rule) in [
+        ("count", &["--count", "2"][..], "[other-solution-limit]"),
+        (
+            "budget",
+            &["--max-guesses", "3"][..],
+            "[other-search-budget]",
+        ),
+        ("timing", &["--repeat", "2"][..], "[other-timing]"),
+        ("transform", &["--transform", "7"][..], "[other-transform]"),
+    ] {
+        let out = dir.join(name);
+        let mut args = vec!["-s", "mrv"];
+        args.extend_from_slice(extra);
+        let o = run_into(&out, 200, &args);
+        assert_ne!(o.status.code(), Some(2), "{name}: {}", all(&o));
+        let o = bin(&["compare", base.to_str().unwrap(), out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", all(&o));
+        assert!(all(&o).contains(rule), "{name}: {}", all(&o));
+        assert!(stdout(&o).contains("0 improved"), "{name}: {}", all(&o));
+    }
+}
+
+/// Shards of two files are not one run: `merge` refuses them.
+#[test]
+fn merge_refuses_shards_of_two_files() {
+    let dir = scratch("judge-merge");
+    let one = hard_csv(&dir, "set", 120);
+    let other_dir = dir.join("other");
+    std::fs::create_dir_all(&other_dir).unwrap();
+    // The same name, other puzzles.
+    let two = other_dir.join("set.csv");
+    std::fs::write(
+        &two,
+        hard_lines(240)
+            .lines()
+            .skip(120)
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n",
+    )
+    .unwrap();
+    let shard = |data: &PathBuf, k: &str, out: &str| {
+        let o = bin(&[
+            "run",
+            data.to_str().unwrap(),
+            "-s",
+            "fast",
+            "--shard",
+            k,
+            "-q",
+            "--out",
+            dir.join(out).to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", all(&o));
+    };
+    shard(&one, "1/2", "s1");
+    shard(&two, "2/2", "s2");
+    let o = bin(&[
+        "merge",
+        dir.join("s1").to_str().unwrap(),
+        dir.join("s2").to_str().unwrap(),
+        "--out",
+        dir.join("merged").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", all(&o));
+    assert!(err(&o).contains("[other-source]"), "{}", all(&o));
+    // Shards of one file merge.
+    shard(&one, "2/2", "s2b");
+    let o = bin(&[
+        "merge",
+        dir.join("s1").to_str().unwrap(),
+        dir.join("s2b").to_str().unwrap(),
+        "--out",
+        dir.join("merged").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", all(&o));
+}
+
+/// A history follows one yardstick: a run not paired with it is refused,
+/// and so is a run of another experiment.
+#[test]
+fn history_add_refuses_another_yardstick_or_experiment() {
+    let dir = scratch("judge-history");
+    let h = dir.join("history.jsonl");
+    let h = h.to_str().unwrap();
+    // A gate between two builds without fast: head's ratio is to base.
+    let gate = dir.join("gate");
+    let o = run_into(
+        &gate,
+        200,
+        &[
+            "-s",
+            "fast,name=base",
+            "-s",
+            "fast,name=head",
+            "--gate",
+            "base:head",
+        ],
+    );
+    assert!(gate.join("summary.json").is_file(), "{}", all(&o));
+    let o = bin(&[
+        "history",
+        "add",
+        gate.to_str().unwrap(),
+        "--file",
+        h,
+        "-s",
+        "head",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", all(&o));
+    assert!(
+        err(&o).contains("not with the yardstick fast"),
+        "{}",
+        all(&o)
+    );
+    assert!(!Path::new(h).exists());
+    // With fast beside them, it is recorded; a later run with another
+    // solution limit is refused.
+    let with_fast = dir.join("with-fast");
+    let o = run_into(&with_fast, 200, &["-s", "fast", "-s", "mrv,name=mine"]);
+    assert!(o.status.success(), "{}", all(&o));
+    let add = |d: &Path| {
+        bin(&[
+            "history",
+            "add",
+            d.to_str().unwrap(),
+            "--file",
+            h,
+            "-s",
+            "mine",
+        ])
+    };
+    assert!(add(&with_fast).status.success());
+    let other = dir.join("count2");
+    let o = run_into(
+        &other,
+        200,
+        &["-s", "fast", "-s", "mrv,name=mine", "--count", "2"],
+    );
+    assert!(o.status.success(), "{}", all(&o));
+    let o = add(&other);
+    assert_eq!(o.status.code(), Some(2), "{}", all(&o));
+    assert!(err(&o).contains("[other-solution-limit]"), "{}", all(&o));
+}
+
+/// A budgeted gate that finds a liar in a later round: the results
+/// directory says so (`later_rounds`), and `export` refuses it.
+#[test]
+fn what_a_later_round_found_reaches_the_results_and_export() {
+    let Some(lib) = fixtures() else {
+        panic!("these tests need a C compiler (cc)");
+    };
+    let dir = scratch("judge-rounds");
+    // Five puzzles: too few chunks for one round, so the gate measures
+    // more; the liar is right the first time it sees a puzzle only.
+    let data = hard_csv(&dir, "five", 5);
+    let out = dir.join("out");
+    let liar = format!("lib={},symbol=solve_honest_first,name=cand", lib.display());
+    let base = format!("lib={},symbol=solve,name=base", lib.display());
+    let o = bin(&[
+        "run",
+        data.to_str().unwrap(),
+        "-s",
+        &base,
+        "-s",
+        &liar,
+        "--gate",
+        "base:cand",
+        "--repeat",
+        "1",
+        "--warmup",
+        "0",
+        "--budget",
+        "20s",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", all(&o));
+    let s = json(&out.join("summary.json"));
+    let cand = s["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["strategy"] == "cand")
+        .unwrap()
+        .clone();
+    assert!(
+        cand["later_rounds"]["rejected"].as_u64().unwrap() > 0,
+        "{cand}"
+    );
+    let bmf = dir.join("bmf.json");
+    let o = bin(&[
+        "export",
+        out.to_str().unwrap(),
+        "--export",
+        "bmf",
+        bmf.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", all(&o));
+    assert!(err(&o).contains("[rejected]"), "{}", all(&o));
+    assert!(!bmf.exists());
+    let o = bin(&[
+        "export",
+        out.to_str().unwrap(),
+        "--export",
+        "bmf",
+        bmf.to_str().unwrap(),
+        "--allow-untrusted",
+    ]);
+    assert!(o.status.success(), "{}", all(&o));
+    let doc = std::fs::read_to_string(&bmf).unwrap();
+    assert!(doc.contains("cand [untrusted]"), "{doc}");
+}
+
+/// A dataset that repeats its puzzles: a solver that remembers answers is
+/// caught by the repeats as by a repeated pass, and the repeats are said.
+#[test]
+fn repeated_puzzles_in_a_dataset_feed_the_cache_check() {
+    let Some(lib) = fixtures() else {
+        panic!("these tests need a C compiler (cc)");
+    };
+    let dir = scratch("judge-repeats");
+    let lines: Vec<String> = hard_lines(200).lines().map(String::from).collect();
+    let mut text = lines.clone();
+    text.extend(lines[1..].iter().cloned());
+    let data = dir.join("twice.csv");
+    std::fs::write(&data, text.join("\n") + "\n").unwrap();
+    let cache = format!("lib={},symbol=solve_cache,name=cand", lib.display());
+    let base = format!("lib={},symbol=solve,name=base", lib.display());
+    let out = dir.join("out");
+    let o = bin(&[
+        "run",
+        data.to_str().unwrap(),
+        "-s",
+        &base,
+        "-s",
+        &cache,
+        "--gate",
+        "base:cand",
+        "--repeat",
+        "1",
+        "--warmup",
+        "0",
+        "-j",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let said = all(&o);
+    assert_eq!(o.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("[cache] CANDIDATE cand may be caching answers"),
+        "{said}"
+    );
+    assert!(said.contains("dataset twice repeats 199 puzzles"), "{said}");
+    let m = json(&out.join("meta.json"));
+    assert_eq!(m["datasets"][0]["repeated_puzzles"], 199);
+}
+
+/// `run --count 2` with a library that returns a count and no grid: the
+/// headline gives its ratio and no claim of speed.
+#[test]
+fn unverifiable_answers_get_no_claim_in_the_headline() {
+    let Some(lib) = fixtures() else {
+        panic!("these tests need a C compiler (cc)");
+    };
+    let dir = scratch("judge-count-only");
+    let count_only = format!("lib={},symbol=solve_count_only,name=cand", lib.display());
+    let o = run_into(
+        &dir.join("out"),
+        200,
+        &["-s", "fast", "-s", &count_only, "--count", "2"],
+    );
+    let out = stdout(&o);
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("hard ") && l.contains(" cand "))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        row.contains("not judged") && !row.contains("faster"),
+        "{row}"
+    );
+}
