@@ -55,13 +55,20 @@ pub struct CompareArgs {
 
 pub const COMPARE_HELP: &str = "Matches the (dataset, strategy) pairs of two results directories.
 
+Every pair goes through the one judge (docs/RELIABILITY.md), each reason named by its rule:
+a pair of two runs that are not one experiment (other puzzles, --transform, --count, search
+budget, timing) is not judged; a pair fails whatever its times when a run has rejected
+answers, faults, answers with no solution written or a clock that claims more than the
+harness measured, or when the current run gave up on more puzzles (or solved fewer) than the
+baseline.
+
 Search counters (puzzles, total guesses, total backtracks, max depth) are deterministic and
 compared exactly: any change is reported as a behaviour change. Times are noisy: the chosen
 statistic (--metric) of the per-puzzle solve times in puzzles.csv is compared with a seeded
 95% percentile bootstrap of the ratio current/baseline (each run resampled on its own; with
 --paired, puzzles resampled in pairs when both runs hold the same puzzles). A pair is 'regressed' only when the whole interval lies above
 +threshold, 'improved' only when it lies below -threshold, otherwise 'unchanged'. Without
-puzzles.csv (run --no-puzzle-csv) the summary values are compared without an interval.
+puzzles.csv (run --no-puzzle-csv) the summary values are shown and not judged.
 A pair is 'not judged' (and the output says why) when either run timed fewer than 10
 puzzles of it (100 with --metric p99, whose value below that is the largest time),
 solved none of them with an accepted answer, or timed them with another clock: an
@@ -72,9 +79,9 @@ Examples:
   bench-sudoku compare base/ cur/ --metric mean --threshold 3 --markdown >> \"$GITHUB_STEP_SUMMARY\"
   bench-sudoku compare base/ cur/ --fail-on counters
 
-Exit status: 0 nothing regressed beyond the threshold and every pair was judged; 1 something
-regressed (or a counter changed with --fail-on counters); 2 nothing regressed but a pair was
-not judged, or bad input (missing or unreadable directory, not a results directory, no
+Exit status: 0 nothing regressed beyond the threshold and every pair was judged; 1 a pair
+failed or regressed (or a counter changed with --fail-on counters); 2 nothing failed but a pair
+was not judged, or bad input (missing or unreadable directory, not a results directory, no
 meta.json (the run did not finish writing its results), malformed summary.json or
 puzzles.csv, an incomplete run without --allow-incomplete, runs that cannot be compared).";
 
