@@ -16,6 +16,7 @@
 
 use super::{PuzzleOutcome, Record, CACHE_FACTOR};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -35,8 +36,9 @@ pub(super) struct Seen {
 
 #[derive(Default)]
 struct Shard {
-    /// Grid hash → its slot in `times`.
-    slot: HashMap<u64, u32>,
+    /// Grid hash → its slot in `times` (the key is a hash already: taken
+    /// as it is).
+    slot: HashMap<u64, u32, BuildHasherDefault<AsIs>>,
     /// Per slot, each strategy's kept time (ns, saturated) of the first
     /// occurrence.
     times: Vec<u32>,
@@ -61,35 +63,54 @@ impl Seen {
     /// [`CACHE_FACTOR`] times faster than the first occurrence's). `outcomes`
     /// holds each strategy's outcomes in the order of `records`.
     pub(super) fn mark(&self, records: &[Record], outcomes: &mut [&mut Vec<PuzzleOutcome>]) {
-        let per_shard = TRACKED / SHARDS;
+        // Hashed without a lock; then each shard is locked once for the
+        // batch's grids that fall in it.
+        let mut order: Vec<(u64, u32)> = records
+            .iter()
+            .enumerate()
+            .map(|(i, rec)| (grid_hash(rec), i as u32))
+            .collect();
+        order.sort_unstable_by_key(|&(h, i)| (h % SHARDS as u64, i));
         let mut found = 0;
-        for (i, rec) in records.iter().enumerate() {
-            let h = grid_hash(rec);
-            let mut shard = self.shards[(h % SHARDS as u64) as usize]
+        for run in order.chunk_by(|a, b| a.0 % SHARDS as u64 == b.0 % SHARDS as u64) {
+            let mut shard = self.shards[(run[0].0 % SHARDS as u64) as usize]
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
-            match shard.slot.get(&h) {
-                Some(&s) => {
-                    found += 1;
-                    let at = s as usize * self.strategies;
-                    for (k, o) in outcomes.iter_mut().enumerate() {
-                        let first = shard.times[at + k];
-                        if let Some(o) = o.get_mut(i) {
-                            again(o, first);
-                        }
-                    }
-                }
-                None if shard.slot.len() < per_shard => {
-                    let s = shard.slot.len() as u32;
-                    shard.slot.insert(h, s);
-                    shard
-                        .times
-                        .extend(outcomes.iter().map(|o| o.get(i).map_or(NONE, kept)));
-                }
-                None => {}
+            for &(h, i) in run {
+                found += u64::from(self.look(&mut shard, h, i as usize, outcomes));
             }
         }
         self.repeats.fetch_add(found, Ordering::Relaxed);
+    }
+
+    /// One grid of the batch (record `i`, hash `h`) in its locked shard:
+    /// a repeat marks every strategy's outcome of it (true), a new grid is
+    /// remembered while there is room.
+    fn look(
+        &self,
+        shard: &mut Shard,
+        h: u64,
+        i: usize,
+        outcomes: &mut [&mut Vec<PuzzleOutcome>],
+    ) -> bool {
+        if let Some(&s) = shard.slot.get(&h) {
+            let at = s as usize * self.strategies;
+            for (k, o) in outcomes.iter_mut().enumerate() {
+                let first = shard.times[at + k];
+                if let Some(o) = o.get_mut(i) {
+                    again(o, first);
+                }
+            }
+            return true;
+        }
+        if shard.slot.len() < TRACKED / SHARDS {
+            let s = shard.slot.len() as u32;
+            shard.slot.insert(h, s);
+            shard
+                .times
+                .extend(outcomes.iter().map(|o| o.get(i).map_or(NONE, kept)));
+        }
+        false
     }
 }
 
@@ -127,5 +148,25 @@ fn grid_hash(rec: &Record) -> u64 {
             xxhash_rust::xxh3::xxh3_64(&bytes)
         }
         None => xxhash_rust::xxh3::xxh3_64(rec.puzzle.cells()),
+    }
+}
+
+/// A hasher for keys that are hashes already: the key itself.
+#[derive(Default)]
+struct AsIs(u64);
+
+impl Hasher for AsIs {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
     }
 }
