@@ -151,7 +151,7 @@ fn control_characters_in_names_and_messages_print_escaped() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    // 12 puzzles are one chunk: the gate is not judged, and says so naming
+    // 12 puzzles are two chunks: the gate is not judged, and says so naming
     // the dataset.
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     assert_printable("stdout", &o.stdout);
@@ -167,7 +167,7 @@ fn control_characters_in_names_and_messages_print_escaped() {
     );
     assert!(
         stdout.contains(&format!(
-            "{shown}: not judged: [no-interval] 12 pairs in 1 chunk"
+            "{shown}: not judged: [no-interval] 12 pairs in 2 chunks"
         )),
         "{stdout}"
     );

@@ -466,14 +466,13 @@ fn no_interval(p: Option<&Paired>, rounds: Option<(u32, u64, u64)>) -> String {
     let Some(p) = p.filter(|p| p.pairs > 0) else {
         return "no puzzle timed on both sides".into();
     };
+    // A small dataset's chunks shrink to MIN_CHUNK puzzles; a chunk never
+    // spans two batches.
     let how = match p.pairs / MIN_BLOCKS {
-        0 => format!(
-            "at least {MIN_BLOCKS} puzzles with --batch-size 1, or {} at the default batch size",
-            MIN_BLOCKS * 64
-        ),
+        0 => format!("at least {MIN_BLOCKS} puzzles with --batch-size 1"),
         b => format!(
             "at least {} puzzles, or --batch-size {b} or less (a batch holds one chunk or more)",
-            MIN_BLOCKS * 64
+            MIN_BLOCKS as usize * crate::bench::MIN_CHUNK
         ),
     };
     let (pairs, chunks, over) = match rounds {

@@ -413,14 +413,14 @@ fn solve_group(
 /// threads.
 /// A panic in a solve ends the group (its message, [`solve_chunk`]).
 pub(super) fn solve_batch(job: &Job, batch: Batch, seq: u64) -> Result<Raw, String> {
-    let span = job.span(CHUNK).min(batch.records.len()).max(1);
+    let span = job.span(job.chunk).min(batch.records.len()).max(1);
     let spans: Vec<Vec<(usize, Vec<Chunk>)>> = batch
         .records
         .par_chunks(span)
         .enumerate()
         .map(|(i, records)| {
-            let rotation = job.rotation + seq as usize + i * span.div_ceil(CHUNK);
-            let blocks = solve_chunk(records, job, rotation, CHUNK)?;
+            let rotation = job.rotation + seq as usize + i * span.div_ceil(job.chunk);
+            let blocks = solve_chunk(records, job, rotation, job.chunk)?;
             Ok(blocks.into_iter().map(|(a, c)| (i * span + a, c)).collect())
         })
         .collect::<Result<_, String>>()?;

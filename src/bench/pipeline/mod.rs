@@ -108,7 +108,7 @@ const CHUNK: usize = 32;
 /// are taken, down to [`MIN_CHUNK`], so hard puzzles at the end do not
 /// leave a thread idle.
 const WORKER_CHUNK: usize = 64;
-const MIN_CHUNK: usize = 8;
+pub const MIN_CHUNK: usize = 8;
 
 thread_local! {
     static SOLVER: RefCell<Solver> = RefCell::new(Solver::new());
@@ -368,6 +368,33 @@ struct Job<'a> {
     practised: bool,
     /// Added to every chunk's rotation ([`RunOptions::rotation`]).
     rotation: usize,
+    /// Puzzles per chunk in the helper layout and in the workers-only one
+    /// ([`chunk_for`]).
+    chunk: usize,
+    worker_chunk: usize,
+}
+
+/// The puzzles a group will solve of `info`'s dataset, when known: its
+/// estimated rows, within `--limit` and one `--shard`'s share.
+fn small_dataset(opts: &RunOptions, info: &DatasetInfo) -> Option<u64> {
+    let mut n = info.estimate?;
+    if let Some(l) = opts.limit {
+        n = n.min(l);
+    }
+    if let Some(sh) = opts.shard {
+        n = n.div_ceil(sh.n.max(1));
+    }
+    Some(n)
+}
+
+/// Puzzles per chunk: the layout's `usual`, or fewer (down to
+/// [`MIN_CHUNK`]) for a dataset of `n` puzzles too small to fill twice
+/// [`paired::MIN_BLOCKS`] chunks of it, so that a small standard corpus
+/// (375 puzzles) still gives the paired interval the chunks it needs.
+fn chunk_for(usual: usize, n: Option<u64>) -> usize {
+    let Some(n) = n else { return usual };
+    let fill = (n / (2 * paired::MIN_BLOCKS)) as usize;
+    usual.min(fill).max(MIN_CHUNK)
 }
 
 impl<'a> Job<'a> {
@@ -382,8 +409,11 @@ impl<'a> Job<'a> {
         tally: &Tally,
         gate_pair: Option<(usize, usize)>,
     ) -> Self {
+        let n = small_dataset(opts, info);
         Job {
             dataset: &info.name,
+            chunk: chunk_for(CHUNK, n),
+            worker_chunk: chunk_for(WORKER_CHUNK, n),
             strategies,
             limits: &opts.limits,
             passes: opts.warmup + opts.repeat.max(1),

@@ -172,7 +172,7 @@ impl Workers<'_, '_> {
                         if q.ended
                             && q.chunks.len() < self.threads
                             && *b - *a >= 2 * MIN_CHUNK
-                            && self.job.span(WORKER_CHUNK) == WORKER_CHUNK
+                            && self.job.span(self.job.worker_chunk) == self.job.worker_chunk
                         {
                             let mid = *a + (*b - *a) / 2;
                             q.chunks.push_front((Arc::clone(w), mid, *b));
@@ -322,7 +322,7 @@ impl Workers<'_, '_> {
             self.finish(&window);
             return self.changed();
         }
-        let span = self.job.span(WORKER_CHUNK).min(n);
+        let span = self.job.span(self.job.worker_chunk).min(n);
         q.chunks.extend(
             (0..n)
                 .step_by(span)
@@ -335,8 +335,13 @@ impl Workers<'_, '_> {
     /// Solves records `a..b` of a window; the thread that completes a
     /// batch finishes it.
     pub(super) fn solve(&self, window: &Window, a: usize, b: usize) {
-        let rotation = self.job.rotation + window.seq as usize + a / WORKER_CHUNK;
-        let blocks = match solve_chunk(&window.records[a..b], self.job, rotation, WORKER_CHUNK) {
+        let rotation = self.job.rotation + window.seq as usize + a / self.job.worker_chunk;
+        let blocks = match solve_chunk(
+            &window.records[a..b],
+            self.job,
+            rotation,
+            self.job.worker_chunk,
+        ) {
             Ok(c) => c,
             Err(e) => return self.fail(e),
         };

@@ -195,8 +195,9 @@ pub struct RunArgs {
     /// +--threshold (regressed), when either side has a rejected answer or
     /// a fault, or when their answers differ; otherwise exit 2 when a
     /// dataset's time cannot be judged: fewer than 10 chunks of puzzles (up
-    /// to 64 each, never more than --batch-size: give 640 puzzles or more),
-    /// a side that solved no puzzle, or sides timed by different clocks;
+    /// to 64 each, fewer for a small dataset so that it fills 20, at least
+    /// 8, never more than --batch-size: give 80 puzzles or more), a side
+    /// that solved no puzzle, or sides timed by different clocks;
     /// otherwise exit 3 when a dataset is undecided (the interval neither
     /// wholly beyond ±--threshold nor wholly within it; see --undecided);
     /// otherwise exit 0: every dataset unchanged (the whole interval within
@@ -339,7 +340,11 @@ pub fn run(args: &RunArgs) -> CmdResult {
 /// status.
 fn measure(args: &RunArgs, plan: plan::Plan, started: std::time::Instant) -> CmdResult {
     // File-level problems surface before anything is created.
-    let infos = bench::inspect(&plan.opts, plan.progress != ProgressMode::None)?;
+    // Every dataset's size is estimated (a pass over the file, or a sample
+    // of a compressed one): the progress display shows it, and a small
+    // dataset gets smaller chunks, so that its paired interval has the
+    // chunks it needs.
+    let infos = bench::inspect(&plan.opts, true)?;
     let (out, outputs) = outputs::output_dir(args, &infos)?;
     // Written by its absolute name; shown as it was given.
     let shown = std::env::current_dir()
