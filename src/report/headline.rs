@@ -97,6 +97,21 @@ fn judged_against(base: &ResultRecord, r: &ResultRecord) -> bool {
 /// does not believe): its ratio is shown, and no claim made of it.
 pub const NOT_JUDGED: &str = "not judged";
 
+/// The compact table's one line on its comparison column, or `None` when
+/// no dataset has two strategies.
+pub fn short_note(results: &[ResultRecord]) -> Option<String> {
+    note(results)?;
+    Some(match (Basis::of(results), baseline(results)) {
+        (Basis::Paired, Some(b)) => format!(
+            "vs {b}: geometric mean of per-puzzle time / {b}'s, 95% interval (above 1 = slower); \
+             --details: all columns"
+        ),
+        _ => "vs fastest: mean time / the fastest strategy's, unpaired (no interval); --details: all \
+              columns"
+            .to_string(),
+    })
+}
+
 /// A ratio in words: `2.33× faster`, `1.60× slower`, `same time`.
 pub fn words(r: f64) -> String {
     if !r.is_finite() || r <= 0.0 {

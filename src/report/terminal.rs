@@ -174,6 +174,78 @@ pub fn table(results: &[ResultRecord]) -> String {
     out
 }
 
+/// The columns of the compact table: who, how many solved, the typical
+/// times, the search effort and the headline comparison.
+const COMPACT: [usize; 8] = [0, 1, 3, 6, 7, 9, 11, 13];
+
+/// Widest the compact table gets: a long name wraps within its column.
+pub const COMPACT_WIDTH: u16 = 120;
+
+/// The result table a run prints by default: [`COMPACT`]'s columns of
+/// [`rows`] (solved as `solved/puzzles`, what was not solved in the next
+/// line of the cell), within [`COMPACT_WIDTH`] columns, and one line saying
+/// what the comparison is; `--details` prints [`table`] instead.
+pub fn compact_table(results: &[ResultRecord]) -> String {
+    let all = columns(results);
+    let header: Vec<&str> = COMPACT.iter().map(|&i| all[i].as_str()).collect();
+    let rows: Vec<Vec<String>> = rows(results)
+        .into_iter()
+        .zip(results)
+        .map(|(row, r)| {
+            COMPACT
+                .iter()
+                .map(|&i| match i {
+                    3 if row[4] != "-" => format!("{}/{} ({})", r.solved, r.puzzles, row[4]),
+                    3 => format!("{}/{}", r.solved, r.puzzles),
+                    _ => row[i].clone(),
+                })
+                .collect()
+        })
+        .collect();
+    let mut out = fitted_table(&header, &rows, &[0, 1, 2, COMPACT.len() - 1]);
+    if let Some(line) = super::headline::short_note(results) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    for note in clock_notes(results) {
+        out.push_str(&note);
+        out.push('\n');
+    }
+    out
+}
+
+/// [`text_table`] within [`COMPACT_WIDTH`] columns: cells too long wrap
+/// within their column.
+fn fitted_table(header: &[&str], rows: &[Vec<String>], left: &[usize]) -> String {
+    use crate::support::text::printable;
+    use comfy_table::{CellAlignment, ContentArrangement, Table};
+    let mut t = Table::new();
+    t.load_preset(comfy_table::presets::NOTHING)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        // Some slack: a word longer than its column's share can overrun
+        // the width comfy-table was given by a column or two.
+        .set_width(COMPACT_WIDTH - 4)
+        .set_header(header.iter().map(|h| printable(h)));
+    for row in rows {
+        t.add_row(row.iter().map(|c| printable(c)));
+    }
+    let last = header.len().saturating_sub(1);
+    for (i, col) in t.column_iter_mut().enumerate() {
+        col.set_cell_alignment(if left.contains(&i) {
+            CellAlignment::Left
+        } else {
+            CellAlignment::Right
+        });
+        col.set_padding((0, if i == last { 0 } else { 2 }));
+    }
+    let mut out = String::new();
+    for line in t.lines() {
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
 /// The spread between measured passes, one entry per result that has two
 /// or more (`dataset/strategy 2.1%`), or `None` when no result does.
 pub fn spread_line(results: &[ResultRecord]) -> Option<String> {
@@ -245,10 +317,9 @@ pub fn short_warning(results: &[ResultRecord]) -> Option<String> {
         .collect();
     (!short.is_empty()).then(|| {
         format!(
-            "too short to time: {} of wall time, under {}: below that, puzzles/s (marked \"too short\") and \
-             wall times are mostly thread start-up and scheduler noise (hyperfine warns below 5 ms; \
-             docs/MEASUREMENT.md §2); the per-puzzle times are timed solve by solve, but few; give the \
-             run more work (more puzzles, or --repeat N)",
+            "too short to time: {} of wall time, under {}: puzzles/s (marked \"too short\") and wall \
+             times are mostly start-up and scheduler noise (docs/MEASUREMENT.md §2); per-puzzle times \
+             are fine but few: give the run more puzzles or --repeat N",
             short.join(", "),
             fmt_ns(crate::results::record::SHORT_WALL_NS as f64)
         )

@@ -146,7 +146,7 @@ impl Meta {
         if let Some(load) = self.load_average {
             if busy(load, self.logical_cores) {
                 w.push(format!(
-                    "the machine was busy when the run started (load average {load:.2} on {} logical cores): times may be noisy",
+                    "the machine was busy at the start (load {load:.2} on {} cores): times may be noisy",
                     self.logical_cores
                 ));
             }

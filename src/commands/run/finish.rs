@@ -56,8 +56,22 @@ pub(super) fn reports(
     Ok((report.results, verdict))
 }
 
-/// The comparison table, the paired table and the lines that explain them.
-pub(super) fn tables(plan: &Plan, meta: &Meta, results: &[ResultRecord]) -> anyhow::Result<()> {
+/// The result table: compact (within 120 columns, one line of legend), or
+/// with `--details` every column, the paired table and the lines that
+/// explain them.
+pub(super) fn tables(
+    args: &RunArgs,
+    plan: &Plan,
+    meta: &Meta,
+    results: &[ResultRecord],
+) -> anyhow::Result<()> {
+    if !args.details {
+        print_text(&terminal::compact_table(results))?;
+        if plan.external {
+            print_text(&format!("revisions: {}\n", meta.revisions().join("; ")))?;
+        }
+        return Ok(());
+    }
     let opts = &plan.opts;
     print_text(&terminal::table(results))?;
     let passes = opts.repeat + opts.warmup;

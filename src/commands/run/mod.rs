@@ -256,6 +256,13 @@ pub struct RunArgs {
     /// No progress display (the same as --progress none).
     #[arg(short, long)]
     pub quiet: bool,
+    /// Print every column of the result table (throughput, p90, max,
+    /// outcomes, the no-guess share), the paired table and how each figure
+    /// was measured; without it the terminal shows the compact table
+    /// (within 120 columns). summary.md and report.html always have
+    /// everything.
+    #[arg(long)]
+    pub details: bool,
     /// Progress display on standard error: a bar, a plain line every
     /// --progress-interval (for CI logs), or none. auto: the bar on a
     /// terminal, plain lines otherwise.
@@ -374,7 +381,7 @@ fn measure(args: &RunArgs, plan: plan::Plan, started: std::time::Instant) -> Cmd
     );
     let (results, verdict) = finish::reports(&plan, &meta, &measured, &out, &outputs)?;
     if !args.scan_round {
-        finish::tables(&plan, &meta, &results)?;
+        finish::tables(args, &plan, &meta, &results)?;
     }
     for w in terminal::warnings(&meta, &results)
         .into_iter()

@@ -77,7 +77,8 @@ fn gate(args: &RunArgs, labels: &[&str]) -> anyhow::Result<Option<Gate>> {
 }
 
 /// The baseline's label and index: `--baseline`, else the gate's BASE,
-/// else the first strategy. The gate pairs CANDIDATE with BASE whatever the
+/// else `fast` when the run has it (the yardstick every solver author
+/// knows), else the first strategy. The gate pairs CANDIDATE with BASE whatever the
 /// baseline: with `--baseline OTHER` (a yardstick such as fast) every
 /// strategy is also paired with OTHER.
 fn baseline(
@@ -88,7 +89,11 @@ fn baseline(
     let label = match (&args.baseline, gate) {
         (Some(b), _) => b.clone(),
         (None, Some(g)) => g.base.clone(),
-        (None, None) => labels[0].to_string(),
+        (None, None) => labels
+            .iter()
+            .find(|l| **l == "fast")
+            .unwrap_or(&labels[0])
+            .to_string(),
     };
     let at = labels.iter().position(|l| *l == label).ok_or_else(|| {
         anyhow::anyhow!(
