@@ -76,6 +76,9 @@ p.sub{color:#555;margin:0 0 16px}
 .grid2{display:grid;grid-template-columns:repeat(auto-fill,minmax(600px,1fr));gap:0 24px;align-items:start}
 .grid2>div{min-width:0}
 .tw table{margin:0}
+details.all{margin:4px 0 8px}
+details.all>summary{cursor:pointer;color:#444;font-size:13.5px}
+table.first td{max-width:18em}
 table{border-collapse:separate;border-spacing:0;font-size:13.5px;margin:8px 0}
 th,td{padding:5px 10px;border-bottom:1px solid #e6e6e6;text-align:left;vertical-align:top}
 th{background:#f4f5f7;font-weight:600;white-space:nowrap}
@@ -326,6 +329,12 @@ fn banners(report: &Report) -> Markup {
     }
 }
 
+/// The columns of the summary table seen first, the comparison right after
+/// the names so that it is never pushed out of the window: the run's
+/// headline, solved, the typical times and the search effort. Every column
+/// follows in a table that opens on demand.
+const FIRST_COLUMNS: [usize; 8] = [0, 1, 13, 3, 6, 7, 9, 11];
+
 /// The comparison table (the terminal's columns) and what its times mean.
 fn summary_section(report: &Report) -> Markup {
     let m = report.meta;
@@ -335,16 +344,36 @@ fn summary_section(report: &Report) -> Markup {
     let headline_note = super::headline::note(&report.results);
     // Text columns of the summary table (the rest are numbers).
     let text_col = |i: usize| i < 2 || i == 4 || i == 13;
+    let marked = |row: &[String; 14]| {
+        (row[13].contains("(fastest)") || row[13] == "baseline").then_some("fastest")
+    };
     html! {
         h2 #summary { "Summary" }
         div.tw {
-            table.summary {
-                thead { tr { @for c in &header { th { (c) } } } }
+            table.summary.first {
+                thead { tr { @for &i in &FIRST_COLUMNS { th { (header[i]) } } } }
                 tbody {
                     @for row in &summary {
-                        tr class=[(row[13].contains("(fastest)") || row[13] == "baseline").then_some("fastest")] {
-                            @for (i, cell) in row.iter().enumerate() {
-                                td class=[(!text_col(i)).then_some("n")] { (cell) }
+                        tr class=[marked(row)] {
+                            @for &i in &FIRST_COLUMNS {
+                                td class=[(!text_col(i)).then_some("n")] { (row[i]) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        details.all {
+            summary { "Every column (throughput, p90, max, outcomes, the no-guess share)" }
+            div.tw {
+                table.summary {
+                    thead { tr { @for c in &header { th { (c) } } } }
+                    tbody {
+                        @for row in &summary {
+                            tr class=[marked(row)] {
+                                @for (i, cell) in row.iter().enumerate() {
+                                    td class=[(!text_col(i)).then_some("n")] { (cell) }
+                                }
                             }
                         }
                     }
@@ -355,7 +384,7 @@ fn summary_section(report: &Report) -> Markup {
             "Times are per puzzle, around the solve call only (timer overhead "
             (format!("{:.0}", m.timer_overhead_ns))
             " ns per pair of clock reads, not subtracted). "
-            @if let Some(n) = &headline_note { "The last column, " (n) ". " }
+            @if let Some(n) = &headline_note { "The comparison column, " (n) ". " }
             code { "puzzles/s" }
             " counts every solve (puzzles × passes, warm-up included) per second of wall time. "
             (o.repeat) " measured pass(es) after " (o.warmup) " warm-up pass(es); per-puzzle time kept: "
