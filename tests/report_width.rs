@@ -101,5 +101,8 @@ fn four_long_names_fit_a_1280_pixel_window_with_the_comparison_in_view() {
     let m = measure(&page, 1280);
     let f = |k: &str| m[k].as_f64().unwrap();
     assert!(f("scroll") <= f("inner"), "the page scrolls sideways: {m}");
-    assert!(f("left") >= 0.0 && f("right") <= f("inner"), "the comparison is out of view: {m}");
+    assert!(
+        f("left") >= 0.0 && f("right") <= f("inner"),
+        "the comparison is out of view: {m}"
+    );
 }

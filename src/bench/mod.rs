@@ -206,6 +206,22 @@ pub struct DatasetInfo {
     pub estimate: Option<u64>,
 }
 
+impl DatasetInfo {
+    /// The puzzles a run will solve of this dataset, when its size is
+    /// known: its estimated rows, within `--limit` and one `--shard`'s
+    /// share.
+    pub fn expected(&self, opts: &RunOptions) -> Option<u64> {
+        let mut n = self.estimate?;
+        if let Some(l) = opts.limit {
+            n = n.min(l);
+        }
+        if let Some(sh) = opts.shard {
+            n = n.div_ceil(sh.n.max(1));
+        }
+        Some(n)
+    }
+}
+
 /// Opens every dataset once to fail fast on file-level problems (a stream
 /// is first copied to a temporary file: [`dataset::spool`]). With
 /// `estimate`, also counts each dataset's puzzles for the progress display

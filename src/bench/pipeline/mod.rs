@@ -374,19 +374,6 @@ struct Job<'a> {
     worker_chunk: usize,
 }
 
-/// The puzzles a group will solve of `info`'s dataset, when known: its
-/// estimated rows, within `--limit` and one `--shard`'s share.
-fn small_dataset(opts: &RunOptions, info: &DatasetInfo) -> Option<u64> {
-    let mut n = info.estimate?;
-    if let Some(l) = opts.limit {
-        n = n.min(l);
-    }
-    if let Some(sh) = opts.shard {
-        n = n.div_ceil(sh.n.max(1));
-    }
-    Some(n)
-}
-
 /// Puzzles per chunk: the layout's `usual`, or fewer (down to
 /// [`MIN_CHUNK`]) for a dataset of `n` puzzles too small to fill twice
 /// [`paired::MIN_BLOCKS`] chunks of it, so that a small standard corpus
@@ -409,7 +396,7 @@ impl<'a> Job<'a> {
         tally: &Tally,
         gate_pair: Option<(usize, usize)>,
     ) -> Self {
-        let n = small_dataset(opts, info);
+        let n = info.expected(opts);
         Job {
             dataset: &info.name,
             chunk: chunk_for(CHUNK, n),

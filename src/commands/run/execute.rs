@@ -3,7 +3,7 @@
 //! undecided, and `puzzles.csv` put in place only when every row reached it.
 
 use super::plan::Plan;
-use super::progress::{Bar, PlainProgress, ProgressMode};
+use super::progress::{Bar, PlainProgress, ProgressMode, RunEta};
 use super::RunArgs;
 use crate::bench::{self, NoRows, Progress, PuzzleCsv, RowSink, Stop};
 use crate::compare::gate::budget::{self, Budgeted};
@@ -48,8 +48,9 @@ pub(super) fn execute(
                 .with_context(|| format!("{}: cannot create", partial.display()))?,
         )
     };
-    let bar = Bar::new(plan.progress == ProgressMode::Bar);
-    let plain = PlainProgress::new(args.progress_interval);
+    let eta = RunEta::new(solves(plan, infos), plan.progress != ProgressMode::None);
+    let bar = Bar::new(plan.progress == ProgressMode::Bar, eta.clone());
+    let plain = PlainProgress::new(args.progress_interval, eta);
     let progress: &dyn Progress = if plan.progress == ProgressMode::Plain {
         &plain
     } else {
@@ -121,4 +122,13 @@ fn place_rows(
             false
         }
     }
+}
+
+/// The solves of the whole run (puzzles × strategies over every dataset),
+/// when every dataset's size is known.
+fn solves(plan: &Plan, infos: &[bench::DatasetInfo]) -> Option<u64> {
+    let o = &plan.opts;
+    infos.iter().try_fold(0u64, |sum, i| {
+        Some(sum + i.expected(o)? * o.strategies.len() as u64)
+    })
 }
