@@ -43,6 +43,7 @@ pub fn this() -> Option<&'static Board> {
                 return None;
             }
             die_with_parent(parent);
+            protect(parent);
             let path = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&bytes[colon + 1..]));
             // Not left where a library in this process would read it. The
             // first call of `this()` is made by `run` before it starts any
@@ -82,6 +83,22 @@ fn die_with_parent(parent: u32) {
     }
 }
 
+/// Installs the shield's filter (`crate::shield`) on this measuring
+/// process before it loads any solver: a solver in it may then neither stop
+/// nor signal its supervisor nor raise the signals bench-sudoku interprets.
+fn protect(parent: u32) {
+    crate::shield::set_supervisor(parent);
+    if !crate::shield::supported() {
+        return;
+    }
+    if let Err(e) = crate::shield::protect_this_process() {
+        eprintln!(
+            "bench-sudoku: warning: {e}: a solver loaded into the measuring process can signal \
+             or stop bench-sudoku"
+        );
+    }
+}
+
 /// The exit status of a measuring child whose supervisor has gone.
 fn super_gone() -> i32 {
     eprintln!("bench-sudoku: the supervising process is gone; stopping");
@@ -108,6 +125,9 @@ thread_local! {
 /// the process: `this()` never drops it).
 static CULPRIT: std::sync::atomic::AtomicPtr<AtomicU64> =
     std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+/// The board's word for what a refused system call tried (as long-lived).
+static TRAPPED: std::sync::atomic::AtomicPtr<AtomicU64> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
 
 /// The signals that end a process and that a crashing library raises.
 const FATAL: [libc::c_int; 7] = [
@@ -127,15 +147,19 @@ const FATAL: [libc::c_int; 7] = [
 fn watch_for_culprits(board: &Board) {
     let word = &board.words()[h::CULPRIT] as *const AtomicU64 as *mut AtomicU64;
     CULPRIT.store(word, Ordering::Release);
+    let word = &board.words()[h::TRAPPED] as *const AtomicU64 as *mut AtomicU64;
+    TRAPPED.store(word, Ordering::Release);
     for sig in FATAL {
-        // SAFETY: `on_fatal` is an `extern "C" fn(c_int)`, the handler
-        // type of sigaction without SA_SIGINFO; it is async-signal-safe
-        // (see there). The struct is zeroed (an empty mask) before its
-        // fields are set, as sigaction(2) expects.
+        // SAFETY: `on_fatal` is an `extern "C" fn(c_int, *mut siginfo_t,
+        // *mut c_void)`, the handler type of sigaction with SA_SIGINFO; it
+        // is async-signal-safe (see there). The struct is zeroed (an empty
+        // mask) before its fields are set, as sigaction(2) expects.
         unsafe {
             let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_fatal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-            action.sa_flags = libc::SA_ONSTACK;
+            action.sa_sigaction = on_fatal
+                as extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void)
+                as libc::sighandler_t;
+            action.sa_flags = libc::SA_ONSTACK | libc::SA_SIGINFO;
             libc::sigemptyset(&mut action.sa_mask);
             libc::sigaction(sig, &action, std::ptr::null_mut());
         }
@@ -161,8 +185,26 @@ fn note_culprit() {
     }
 }
 
-extern "C" fn on_fatal(sig: libc::c_int) {
+/// `si_code` of a SIGSYS raised by a seccomp filter (`SYS_SECCOMP`).
+const SYS_SECCOMP: libc::c_int = 1;
+
+extern "C" fn on_fatal(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
     note_culprit();
+    // SAFETY: with SA_SIGINFO the kernel passes a valid siginfo_t. For a
+    // SIGSYS the shield's filter raised, `si_errno` holds the filter's
+    // data: stored (plus one) in the board's word, which stays mapped for
+    // the life of the process (see `note_culprit`).
+    unsafe {
+        let word = TRAPPED.load(Ordering::Acquire);
+        if sig == libc::SIGSYS
+            && !info.is_null()
+            && (*info).si_code == SYS_SECCOMP
+            && !word.is_null()
+        {
+            let data = ((*info).si_errno as u32 & 0xffff) as u64;
+            let _ = (*word).compare_exchange(0, data + 1, Ordering::AcqRel, Ordering::Relaxed);
+        }
+    }
     // SAFETY: signal(2) and raise(2) are async-signal-safe. With the
     // default action restored, the signal raised again ends the process
     // as it would have (it is blocked while this handler runs, so it is
@@ -212,6 +254,9 @@ mod h {
     /// The slot, plus one, of the thread that raised a fatal signal or
     /// called `exit()` first (0: none).
     pub const CULPRIT: usize = 9;
+    /// What a system call the shield refused tried (the filter's data,
+    /// plus one; 0: none).
+    pub const TRAPPED: usize = 10;
 }
 
 /// Slot words.
@@ -467,6 +512,8 @@ pub struct Reading {
     pub calls: Vec<Call>,
     /// The thread that raised a fatal signal or called `exit()`.
     pub culprit: Option<usize>,
+    /// What a system call the shield refused tried (its data).
+    pub trapped: Option<u32>,
 }
 
 /// A call into an in-process library that was running when the board was
@@ -549,6 +596,10 @@ pub fn read(file: &File) -> std::io::Result<Reading> {
         culprit: match word(h::CULPRIT) {
             0 => None,
             n => Some(n as usize - 1),
+        },
+        trapped: match word(h::TRAPPED) {
+            0 => None,
+            n => Some((n - 1) as u32),
         },
     })
 }

@@ -32,6 +32,8 @@ pub mod history;
 pub mod random;
 pub mod report;
 pub mod results;
+#[cfg(unix)]
+pub mod shield;
 pub mod solver;
 
 pub use grid::Grid;

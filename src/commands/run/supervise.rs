@@ -208,10 +208,24 @@ fn spawn(board_path: &Path) -> anyhow::Result<std::process::Child> {
             "bench-sudoku: warning: cannot forward interrupts to the measuring process: {e}"
         ));
     }
-    let child = std::process::Command::new(exe)
+    let mut command = std::process::Command::new(exe);
+    command
         .args(std::env::args_os().skip(1))
-        .env(board::ENV, value)
-        .process_group(0)
+        .env(board::ENV, value);
+    // SAFETY: the closure runs in the forked child before exec and calls
+    // setsid(2) alone (async-signal-safe, no allocation). A session of its
+    // own: its own process group, and no controlling terminal, so that
+    // nothing in it reaches the terminal's job control (the terminal's
+    // signals reach this process, which passes them on).
+    unsafe {
+        command.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let child = command
         .spawn()
         .map_err(|e| anyhow::anyhow!("cannot start the measuring process: {e}"))?;
     let pid = child.id() as i32;
@@ -292,7 +306,7 @@ impl Seen {
         if waits && now.duration_since(since) >= timeout.max(Duration::from_secs(1)) {
             return Some(Stuck::Phase(reading.phase.unwrap_or(Phase::Loading)));
         }
-        if stopped(pid) {
+        if external::reaper::stopped(pid as u32) {
             let since = *self.stopped.get_or_insert(now);
             if now.duration_since(since) >= timeout.max(Duration::from_secs(1)) {
                 return Some(Stuck::Stopped);
@@ -309,20 +323,6 @@ impl Seen {
         }
         None
     }
-}
-
-/// Whether process `pid` is stopped (its state in /proc is T or t).
-fn stopped(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| {
-            let after = s.rfind(')').map(|i| &s[i + 1..])?;
-            after
-                .split_whitespace()
-                .next()
-                .map(|st| st == "T" || st == "t")
-        })
-        .unwrap_or(false)
 }
 
 /// Waits for the child, reading the board every period, and kills the
@@ -461,10 +461,20 @@ fn what_ended(args: &RunArgs, reading: &Reading, ending: &Ending) -> (String, i3
                 };
                 (format!("stopped after an interrupt{from}"), code)
             }
-            (Some(sig), _, _) => (
-                format!("the process died of signal {sig}{}", signal_name(sig)),
-                128 + sig,
-            ),
+            (Some(sig), _, _) => match reading.trapped.and_then(crate::shield::Tried::from_data) {
+                Some(tried) if sig == libc::SIGSYS => (
+                    format!(
+                        "the solver tried to {}, which solvers may not: the call was refused and \
+                         the measuring process ended (signal {sig}, SIGSYS)",
+                        tried.describe()
+                    ),
+                    128 + sig,
+                ),
+                _ => (
+                    format!("the process died of signal {sig}{}", signal_name(sig)),
+                    128 + sig,
+                ),
+            },
             (None, Some(c), Some(said)) if c == said => (
                 format!(
                     "the measuring process said it finished (exit status {c}) but its results are \

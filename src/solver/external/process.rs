@@ -512,17 +512,18 @@ mod imp {
         })
     }
 
-    fn signal_name(sig: i32) -> &'static str {
-        match sig {
-            libc::SIGSEGV => " (SIGSEGV)",
-            libc::SIGABRT => " (SIGABRT)",
-            libc::SIGBUS => " (SIGBUS)",
-            libc::SIGFPE => " (SIGFPE)",
-            libc::SIGILL => " (SIGILL)",
-            libc::SIGKILL => " (SIGKILL)",
-            libc::SIGTERM => " (SIGTERM)",
-            libc::SIGPIPE => " (SIGPIPE)",
-            _ => "",
+    /// " (SIGSEGV)", and for SIGSYS what it means here.
+    fn signal_name(sig: i32) -> String {
+        if sig == libc::SIGSYS {
+            return " (SIGSYS: a system call bench-sudoku refuses solvers, such as a stop or a \
+                    signal aimed at bench-sudoku)"
+                .to_string();
+        }
+        let name = crate::shield::signal_name(sig);
+        if name.starts_with("SIG") {
+            format!(" ({name})")
+        } else {
+            String::new()
         }
     }
 
@@ -686,7 +687,15 @@ mod imp {
                         }
                         Err(ReadFail::Timeout) => (
                             Status::Timeout,
-                            format!("no reply within {}", humantime::format_duration(timeout)),
+                            format!(
+                                "no reply within {}{}",
+                                humantime::format_duration(timeout),
+                                if reaper::stopped(p.child.id()) {
+                                    " (the process was stopped: SIGSTOP or SIGTSTP)"
+                                } else {
+                                    ""
+                                }
+                            ),
                         ),
                         Err(ReadFail::Eof) => (Status::Crashed, "it ended before answering".into()),
                         Err(ReadFail::TooLong) => (
