@@ -105,15 +105,28 @@ fn super_gone() -> i32 {
     130
 }
 
-/// The calling solver thread's slot on this process's board, if any.
+/// The calling solver thread's slot on this process's board, if any: its
+/// index in the rayon pool it belongs to, or the slot it was given by
+/// [`use_slot_here`].
 pub fn this_thread_slot() -> Option<SlotRef<'static>> {
-    let i = rayon::current_thread_index()?;
+    let i = match HERE.with(|h| h.get()) {
+        Some(i) => i,
+        None => rayon::current_thread_index()?,
+    };
     let slot = this()?.slot(i)?;
     MY_SLOT.with(|s| s.set(i as u64 + 1));
     Some(slot)
 }
 
+/// Gives the calling thread, which belongs to no rayon pool (the main
+/// thread of a command that solves one puzzle at a time), slot `i`.
+pub fn use_slot_here(i: usize) {
+    HERE.with(|h| h.set(Some(i)));
+}
+
 thread_local! {
+    /// The slot given to this thread by [`use_slot_here`].
+    static HERE: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
     /// The calling thread's slot on the board, plus one (0: none): read by
     /// the handlers of [`watch_for_culprits`]. Constant-initialised and
     /// without a destructor, so reading it needs no allocation or lock
@@ -232,8 +245,9 @@ pub const SLOTS_OFFSET: u64 = 8192;
 /// 64 puzzles).
 pub const TABLE: usize = 64;
 /// Words per slot: the call counter, the strategy, the position in the
-/// chunk, the chunk's length, padding to a cache line, then the chunk's
-/// (index, line) pairs.
+/// chunk, the chunk's length, whether the table holds the puzzle's text,
+/// padding to a cache line, then the chunk's (index, line) pairs (or one
+/// pair and the text of its puzzle).
 pub const SLOT_WORDS: usize = 8 + 2 * TABLE;
 
 /// Header words.
@@ -265,6 +279,9 @@ mod s {
     pub const STRATEGY: usize = 1;
     pub const POSITION: usize = 2;
     pub const CHUNK_LEN: usize = 3;
+    /// 81 when the table holds, after its first pair, the puzzle's 81
+    /// characters (a command that solves one puzzle at a time).
+    pub const TEXT: usize = 4;
     pub const TABLE: usize = 8;
 }
 
@@ -457,11 +474,26 @@ impl SlotRef<'_> {
     /// indexes and lines, in chunk order (up to [`TABLE`] of them).
     pub fn chunk(&self, puzzles: impl ExactSizeIterator<Item = (u64, u64)>) {
         let w = self.0;
+        w[s::TEXT].store(0, Ordering::Relaxed);
         w[s::CHUNK_LEN].store(puzzles.len() as u64, Ordering::Relaxed);
         for (k, (index, line)) in puzzles.take(TABLE).enumerate() {
             w[s::TABLE + 2 * k].store(index, Ordering::Relaxed);
             w[s::TABLE + 2 * k + 1].store(line, Ordering::Relaxed);
         }
+    }
+
+    /// The one puzzle about to be solved, named by `index` and `line` and
+    /// shown by its 81 characters (a command that solves one puzzle at a
+    /// time and has no dataset line to name it by).
+    pub fn puzzle(&self, index: u64, line: u64, text: &[u8; 81]) {
+        self.chunk(std::iter::once((index, line)));
+        let w = self.0;
+        for (k, bytes) in text.chunks(8).enumerate() {
+            let mut word = [0u8; 8];
+            word[..bytes.len()].copy_from_slice(bytes);
+            w[s::TABLE + 2 + k].store(u64::from_ne_bytes(word), Ordering::Relaxed);
+        }
+        w[s::TEXT].store(81, Ordering::Relaxed);
     }
 
     /// The strategy (its position in the group) about to solve the chunk.
@@ -530,6 +562,8 @@ pub struct Call {
     pub puzzle: Option<(u64, u64)>,
     /// A call that is not a solve.
     pub lifecycle: Option<Lifecycle>,
+    /// The puzzle's 81 characters, when the slot holds them.
+    pub text: Option<String>,
 }
 
 /// Reads the board file (the parent's side).
@@ -571,12 +605,17 @@ pub fn read(file: &File) -> std::io::Result<Reading> {
                 word(base + s::TABLE + 2 * position + 1),
             )
         });
+        let text = (word(base + s::TEXT) == 81 && chunk_len == 1 && position == 0).then(|| {
+            let at = 8 * (base + s::TABLE + 2);
+            String::from_utf8_lossy(&bytes[at..at + 81]).into_owned()
+        });
         calls.push(Call {
             thread: t,
             number,
             strategy: (word(h::GROUP) + word(base + s::STRATEGY)) as usize,
             puzzle,
             lifecycle,
+            text,
         });
     }
     Ok(Reading {
@@ -648,6 +687,7 @@ mod tests {
                 strategy: 7,
                 puzzle: Some((41, 43)),
                 lifecycle: None,
+                text: None,
             }]
         );
         // Past the chunk: the call is known, its puzzle is not.
@@ -657,6 +697,13 @@ mod tests {
         slot.lifecycle(Lifecycle::Destroy);
         let c = &read(&parent).unwrap().calls[0];
         assert_eq!((c.puzzle, c.lifecycle), (None, Some(Lifecycle::Destroy)));
+        // One puzzle with its text.
+        let text: [u8; 81] = std::array::from_fn(|i| b'1' + (i % 9) as u8);
+        slot.puzzle(6, 0, &text);
+        slot.position(0);
+        let c = &read(&parent).unwrap().calls[0];
+        assert_eq!(c.puzzle, Some((6, 0)));
+        assert_eq!(c.text.as_deref().map(str::as_bytes), Some(&text[..]));
         // An even counter: no call running.
         slot.calls().store(8, Ordering::Relaxed);
         assert!(read(&parent).unwrap().calls.is_empty());

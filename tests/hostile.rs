@@ -198,3 +198,132 @@ fn a_library_in_the_process_that_stops_or_signals_the_harness_is_a_named_fault()
     assert_eq!(r.code(), 0, "{}", r.stderr());
     assert_eq!(r.result("die")["solved"], 60);
 }
+
+/// `check FILE` with the fixture `solve_die` doing `how` on `hard.csv`'s
+/// puzzle 5 (line 6 of the plain file).
+fn check_dying(name: &str, how: &str) -> (std::process::Output, std::path::PathBuf) {
+    let lib = need_fixtures();
+    let dir = scratch(name);
+    let file = dir.join("ten.txt");
+    std::fs::write(&file, hard_lines(10)).unwrap();
+    let spec = format!("lib={},symbol=solve_die", lib.display());
+    let mut cmd = command();
+    cmd.arg("check")
+        .arg(&file)
+        .args(["-s", &spec, "--timeout", "1s"])
+        .env("BS_FIXTURE_DIE", hard_puzzle(5))
+        .env("BS_FIXTURE_DIE_HOW", how);
+    (output_within(&mut cmd, DEADLINE), file)
+}
+
+#[test]
+fn check_never_exits_0_when_a_library_crashes_exits_or_hangs() {
+    for (how, code, said) in [
+        (
+            "exit0",
+            125,
+            "the solver ended the process itself (exit status 0)",
+        ),
+        (
+            "_exit0",
+            125,
+            "the solver ended the process itself (exit status 0)",
+        ),
+        ("segv", 139, "the process died of signal 11 (SIGSEGV)"),
+        ("abort", 134, "the process died of signal 6 (SIGABRT)"),
+        ("spin", 124, "a call did not return within 1s (--timeout)"),
+        (
+            "kill:parent:19",
+            159,
+            "the solver tried to send SIGSTOP (kill)",
+        ),
+    ] {
+        let (o, file) = check_dying(&format!("check-{how}"), how);
+        let e = err(&o);
+        assert_eq!(o.status.code(), Some(code), "{how}: {e}");
+        assert!(e.contains(said), "{how}: {e}");
+        assert!(
+            e.contains(&format!("solved the puzzle at {}:6", file.display())),
+            "{how}: {e}"
+        );
+        assert!(e.contains("isolate=yes"), "{how}: {e}");
+        assert!(!text(&o.stdout).contains("10 puzzles"), "{how}: no tally");
+    }
+    // Unharmed, the same library checks the file and exits 0.
+    let (o, _) = check_dying("check-none", "none");
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(
+        text(&o.stdout).contains("10 puzzles"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
+#[test]
+fn solve_never_exits_0_when_a_library_ends_the_process_and_keeps_what_it_printed() {
+    let lib = need_fixtures();
+    let spec = format!("lib={},symbol=solve_die", lib.display());
+    let mut child = command()
+        .args(["solve", "-s", &spec])
+        .env("BS_FIXTURE_DIE", hard_puzzle(5))
+        .env("BS_FIXTURE_DIE_HOW", "exit0")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(hard_lines(10).as_bytes()).unwrap();
+    drop(stdin);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(DEADLINE);
+    while child.try_wait().unwrap().is_none() {
+        assert!(std::time::Instant::now() < deadline, "solve did not end");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let o = child.wait_with_output().unwrap();
+    let e = err(&o);
+    assert_eq!(o.status.code(), Some(125), "{e}");
+    assert!(
+        e.contains("the solver ended the process itself (exit status 0)")
+            && e.contains("solved puzzle 6 (stdin:6: "),
+        "{e}"
+    );
+    // The five puzzles answered before it are printed.
+    let out = text(&o.stdout);
+    assert_eq!(out.matches("status: solved").count(), 5, "{out}");
+}
+
+#[test]
+fn generate_hard_for_never_exits_0_when_a_library_ends_the_process() {
+    let lib = need_fixtures();
+    let spec = format!("lib={},symbol=solve_die", lib.display());
+    let dir = scratch("generate-exit");
+    let out = dir.join("hard.csv");
+    for (how, code) in [("exit0", 125), ("segv", 139)] {
+        let mut cmd = command();
+        cmd.args([
+            "generate",
+            "--hard-for",
+            &spec,
+            "-n",
+            "3",
+            "--max-steps",
+            "50",
+        ])
+        .args(["-j", "1", "--timeout", "1s", "-o"])
+        .arg(&out)
+        .env("BS_FIXTURE_DIE", "call:30")
+        .env("BS_FIXTURE_DIE_HOW", how);
+        let o = output_within(&mut cmd, DEADLINE);
+        let e = err(&o);
+        assert_eq!(o.status.code(), Some(code), "{how}: {e}");
+        assert!(
+            e.contains("while lib=") && e.contains("solved a puzzle of search "),
+            "{e}"
+        );
+        // Nothing half-written is left, under any name.
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+        assert!(left.is_empty(), "{how}: {left:?}");
+    }
+}

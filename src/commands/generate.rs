@@ -503,7 +503,13 @@ pub const HARD_HEADER: &str =
 
 /// `--hard-for`: the searches, a progress bar, the CSV.
 fn run_hard_for(args: &GenerateArgs) -> CmdResult {
+    #[cfg(unix)]
+    if let Some(code) = supervised(args)? {
+        return Ok(code);
+    }
     let cfg = args.climb_config()?;
+    #[cfg(unix)]
+    super::supervise::loaded();
     let stop = super::interrupt::flag("stopping the searches; no output is kept");
     let (output, mut out) = Output::open(args)?;
     writeln!(out, "{}", args.climb_header(&cfg))
@@ -563,7 +569,31 @@ fn run_hard_for(args: &GenerateArgs) -> CmdResult {
     if !args.quiet {
         eprintln!("{}", stats.summary(&cfg, &progress, start.elapsed()));
     }
+    #[cfg(unix)]
+    super::supervise::unloading();
     Ok(0)
+}
+
+/// A library loaded into the process runs in a supervised child, which its
+/// crash, exit or hang cannot take down unnoticed: in the supervisor, the
+/// child's exit status (or its fault's); `None` in the child, or where the
+/// strategy does not run in the process.
+#[cfg(unix)]
+fn supervised(args: &GenerateArgs) -> anyhow::Result<Option<i32>> {
+    let puzzle = |c: &crate::board::Call| match (c.puzzle, &c.text) {
+        (Some((k, _)), Some(text)) => format!("a puzzle of search {} ({text})", k + 1),
+        _ => "a puzzle of a search".to_string(),
+    };
+    let watched = super::supervise::Plain {
+        command: "generate",
+        spec: args.hard_for.as_deref().unwrap_or_default(),
+        solvers: &args.solvers,
+        max_guesses: crate::solver::DEFAULT_MAX_GUESSES,
+        threads: args.threads,
+        puzzle: &puzzle,
+        writes: args.out.as_deref(),
+    };
+    super::supervise::plain(&watched)
 }
 
 /// The progress bar of `--hard-for`: steps of all searches (no length

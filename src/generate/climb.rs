@@ -233,6 +233,11 @@ struct Chain<'a> {
     progress: &'a Progress,
     cells: Vec<usize>,
     others: Vec<usize>,
+    /// In a supervised measuring child: this thread's slot on the board,
+    /// where each puzzle measured is named (with the chain's number) before
+    /// the strategy solves it.
+    #[cfg(unix)]
+    board: Option<(crate::board::SlotRef<'static>, u64)>,
 }
 
 impl Chain<'_> {
@@ -247,6 +252,14 @@ impl Chain<'_> {
         };
         let mut times = [0u64; 64];
         let mut first = None;
+        #[cfg(unix)]
+        if let Some((slot, k)) = &self.board {
+            let text: [u8; CELLS] = std::array::from_fn(|i| match p.get(i) {
+                0 => b'.',
+                v => b'0' + v,
+            });
+            slot.puzzle(*k, 0, &text);
+        }
         for t in times.iter_mut().take(samples.min(64)) {
             let start = Instant::now();
             let a = self.solver.answer(p, &cfg.strategy, &cfg.limits);
@@ -550,6 +563,8 @@ pub fn climb(
                     progress,
                     cells: Vec::with_capacity(CELLS),
                     others: Vec::with_capacity(CELLS),
+                    #[cfg(unix)]
+                    board: crate::board::this_thread_slot().map(|s| (s, k)),
                 };
                 let r = chain.run(k, slice, stop);
                 let mut g = pending.lock().unwrap_or_else(|e| e.into_inner());
