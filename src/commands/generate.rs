@@ -231,9 +231,13 @@ impl Output {
         if let Some(f) = &args.from {
             guard.reads_file("the --from file", f);
         }
-        for f in &args.solvers.files {
-            guard.reads_file("the --solvers file", f);
-        }
+        // Nor the solver under test (its library, program or script).
+        let specs = [Some(args.strategy.as_str()), args.hard_for.as_deref()];
+        args.solvers.guard(
+            specs.into_iter().flatten(),
+            crate::solver::DEFAULT_MAX_GUESSES,
+            &mut guard,
+        )?;
         let pending = guard
             .file("--out", path)?
             .create()

@@ -398,6 +398,15 @@ fn interrupted() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
     super::interrupt::flag("finishing the batches in flight and writing partial results")
 }
 
+/// The strategy specs as `run` reads them (the defaults when none).
+pub(super) fn specs(args: &RunArgs) -> Vec<String> {
+    if args.strategies.is_empty() {
+        DEFAULT_STRATEGIES.iter().map(|s| s.to_string()).collect()
+    } else {
+        args.strategies.clone()
+    }
+}
+
 /// `-s` values: names, specs, labels of `--solvers` files, or `all`; none →
 /// the default set. Two strategies may not share a label.
 pub fn strategies(specs: &[String], ctx: &external::Context) -> anyhow::Result<Vec<Strategy>> {

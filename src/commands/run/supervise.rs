@@ -31,19 +31,9 @@ pub fn needed(args: &RunArgs) -> anyhow::Result<bool> {
         return Ok(false);
     }
     let ctx = args.engine.solvers.context(args.engine.max_guesses)?;
-    Ok(specs(args).iter().any(|s| external::in_process(s, &ctx)))
-}
-
-/// The strategy specs as `run` reads them (the defaults when none).
-fn specs(args: &RunArgs) -> Vec<String> {
-    if args.strategies.is_empty() {
-        super::DEFAULT_STRATEGIES
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
-    } else {
-        args.strategies.clone()
-    }
+    Ok(super::specs(args)
+        .iter()
+        .any(|s| external::in_process(s, &ctx)))
 }
 
 /// Runs the same command as a supervised child and returns its exit
@@ -183,7 +173,7 @@ fn where_it_was(args: &RunArgs, reading: &Reading, calls: &[Call], labels: &[Str
     match (reading.phase, reading.loading) {
         (Some(Phase::Loading), Some(i)) => format!(
             "while loading strategy {:?} (a library's initialisers run when it is loaded)",
-            specs(args).get(i).cloned().unwrap_or_default()
+            super::specs(args).get(i).cloned().unwrap_or_default()
         ),
         (Some(Phase::Writing), _) => "while the reports were written".to_string(),
         (Some(Phase::Unloading), _) => {

@@ -186,6 +186,58 @@ pub fn in_process(spec: &str, ctx: &Context) -> bool {
     get("lib").is_some() && !matches!(get("isolate"), Some("yes" | "true" | "1"))
 }
 
+/// The files a strategy spec (or a label of a `--solvers` file) names as
+/// its solver, read from the spec alone (nothing is loaded or started):
+/// the `lib=` library, and the `cmd=` program (a path, or found on `PATH`)
+/// with every argument that names an existing file (the script of
+/// `python3 solver.py`). Each with what it is, for messages.
+pub fn solver_files(spec: &str, ctx: &Context) -> Vec<(&'static str, PathBuf)> {
+    let (keys, base) = match ctx.solvers.get(spec) {
+        Some(entry) => (
+            entry.keys.clone(),
+            entry.file.parent().map(Path::to_path_buf),
+        ),
+        None => match split_spec(spec) {
+            Ok(keys) => (keys, None),
+            Err(_) => return Vec::new(),
+        },
+    };
+    let get = |k: &str| {
+        keys.iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.as_str())
+    };
+    let mut files = Vec::new();
+    if let Some(lib) = get("lib") {
+        let path = PathBuf::from(lib);
+        let path = match &base {
+            Some(b) if path.is_relative() => b.join(path),
+            _ => path,
+        };
+        files.push(("the solver library", path));
+    }
+    if let Some(words) = get("cmd").and_then(|c| split_words(c).ok()) {
+        let program = Path::new(&words[0]);
+        let found = if words[0].contains('/') {
+            Some(program.to_path_buf())
+        } else {
+            std::env::var_os("PATH").and_then(|path| {
+                std::env::split_paths(&path)
+                    .map(|d| d.join(program))
+                    .find(|p| p.is_file())
+            })
+        };
+        files.extend(found.map(|p| ("the solver program", p)));
+        for w in &words[1..] {
+            let p = Path::new(w);
+            if !w.is_empty() && p.is_file() {
+                files.push(("the solver's file", p.to_path_buf()));
+            }
+        }
+    }
+    files
+}
+
 /// Builds the external solver of a spec; returns its label and the solver.
 pub fn parse(spec: &str, ctx: &Context) -> Result<(String, Arc<dyn ExternalSolver>), String> {
     let keys = split_spec(spec)?;
