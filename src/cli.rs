@@ -182,7 +182,30 @@ pub fn main_with(solvers: Vec<(String, std::sync::Arc<dyn crate::solver::Externa
     }
     commands::interrupt::ignore_file_size_signal();
     let cli = Cli::parse();
-    let result = match &cli.command {
+    // A solve given up (the environment, an interrupt) unwinds out of a
+    // command that does not catch it itself: it ends the command with its
+    // status and reason. Anything else that unwinds is a panic, as before.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(&cli)))
+        .unwrap_or_else(|payload| match payload.downcast::<external::Abandon>() {
+            Ok(a) if a.environment => Err(anyhow::anyhow!("{}", a.why)),
+            Ok(_) => Ok(commands::interrupt::EXIT_INTERRUPTED),
+            Err(payload) => std::panic::resume_unwind(payload),
+        });
+    let code = commands::exit_code(result);
+    // No process a solver started outlives the command.
+    #[cfg(unix)]
+    external::reaper::sweep();
+    // A supervised measuring child says it finished, and how.
+    #[cfg(unix)]
+    if let Some(board) = crate::board::this() {
+        board.finished(code);
+    }
+    code
+}
+
+/// Runs the command of `cli`.
+fn dispatch(cli: &Cli) -> commands::CmdResult {
+    match &cli.command {
         Command::Solve(a) => commands::solve::run(a),
         Command::Check(a) => commands::check::run(a),
         Command::Run(a) => commands::run::run(a),
@@ -197,15 +220,5 @@ pub fn main_with(solvers: Vec<(String, std::sync::Arc<dyn crate::solver::Externa
         Command::History(a) => commands::history::run(a),
         Command::Completions(a) => commands::completions::completions(a, Cli::command()),
         Command::Man(a) => commands::completions::man(a, Cli::command()),
-    };
-    let code = commands::exit_code(result);
-    // No process a solver started outlives the command.
-    #[cfg(unix)]
-    external::reaper::sweep();
-    // A supervised measuring child says it finished, and how.
-    #[cfg(unix)]
-    if let Some(board) = crate::board::this() {
-        board.finished(code);
     }
-    code
 }

@@ -327,3 +327,241 @@ fn generate_hard_for_never_exits_0_when_a_library_ends_the_process() {
         assert!(left.is_empty(), "{how}: {left:?}");
     }
 }
+
+/// Processes whose command line holds `marker`.
+fn alive(marker: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        if String::from_utf8_lossy(&cmdline).contains(marker) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Lines of `path` (0 when it does not exist).
+fn lines(path: &std::path::Path) -> usize {
+    std::fs::read(path).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
+}
+
+/// Sends SIGINT to `pid` (as a user's Ctrl-C or `kill -INT` would).
+fn interrupt(pid: u32) {
+    let ok = std::process::Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -INT {pid}");
+}
+
+/// Waits (up to the deadline) until `ready` holds, polling.
+fn wait_for(what: &str, ready: impl Fn() -> bool) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(DEADLINE);
+    while !ready() {
+        assert!(
+            std::time::Instant::now() < until,
+            "waited too long for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// A run whose `cmd=` solver has become very slow (30 s a puzzle) when the
+/// user interrupts it: the solver process is stopped where it is (never
+/// waited for: the run would otherwise give up after its grace period
+/// without results), and the rows measured before are written as an
+/// incomplete results directory, which `report` renders and `compare`
+/// refuses.
+#[test]
+fn an_interrupt_stops_a_slow_solver_process_at_once_and_keeps_the_rows() {
+    need_python();
+    let dir = scratch("interrupt-slow");
+    let out = dir.join("out");
+    // The solver's 60th request (puzzles and re-measured outliers) and
+    // every later one take 30 s; the file says the first has begun.
+    let slow = dir.join("now-slow");
+    let spec = hostile_py_marked("sleep:30", 60, "slow", slow.to_str().unwrap());
+    let data = dataset("hard.csv");
+    let child = command()
+        .args([
+            "run", &data, "--limit", "100", "-q", "-j", "1", "--warmup", "0",
+        ])
+        .args(["--batch-size", "4", "-s", "fast", "-s", &spec, "--out"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for("the slow solve", || slow.exists());
+    interrupt(child.id());
+    let o = wait_output(child);
+    let e = err(&o);
+    assert_eq!(o.status.code(), Some(130), "{e}");
+    assert!(
+        !e.contains("did not stop within"),
+        "the slow solve was waited for: {e}"
+    );
+    let meta = json(&out.join("meta.json"));
+    assert_eq!(meta["complete"], false, "{e}");
+    assert_eq!(meta["stopped"], "interrupted", "{e}");
+    let summary = json(&out.join("summary.json"));
+    for r in summary["results"].as_array().unwrap() {
+        let n = r["puzzles"].as_u64().unwrap();
+        assert!((1..60).contains(&n), "{n} kept: {e}");
+        assert_eq!(r["solved"], r["puzzles"], "the interrupt is no fault: {r}");
+    }
+    assert!(summary["fault_list"]
+        .as_array()
+        .is_none_or(|f| f.is_empty()));
+    let report = command().arg("report").arg(&out).output().unwrap();
+    assert_eq!(report.status.code(), Some(0), "{}", err(&report));
+    let compare = command()
+        .arg("compare")
+        .args([&out, &out])
+        .output()
+        .unwrap();
+    assert_eq!(compare.status.code(), Some(2), "{}", err(&compare));
+    let mark = slow.to_string_lossy().into_owned();
+    wait_for("no solver process left", || alive(&mark).is_empty());
+}
+
+/// Waits for `child` to end (the deadline fails the test) and returns its
+/// output.
+fn wait_output(mut child: std::process::Child) -> std::process::Output {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(DEADLINE);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > until {
+            let _ = child.kill();
+            panic!("the command did not end after the interrupt");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// An interrupted `generate` keeps what it found: in `FILE.partial`, which
+/// says it is partial; `FILE` itself appears only when every puzzle was
+/// found.
+#[test]
+fn an_interrupted_generate_keeps_what_it_found_marked_partial() {
+    let dir = scratch("generate-interrupt");
+    for (mode, args) in [
+        ("grids", vec!["--grids", "1000000000"]),
+        (
+            "hard-for",
+            vec![
+                "--hard-for",
+                "fast",
+                "-n",
+                "100000",
+                "-j",
+                "1",
+                "--max-steps",
+                "10",
+            ],
+        ),
+    ] {
+        let out = dir.join(format!("{mode}.txt"));
+        let partial = dir.join(format!("{mode}.txt.partial"));
+        let temporaries = || {
+            std::fs::read_dir(&dir)
+                .unwrap()
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        };
+        let child = command()
+            .arg("generate")
+            .args(&args)
+            .args(["-q", "-o"])
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Something was found (its temporary file grew past the header).
+        wait_for("a first puzzle", || {
+            std::fs::read_dir(&dir).unwrap().flatten().any(|e| {
+                let n = e.file_name().to_string_lossy().into_owned();
+                n.starts_with(&format!(".{mode}.txt.")) && lines(&e.path()) > 3
+            })
+        });
+        interrupt(child.id());
+        let o = wait_output(child);
+        let e = err(&o);
+        assert_eq!(o.status.code(), Some(130), "{mode}: {e}");
+        assert!(!out.exists(), "{mode}: the whole output must not appear");
+        assert!(!temporaries(), "{mode}");
+        let text = std::fs::read_to_string(&partial).unwrap();
+        let last = text.lines().last().unwrap();
+        assert!(
+            last.starts_with("# partial: ") && last.ends_with("(interrupted)"),
+            "{last}"
+        );
+        assert!(
+            e.contains(&format!("kept in {}", partial.display())),
+            "{mode}: {e}"
+        );
+        // Every line but the comments is a whole row.
+        let rows = text.lines().filter(|l| !l.starts_with('#'));
+        let width = if mode == "grids" { 81 } else { 0 };
+        for row in rows.skip(usize::from(mode != "grids")) {
+            if width > 0 {
+                assert_eq!(row.len(), 81, "{row}");
+            } else {
+                assert_eq!(row.split(',').count(), 9, "{row}");
+            }
+        }
+    }
+}
+
+/// With too few file descriptors to start a solver process, the run stops
+/// with an error of the run (2) that names the cause, never a fault of the
+/// solver: at every limit, the run either succeeds or says so.
+#[test]
+fn descriptor_exhaustion_is_an_error_of_the_run_not_a_fault_of_the_solver() {
+    let dir = scratch("emfile");
+    let spec = format!("cmd={BIN} serve -s fast,name=served");
+    let data = dataset("hard.csv");
+    let mut stopped_mid_run = false;
+    for n in [8, 10, 12, 13, 14, 15, 16, 20, 24, 32, 64] {
+        let out = dir.join(format!("n{n}"));
+        let script = format!(
+            "ulimit -n {n} && exec \"$0\" run \"$1\" --limit 20 -q -j 3 -s fast -s \"$2\" --out \"$3\""
+        );
+        let mut cmd = std::process::Command::new("sh");
+        cmd.arg("-c")
+            .arg(script)
+            .arg(BIN)
+            .arg(&data)
+            .arg(&spec)
+            .arg(&out);
+        let o = output_within(&mut cmd, DEADLINE);
+        let e = err(&o);
+        match o.status.code() {
+            Some(0) => {}
+            Some(2) => {
+                assert!(e.contains("Too many open files"), "n={n}: {e}");
+                assert!(e.contains("not a fault of the solver"), "n={n}: {e}");
+                if e.contains("a solver process could not be started") {
+                    stopped_mid_run = true;
+                    let meta = json(&out.join("meta.json"));
+                    assert_eq!(meta["complete"], false, "n={n}");
+                    let summary = json(&out.join("summary.json"));
+                    let faults = summary["fault_list"].as_array().map_or(0, |f| f.len());
+                    assert_eq!(faults, 0, "n={n}: no fault is the solver's: {summary}");
+                }
+            }
+            other => panic!("n={n}: exit {other:?}: {e}"),
+        }
+    }
+    assert!(
+        stopped_mid_run,
+        "no limit stopped the run as it started solver processes"
+    );
+}

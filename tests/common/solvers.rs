@@ -189,8 +189,16 @@ pub fn need_python() {
 /// `tests/fixtures/solvers/hostile.py` as a `cmd=` spec doing `how` on
 /// request `at`, labelled `name`.
 pub fn hostile_py(how: &str, at: u32, name: &str) -> String {
+    hostile_py_marked(how, at, name, "-")
+}
+
+/// [`hostile_py`] with `mark` on its command line (to find it in /proc).
+pub fn hostile_py_marked(how: &str, at: u32, name: &str, mark: &str) -> String {
     let script = Path::new(MANIFEST).join("tests/fixtures/solvers/hostile.py");
-    format!("cmd=python3 {} {how} {at},name={name}", script.display())
+    format!(
+        "cmd=python3 {} {how} {at} {mark},name={name}",
+        script.display()
+    )
 }
 
 /// As [`run`], but a command that has not ended within `secs` seconds is

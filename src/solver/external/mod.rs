@@ -27,6 +27,49 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// A solve given up for a reason that is not the solver's: the environment
+/// (no descriptor, no memory, no process left to start one with, or a
+/// program that can no longer be run) or the harness stopping (an
+/// interrupt). [`abandon`] unwinds out of the solve with it; the run's
+/// pipeline (or the command) ends there, and says why, with the status of
+/// an error of the run (2) or of an interrupt (130), never as a fault of
+/// the solver.
+#[derive(Clone, Debug)]
+pub struct Abandon {
+    pub why: String,
+    /// The environment (else the harness stopping).
+    pub environment: bool,
+}
+
+/// The first solve given up, and why.
+static ABANDONED: std::sync::OnceLock<Abandon> = std::sync::OnceLock::new();
+/// Raised by the first interrupt: solver processes are stopped at once.
+static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Gives up the solve in progress: records why (the first reason stays)
+/// and unwinds out of it without a panic message.
+pub fn abandon(a: Abandon) -> ! {
+    let first = ABANDONED.get_or_init(|| a).clone();
+    std::panic::resume_unwind(Box::new(first))
+}
+
+/// Why a solve was given up, if one was.
+pub fn abandoned() -> Option<Abandon> {
+    ABANDONED.get().cloned()
+}
+
+/// Asks every solver process to be stopped where it is (the user
+/// interrupted): an instance waiting for a reply kills its process and
+/// gives the solve up ([`abandon`]) within 50 ms.
+pub fn stop_solving() {
+    STOPPING.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Whether [`stop_solving`] was asked.
+pub fn stopping() -> bool {
+    STOPPING.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The external-solver part of the spec help.
 pub const SPEC_HELP: &str = "External solvers (docs/SOLVERS.md): \
 'lib=PATH[,symbol=NAME|,solver=NAME][,config=N][,name=LABEL][,reentrant=no][,isolate=yes]' loads \
