@@ -37,9 +37,16 @@ pub enum Command {
 Every answer is checked against the rules and the givens; an external solver's count of
 solutions is also checked against bench-sudoku's own engine.
 
+A library loaded into the process (lib= without isolate=yes) runs in a supervised child: its
+crash, exit() or hang, or a signal it aims at bench-sudoku, is named with the puzzle, and the
+answers printed before are kept.
+
 Exit status: 0 when every line was read and every answer checked out, 1 when an answer was
-wrong or an external solver failed on a puzzle, 2 on a malformed puzzle, a bad option or a
-solver that cannot be loaded or started.")]
+wrong or an external solver failed on a puzzle, 2 on a malformed puzzle, a bad option, a
+solver that cannot be loaded or started, or a solver process the system cannot start (too
+many open files, no memory); 124 a library call did not return within --timeout, 125 a library
+ended the process (exit, _exit), 128+N the process died of signal N (159: the library tried to
+stop or signal bench-sudoku, which is refused).")]
     Solve(commands::solve::SolveArgs),
     /// Classify every puzzle of a file as unique / multiple / no_solution /
     /// invalid and print the counts.
@@ -52,8 +59,14 @@ Examples:
   bench-sudoku check puzzles.txt
   bench-sudoku check --list --strict puzzles.txt   (print every non-unique puzzle; exit 1 if any)
 
+A library loaded into the process (lib= without isolate=yes) runs in a supervised child: its
+crash, exit() or hang, or a signal it aims at bench-sudoku, is named with the puzzle's line.
+
 Exit status: 0 when the file was read, 1 with --strict when a puzzle is not unique or when an
-external solver's answer was wrong (or it failed on a puzzle), 2 on a malformed line or unreadable file."
+external solver's answer was wrong (or it failed on a puzzle), 2 on a malformed line or unreadable file,
+or a solver process the system cannot start (too many open files, no memory); 124 a library call
+did not return within --timeout, 125 a library ended the process (exit, _exit), 128+N the
+process died of signal N (159: the library tried to stop or signal bench-sudoku, which is refused)."
     )]
     Check(commands::check::CheckArgs),
     /// Benchmark strategies on datasets: every puzzle timed and verified on

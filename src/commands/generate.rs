@@ -38,6 +38,16 @@ transposition: every digit equally likely in every cell).
 The same seed and options give byte-identical output on every machine
 and with any thread count (not with --budget or --objective time).
 
+--out FILE appears only when every puzzle asked for was found (it may not
+be an input, nor the library, program or script of a solver named). An
+interrupt (Ctrl-C, SIGTERM) keeps what was found in FILE.partial, whose
+last line is '# partial: … (interrupted)' (on standard output, that line
+follows the rows), and exits 130. With a library loaded into the process
+(lib= without isolate=yes), --hard-for runs in a supervised child: its
+crash, exit() or hang is named with the puzzle and the search, and the
+command exits 128+N (a signal; 159: the library tried to stop or signal
+bench-sudoku), 125 (exit) or 124 (a call past --timeout), never 0.
+
 Examples:
   bench-sudoku generate --count 1000 --seed 1 --min-clues 30 --max-guesses 0 --out easy.csv
       (30 clues, solved by `hidden` without guessing)
@@ -418,6 +428,9 @@ impl GenerateArgs {
         let strategy = self
             .solvers
             .strategy(spec, crate::solver::DEFAULT_MAX_GUESSES)?;
+        // Loaded: a supervisor no longer waits on the library alone.
+        #[cfg(unix)]
+        super::supervise::loaded();
         if let Some(c) = self.objective.counter() {
             if !strategy.capabilities().counters.has(c) {
                 anyhow::bail!(
@@ -562,8 +575,6 @@ fn run_hard_for(args: &GenerateArgs) -> CmdResult {
         return Ok(code);
     }
     let cfg = args.climb_config()?;
-    #[cfg(unix)]
-    super::supervise::loaded();
     let stop =
         super::interrupt::flag("stopping the searches; the puzzles found are kept, marked partial");
     let (output, mut out) = Output::open(args)?;

@@ -493,6 +493,13 @@ pub fn loaded() {
 /// said with where it happened.
 fn plain_verdict(p: &Plain, reading: &Reading, ending: Ending) -> i32 {
     if let Ending::Exited(status) = &ending {
+        use std::os::unix::process::ExitStatusExt;
+        // The user's interrupt, passed on, ended a child that does not
+        // catch it (`check`, `solve`): the command was interrupted.
+        let passed_on = matches!(status.signal(), Some(libc::SIGINT | libc::SIGTERM));
+        if passed_on && interrupted() {
+            return crate::commands::interrupt::EXIT_INTERRUPTED;
+        }
         let code = code_of(*status);
         let said = reading.exit == Some(code);
         if said && (reading.phase == Some(Phase::Finished) || interrupted()) {
