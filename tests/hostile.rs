@@ -276,12 +276,7 @@ fn solve_never_exits_0_when_a_library_ends_the_process_and_keeps_what_it_printed
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(hard_lines(10).as_bytes()).unwrap();
     drop(stdin);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(DEADLINE);
-    while child.try_wait().unwrap().is_none() {
-        assert!(std::time::Instant::now() < deadline, "solve did not end");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let o = child.wait_with_output().unwrap();
+    let o = wait_output(child);
     let e = err(&o);
     assert_eq!(o.status.code(), Some(125), "{e}");
     assert!(
@@ -372,6 +367,22 @@ fn wait_for(what: &str, ready: impl Fn() -> bool) {
     }
 }
 
+/// As [`wait_for`], while `child` runs: a child that ended first, or the
+/// deadline, fails the test, and the child is killed so that no command
+/// outlives a failed test.
+fn wait_while_running(child: &mut std::process::Child, what: &str, ready: impl Fn() -> bool) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(DEADLINE);
+    while !ready() {
+        let ended = child.try_wait().unwrap();
+        if ended.is_some() || std::time::Instant::now() > until {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("waited in vain for {what} (the command: {ended:?})");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// A run whose `cmd=` solver has become very slow (30 s a puzzle) when the
 /// user interrupts it: the solver process is stopped where it is (never
 /// waited for: the run would otherwise give up after its grace period
@@ -388,7 +399,7 @@ fn an_interrupt_stops_a_slow_solver_process_at_once_and_keeps_the_rows() {
     let slow = dir.join("now-slow");
     let spec = hostile_py_marked("sleep:30", 60, "slow", slow.to_str().unwrap());
     let data = dataset("hard.csv");
-    let child = command()
+    let mut child = command()
         .args([
             "run", &data, "--limit", "100", "-q", "-j", "1", "--warmup", "0",
         ])
@@ -398,7 +409,7 @@ fn an_interrupt_stops_a_slow_solver_process_at_once_and_keeps_the_rows() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    wait_for("the slow solve", || slow.exists());
+    wait_while_running(&mut child, "the slow solve", || slow.exists());
     interrupt(child.id());
     let o = wait_output(child);
     let e = err(&o);
@@ -438,7 +449,7 @@ fn wait_output(mut child: std::process::Child) -> std::process::Output {
     while child.try_wait().unwrap().is_none() {
         if std::time::Instant::now() > until {
             let _ = child.kill();
-            panic!("the command did not end after the interrupt");
+            panic!("the command did not end within {DEADLINE} s");
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
@@ -475,7 +486,7 @@ fn an_interrupted_generate_keeps_what_it_found_marked_partial() {
                 .flatten()
                 .any(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
         };
-        let child = command()
+        let mut child = command()
             .arg("generate")
             .args(&args)
             .args(["-q", "-o"])
@@ -485,7 +496,7 @@ fn an_interrupted_generate_keeps_what_it_found_marked_partial() {
             .spawn()
             .unwrap();
         // Something was found (its temporary file grew past the header).
-        wait_for("a first puzzle", || {
+        wait_while_running(&mut child, "a first puzzle", || {
             std::fs::read_dir(&dir).unwrap().flatten().any(|e| {
                 let n = e.file_name().to_string_lossy().into_owned();
                 n.starts_with(&format!(".{mode}.txt.")) && lines(&e.path()) > 3

@@ -121,8 +121,8 @@ const INTERRUPT_GRACE: Duration =
     Duration::from_secs(crate::commands::interrupt::STOP_GRACE.as_secs() + 5);
 
 /// Starts the measuring child: this executable with the same arguments,
-/// the board in its environment, in a process group of its own (so that
-/// the terminal's Ctrl-C reaches the parent alone, which forwards it).
+/// the board in its environment, in a session of its own (so that the
+/// terminal's Ctrl-C reaches the parent alone, which forwards it).
 fn spawn(board_path: &Path) -> anyhow::Result<std::process::Child> {
     use std::os::unix::process::CommandExt;
     use std::sync::atomic::Ordering;
