@@ -43,6 +43,7 @@ pub fn this() -> Option<&'static Board> {
                 return None;
             }
             die_with_parent(parent);
+            protect(parent);
             let path = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&bytes[colon + 1..]));
             // Not left where a library in this process would read it. The
             // first call of `this()` is made by `run` before it starts any
@@ -82,21 +83,50 @@ fn die_with_parent(parent: u32) {
     }
 }
 
+/// Installs the shield's filter (`crate::shield`) on this measuring
+/// process before it loads any solver: a solver in it may then neither stop
+/// nor signal its supervisor nor raise the signals bench-sudoku interprets.
+fn protect(parent: u32) {
+    crate::shield::set_supervisor(parent);
+    if !crate::shield::supported() {
+        return;
+    }
+    if let Err(e) = crate::shield::protect_this_process() {
+        eprintln!(
+            "bench-sudoku: warning: {e}: a solver loaded into the measuring process can signal \
+             or stop bench-sudoku"
+        );
+    }
+}
+
 /// The exit status of a measuring child whose supervisor has gone.
 fn super_gone() -> i32 {
     eprintln!("bench-sudoku: the supervising process is gone; stopping");
     130
 }
 
-/// The calling solver thread's slot on this process's board, if any.
+/// The calling solver thread's slot on this process's board, if any: its
+/// index in the rayon pool it belongs to, or the slot it was given by
+/// [`use_slot_here`].
 pub fn this_thread_slot() -> Option<SlotRef<'static>> {
-    let i = rayon::current_thread_index()?;
+    let i = match HERE.with(|h| h.get()) {
+        Some(i) => i,
+        None => rayon::current_thread_index()?,
+    };
     let slot = this()?.slot(i)?;
     MY_SLOT.with(|s| s.set(i as u64 + 1));
     Some(slot)
 }
 
+/// Gives the calling thread, which belongs to no rayon pool (the main
+/// thread of a command that solves one puzzle at a time), slot `i`.
+pub fn use_slot_here(i: usize) {
+    HERE.with(|h| h.set(Some(i)));
+}
+
 thread_local! {
+    /// The slot given to this thread by [`use_slot_here`].
+    static HERE: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
     /// The calling thread's slot on the board, plus one (0: none): read by
     /// the handlers of [`watch_for_culprits`]. Constant-initialised and
     /// without a destructor, so reading it needs no allocation or lock
@@ -107,6 +137,9 @@ thread_local! {
 /// The board's culprit word, once a board is attached (it lives as long as
 /// the process: `this()` never drops it).
 static CULPRIT: std::sync::atomic::AtomicPtr<AtomicU64> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+/// The board's word for what a refused system call tried (as long-lived).
+static TRAPPED: std::sync::atomic::AtomicPtr<AtomicU64> =
     std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
 
 /// The signals that end a process and that a crashing library raises.
@@ -127,15 +160,19 @@ const FATAL: [libc::c_int; 7] = [
 fn watch_for_culprits(board: &Board) {
     let word = &board.words()[h::CULPRIT] as *const AtomicU64 as *mut AtomicU64;
     CULPRIT.store(word, Ordering::Release);
+    let word = &board.words()[h::TRAPPED] as *const AtomicU64 as *mut AtomicU64;
+    TRAPPED.store(word, Ordering::Release);
     for sig in FATAL {
-        // SAFETY: `on_fatal` is an `extern "C" fn(c_int)`, the handler
-        // type of sigaction without SA_SIGINFO; it is async-signal-safe
-        // (see there). The struct is zeroed (an empty mask) before its
-        // fields are set, as sigaction(2) expects.
+        // SAFETY: `on_fatal` is an `extern "C" fn(c_int, *mut siginfo_t,
+        // *mut c_void)`, the handler type of sigaction with SA_SIGINFO; it
+        // is async-signal-safe (see there). The struct is zeroed (an empty
+        // mask) before its fields are set, as sigaction(2) expects.
         unsafe {
             let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_fatal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-            action.sa_flags = libc::SA_ONSTACK;
+            action.sa_sigaction = on_fatal
+                as extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void)
+                as libc::sighandler_t;
+            action.sa_flags = libc::SA_ONSTACK | libc::SA_SIGINFO;
             libc::sigemptyset(&mut action.sa_mask);
             libc::sigaction(sig, &action, std::ptr::null_mut());
         }
@@ -161,8 +198,26 @@ fn note_culprit() {
     }
 }
 
-extern "C" fn on_fatal(sig: libc::c_int) {
+/// `si_code` of a SIGSYS raised by a seccomp filter (`SYS_SECCOMP`).
+const SYS_SECCOMP: libc::c_int = 1;
+
+extern "C" fn on_fatal(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
     note_culprit();
+    // SAFETY: with SA_SIGINFO the kernel passes a valid siginfo_t. For a
+    // SIGSYS the shield's filter raised, `si_errno` holds the filter's
+    // data: stored (plus one) in the board's word, which stays mapped for
+    // the life of the process (see `note_culprit`).
+    unsafe {
+        let word = TRAPPED.load(Ordering::Acquire);
+        if sig == libc::SIGSYS
+            && !info.is_null()
+            && (*info).si_code == SYS_SECCOMP
+            && !word.is_null()
+        {
+            let data = ((*info).si_errno as u32 & 0xffff) as u64;
+            let _ = (*word).compare_exchange(0, data + 1, Ordering::AcqRel, Ordering::Relaxed);
+        }
+    }
     // SAFETY: signal(2) and raise(2) are async-signal-safe. With the
     // default action restored, the signal raised again ends the process
     // as it would have (it is blocked while this handler runs, so it is
@@ -190,8 +245,9 @@ pub const SLOTS_OFFSET: u64 = 8192;
 /// 64 puzzles).
 pub const TABLE: usize = 64;
 /// Words per slot: the call counter, the strategy, the position in the
-/// chunk, the chunk's length, padding to a cache line, then the chunk's
-/// (index, line) pairs.
+/// chunk, the chunk's length, whether the table holds the puzzle's text,
+/// padding to a cache line, then the chunk's (index, line) pairs (or one
+/// pair and the text of its puzzle).
 pub const SLOT_WORDS: usize = 8 + 2 * TABLE;
 
 /// Header words.
@@ -212,6 +268,9 @@ mod h {
     /// The slot, plus one, of the thread that raised a fatal signal or
     /// called `exit()` first (0: none).
     pub const CULPRIT: usize = 9;
+    /// What a system call the shield refused tried (the filter's data,
+    /// plus one; 0: none).
+    pub const TRAPPED: usize = 10;
 }
 
 /// Slot words.
@@ -220,6 +279,9 @@ mod s {
     pub const STRATEGY: usize = 1;
     pub const POSITION: usize = 2;
     pub const CHUNK_LEN: usize = 3;
+    /// 81 when the table holds, after its first pair, the puzzle's 81
+    /// characters (a command that solves one puzzle at a time).
+    pub const TEXT: usize = 4;
     pub const TABLE: usize = 8;
 }
 
@@ -412,11 +474,26 @@ impl SlotRef<'_> {
     /// indexes and lines, in chunk order (up to [`TABLE`] of them).
     pub fn chunk(&self, puzzles: impl ExactSizeIterator<Item = (u64, u64)>) {
         let w = self.0;
+        w[s::TEXT].store(0, Ordering::Relaxed);
         w[s::CHUNK_LEN].store(puzzles.len() as u64, Ordering::Relaxed);
         for (k, (index, line)) in puzzles.take(TABLE).enumerate() {
             w[s::TABLE + 2 * k].store(index, Ordering::Relaxed);
             w[s::TABLE + 2 * k + 1].store(line, Ordering::Relaxed);
         }
+    }
+
+    /// The one puzzle about to be solved, named by `index` and `line` and
+    /// shown by its 81 characters (a command that solves one puzzle at a
+    /// time and has no dataset line to name it by).
+    pub fn puzzle(&self, index: u64, line: u64, text: &[u8; 81]) {
+        self.chunk(std::iter::once((index, line)));
+        let w = self.0;
+        for (k, bytes) in text.chunks(8).enumerate() {
+            let mut word = [0u8; 8];
+            word[..bytes.len()].copy_from_slice(bytes);
+            w[s::TABLE + 2 + k].store(u64::from_ne_bytes(word), Ordering::Relaxed);
+        }
+        w[s::TEXT].store(81, Ordering::Relaxed);
     }
 
     /// The strategy (its position in the group) about to solve the chunk.
@@ -467,6 +544,8 @@ pub struct Reading {
     pub calls: Vec<Call>,
     /// The thread that raised a fatal signal or called `exit()`.
     pub culprit: Option<usize>,
+    /// What a system call the shield refused tried (its data).
+    pub trapped: Option<u32>,
 }
 
 /// A call into an in-process library that was running when the board was
@@ -483,6 +562,8 @@ pub struct Call {
     pub puzzle: Option<(u64, u64)>,
     /// A call that is not a solve.
     pub lifecycle: Option<Lifecycle>,
+    /// The puzzle's 81 characters, when the slot holds them.
+    pub text: Option<String>,
 }
 
 /// Reads the board file (the parent's side).
@@ -524,12 +605,17 @@ pub fn read(file: &File) -> std::io::Result<Reading> {
                 word(base + s::TABLE + 2 * position + 1),
             )
         });
+        let text = (word(base + s::TEXT) == 81 && chunk_len == 1 && position == 0).then(|| {
+            let at = 8 * (base + s::TABLE + 2);
+            String::from_utf8_lossy(&bytes[at..at + 81]).into_owned()
+        });
         calls.push(Call {
             thread: t,
             number,
             strategy: (word(h::GROUP) + word(base + s::STRATEGY)) as usize,
             puzzle,
             lifecycle,
+            text,
         });
     }
     Ok(Reading {
@@ -549,6 +635,10 @@ pub fn read(file: &File) -> std::io::Result<Reading> {
         culprit: match word(h::CULPRIT) {
             0 => None,
             n => Some(n as usize - 1),
+        },
+        trapped: match word(h::TRAPPED) {
+            0 => None,
+            n => Some((n - 1) as u32),
         },
     })
 }
@@ -597,6 +687,7 @@ mod tests {
                 strategy: 7,
                 puzzle: Some((41, 43)),
                 lifecycle: None,
+                text: None,
             }]
         );
         // Past the chunk: the call is known, its puzzle is not.
@@ -606,6 +697,13 @@ mod tests {
         slot.lifecycle(Lifecycle::Destroy);
         let c = &read(&parent).unwrap().calls[0];
         assert_eq!((c.puzzle, c.lifecycle), (None, Some(Lifecycle::Destroy)));
+        // One puzzle with its text.
+        let text: [u8; 81] = std::array::from_fn(|i| b'1' + (i % 9) as u8);
+        slot.puzzle(6, 0, &text);
+        slot.position(0);
+        let c = &read(&parent).unwrap().calls[0];
+        assert_eq!(c.puzzle, Some((6, 0)));
+        assert_eq!(c.text.as_deref().map(str::as_bytes), Some(&text[..]));
         // An even counter: no call running.
         slot.calls().store(8, Ordering::Relaxed);
         assert!(read(&parent).unwrap().calls.is_empty());

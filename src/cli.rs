@@ -37,9 +37,16 @@ pub enum Command {
 Every answer is checked against the rules and the givens; an external solver's count of
 solutions is also checked against bench-sudoku's own engine.
 
+A library loaded into the process (lib= without isolate=yes) runs in a supervised child: its
+crash, exit() or hang, or a signal it aims at bench-sudoku, is named with the puzzle, and the
+answers printed before are kept.
+
 Exit status: 0 when every line was read and every answer checked out, 1 when an answer was
-wrong or an external solver failed on a puzzle, 2 on a malformed puzzle, a bad option or a
-solver that cannot be loaded or started.")]
+wrong or an external solver failed on a puzzle, 2 on a malformed puzzle, a bad option, a
+solver that cannot be loaded or started, or a solver process the system cannot start (too
+many open files, no memory); 124 a library call did not return within --timeout, 125 a library
+ended the process (exit, _exit), 128+N the process died of signal N (159: the library tried to
+stop or signal bench-sudoku, which is refused).")]
     Solve(commands::solve::SolveArgs),
     /// Classify every puzzle of a file as unique / multiple / no_solution /
     /// invalid and print the counts.
@@ -52,8 +59,14 @@ Examples:
   bench-sudoku check puzzles.txt
   bench-sudoku check --list --strict puzzles.txt   (print every non-unique puzzle; exit 1 if any)
 
+A library loaded into the process (lib= without isolate=yes) runs in a supervised child: its
+crash, exit() or hang, or a signal it aims at bench-sudoku, is named with the puzzle's line.
+
 Exit status: 0 when the file was read, 1 with --strict when a puzzle is not unique or when an
-external solver's answer was wrong (or it failed on a puzzle), 2 on a malformed line or unreadable file."
+external solver's answer was wrong (or it failed on a puzzle), 2 on a malformed line or unreadable file,
+or a solver process the system cannot start (too many open files, no memory); 124 a library call
+did not return within --timeout, 125 a library ended the process (exit, _exit), 128+N the
+process died of signal N (159: the library tried to stop or signal bench-sudoku, which is refused)."
     )]
     Check(commands::check::CheckArgs),
     /// Benchmark strategies on datasets: every puzzle timed and verified on
@@ -182,7 +195,30 @@ pub fn main_with(solvers: Vec<(String, std::sync::Arc<dyn crate::solver::Externa
     }
     commands::interrupt::ignore_file_size_signal();
     let cli = Cli::parse();
-    let result = match &cli.command {
+    // A solve given up (the environment, an interrupt) unwinds out of a
+    // command that does not catch it itself: it ends the command with its
+    // status and reason. Anything else that unwinds is a panic, as before.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(&cli)))
+        .unwrap_or_else(|payload| match payload.downcast::<external::Abandon>() {
+            Ok(a) if a.environment => Err(anyhow::anyhow!("{}", a.why)),
+            Ok(_) => Ok(commands::interrupt::EXIT_INTERRUPTED),
+            Err(payload) => std::panic::resume_unwind(payload),
+        });
+    let code = commands::exit_code(result);
+    // No process a solver started outlives the command.
+    #[cfg(unix)]
+    external::reaper::sweep();
+    // A supervised measuring child says it finished, and how.
+    #[cfg(unix)]
+    if let Some(board) = crate::board::this() {
+        board.finished(code);
+    }
+    code
+}
+
+/// Runs the command of `cli`.
+fn dispatch(cli: &Cli) -> commands::CmdResult {
+    match &cli.command {
         Command::Solve(a) => commands::solve::run(a),
         Command::Check(a) => commands::check::run(a),
         Command::Run(a) => commands::run::run(a),
@@ -197,15 +233,5 @@ pub fn main_with(solvers: Vec<(String, std::sync::Arc<dyn crate::solver::Externa
         Command::History(a) => commands::history::run(a),
         Command::Completions(a) => commands::completions::completions(a, Cli::command()),
         Command::Man(a) => commands::completions::man(a, Cli::command()),
-    };
-    let code = commands::exit_code(result);
-    // No process a solver started outlives the command.
-    #[cfg(unix)]
-    external::reaper::sweep();
-    // A supervised measuring child says it finished, and how.
-    #[cfg(unix)]
-    if let Some(board) = crate::board::this() {
-        board.finished(code);
     }
-    code
 }

@@ -33,6 +33,8 @@ pub mod judge;
 pub mod random;
 pub mod report;
 pub mod results;
+#[cfg(unix)]
+pub mod shield;
 pub mod solver;
 pub mod support;
 

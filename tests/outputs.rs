@@ -424,3 +424,95 @@ fn a_fifo_output_nobody_reads_is_an_error_not_a_hang() {
     );
     assert_eq!(json(&dir.join("out/meta.json"))["complete"], true);
 }
+
+/// No output replaces a solver under test: its library (also through a
+/// link), the script a `cmd=` runs, one named by a `--solvers` file, or one
+/// a results directory would overwrite. Each is refused, naming both, and
+/// left as it was.
+#[cfg(unix)]
+#[test]
+fn no_output_replaces_a_solver_under_test() {
+    let dir = scratch("solvers-kept");
+    let lib = dir.join("libsolver.so");
+    std::fs::copy(common::solvers::need_fixtures(), &lib).unwrap();
+    let before = std::fs::read(&lib).unwrap();
+    let link = dir.join("link.json");
+    std::os::unix::fs::symlink(&lib, &link).unwrap();
+    let data = dir.join("set.txt");
+    std::fs::write(&data, hard_lines(5)).unwrap();
+    let spec = format!("lib={},name=mine", lib.display());
+    let base = |extra: &[&dyn AsRef<std::ffi::OsStr>]| {
+        let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"run", &data, &"-q", &"-s", &spec];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    refused(&base(&[&"--export", &"bmf", &lib]), &[&lib]);
+    refused(&base(&[&"--export", &"bmf", &link]), &[&link, &lib]);
+    // A library that sits where the results directory writes a file.
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let inside = out.join("summary.json");
+    std::fs::copy(&lib, &inside).unwrap();
+    let spec_inside = format!("lib={},name=inside", inside.display());
+    let o = run(&[
+        &"run",
+        &data,
+        &"-q",
+        &"-s",
+        &spec_inside,
+        &"--out",
+        &out,
+        &"--force",
+    ]);
+    refused(&o, &[&out, &inside]);
+    // The script of a cmd= solver.
+    let script_spec = common::no_solution_solver(&dir);
+    let script = dir.join("no-solution.sh");
+    let script_before = std::fs::read(&script).unwrap();
+    let o = run(&[
+        &"run",
+        &data,
+        &"-q",
+        &"-s",
+        &"fast",
+        &"-s",
+        &script_spec,
+        &"--gate",
+        &"fast:liar",
+        &"--gate-summary",
+        &script,
+    ]);
+    refused(&o, &[&script]);
+    // generate -o: the library searched for, directly or through a label.
+    let hard_for = format!("lib={}", lib.display());
+    let o = run(&[
+        &"generate",
+        &"--hard-for",
+        &hard_for,
+        &"-n",
+        &"1",
+        &"-o",
+        &lib,
+    ]);
+    refused(&o, &[&lib]);
+    let toml = dir.join("solvers.toml");
+    std::fs::write(&toml, "[solvers.mine]\nlib = \"libsolver.so\"\n").unwrap();
+    let o = run(&[
+        &"generate",
+        &"--hard-for",
+        &"mine",
+        &"--solvers",
+        &toml,
+        &"-n",
+        &"1",
+        &"-o",
+        &lib,
+    ]);
+    refused(&o, &[&lib]);
+    assert_eq!(std::fs::read(&lib).unwrap(), before);
+    assert_eq!(std::fs::read(&script).unwrap(), script_before);
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}

@@ -361,23 +361,27 @@ fn run_rich(name: &str, envs: &[(&str, &str)]) -> Run {
     )
 }
 
-/// A library that spins or stops the process while it is loaded is ended
-/// at `--timeout`, named, and nothing is left waiting.
+/// A library that spins while it is loaded is ended at `--timeout`, named,
+/// and nothing is left waiting; one that stops the process is refused (the
+/// shield's filter: tests/hostile.rs) and named.
 #[test]
 fn a_library_that_hangs_or_stops_while_loading_is_ended_at_the_timeout() {
     if fixtures().is_none() {
         return;
     }
-    for how in ["spin", "stop"] {
+    for (how, code, said) in [
+        ("spin", 124, "did not finish loading within 1s"),
+        ("stop", 159, "tried to send SIGSTOP (tgkill)"),
+    ] {
         let started = std::time::Instant::now();
         let r = run_rich(&format!("ctor-{how}"), &[("BS_FIXTURE_CTOR", how)]);
         assert!(
             started.elapsed() < std::time::Duration::from_secs(30),
             "{how}"
         );
-        assert_eq!(r.code(), 124, "{how}: {}", r.stderr());
+        assert_eq!(r.code(), code, "{how}: {}", r.stderr());
         let err = r.stderr();
-        assert!(err.contains("did not finish loading within 1s"), "{err}");
+        assert!(err.contains(said), "{err}");
         assert!(err.contains("solver=fixture-rich"), "{err}");
     }
 }
@@ -422,30 +426,23 @@ fn a_hang_freeing_a_state_is_named() {
     assert_eq!(json(&r.dir.join("meta.json"))["complete"], false);
 }
 
-/// An interrupt a solver raises is not taken for the user's: the run says
-/// so, and what was measured is kept.
+/// An interrupt a solver raises is not taken for the user's: the call is
+/// refused, the run names the solver and the puzzle, and what was measured
+/// is kept.
 #[test]
 fn an_interrupt_a_solver_raises_is_said_to_be_one() {
     if fixtures().is_none() {
         return;
     }
     let r = run_dying("raised-term", "term", &["-j", "1"]);
-    assert_eq!(r.code(), 130, "{}", r.stderr());
+    assert_eq!(r.code(), 159, "{}", r.stderr());
     let err = r.stderr();
-    assert!(err.contains("the supervisor did not pass on"), "{err}");
-    // The signal is handled on another thread while the solving thread
-    // goes on, so what is named is where that thread was when the process
-    // gave up: the raising puzzle (200) or one after it, or between calls.
-    let named: Option<usize> = err
-        .split("die solved puzzle ")
-        .nth(1)
-        .and_then(|t| t.split(' ').next())
-        .and_then(|n| n.parse().ok());
-    match named {
-        Some(n) => assert!((200..300).contains(&n), "{err}"),
-        None => assert!(err.contains("outside any call into a library"), "{err}"),
-    }
-    assert_eq!(json(&r.dir.join("meta.json"))["complete"], false);
+    assert!(
+        err.contains("the solver tried to send SIGTERM (tgkill) to the measuring process"),
+        "{err}"
+    );
+    assert!(err.contains("while die solved puzzle 200 ("), "{err}");
+    kept_incomplete(&r);
 }
 
 /// A library that ignores SIGINT cannot keep the run from stopping: the

@@ -289,6 +289,10 @@ pub enum Stop {
     /// A thread of the pipeline panicked (a bug, in bench-sudoku or in a
     /// solver running in this process): where, and the panic's message.
     Panic(String),
+    /// The environment refused the run what it needs (descriptors, memory,
+    /// processes), or a solver's program can no longer be run: an error of
+    /// the run, not a fault of the solver.
+    Environment(String),
 }
 
 impl std::fmt::Display for Stop {
@@ -298,6 +302,7 @@ impl std::fmt::Display for Stop {
             Stop::Output(e) => write!(f, "writing puzzles.csv: {e}"),
             Stop::Interrupted => write!(f, "interrupted"),
             Stop::Panic(what) => write!(f, "{what}"),
+            Stop::Environment(why) => write!(f, "{why}"),
         }
     }
 }

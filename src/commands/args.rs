@@ -134,6 +134,28 @@ impl SolverArgs {
         Ok(ctx)
     }
 
+    /// Declares to `guard` what the solvers of `specs` are made of, so that
+    /// no output of the command replaces one: the `--solvers` files, and
+    /// every library, program and script a spec names
+    /// ([`external::solver_files`]).
+    pub fn guard<'s>(
+        &self,
+        specs: impl IntoIterator<Item = &'s str>,
+        max_guesses: u64,
+        guard: &mut crate::results::dest::Guard,
+    ) -> anyhow::Result<()> {
+        for f in &self.files {
+            guard.reads_file("the --solvers file", f);
+        }
+        let ctx = self.context(max_guesses)?;
+        for spec in specs {
+            for (what, file) in external::solver_files(spec, &ctx) {
+                guard.reads_file(what, &file);
+            }
+        }
+        Ok(())
+    }
+
     /// Parses one strategy spec in this context.
     pub fn strategy(&self, spec: &str, max_guesses: u64) -> anyhow::Result<Strategy> {
         Ok(Strategy::parse_in(spec, &self.context(max_guesses)?)?)

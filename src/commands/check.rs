@@ -27,14 +27,22 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: &CheckArgs) -> CmdResult {
+    // Printed on every line it is part of: control characters escaped.
+    let name = args.file.display().to_string();
+    let name = crate::support::text::printable(&name);
+    #[cfg(unix)]
+    if let Some(code) = supervised(args, &name)? {
+        return Ok(code);
+    }
     let strategy = args
         .engine
         .solvers
         .strategy(&args.strategy, args.engine.max_guesses)?;
+    #[cfg(unix)]
+    super::supervise::loaded();
+    #[cfg(unix)]
+    let slot = crate::board::this_thread_slot();
     let limits = Limits::uniqueness().with_max_guesses(args.engine.max_guesses);
-    // Printed on every line it is part of: control characters escaped.
-    let name = args.file.display().to_string();
-    let name = crate::support::text::printable(&name);
     // The dataset reader: plain lines (or CSV, gzip), bounded lines, and
     // `file:line: what is wrong` errors.
     // `-`, a pipe or a FIFO is copied to a temporary file first (as `run`
@@ -58,6 +66,10 @@ pub fn run(args: &CheckArgs) -> CmdResult {
         let line_no = rec.line;
         tally.total += 1;
         let cands = rec.candidates();
+        #[cfg(unix)]
+        if let Some(s) = &slot {
+            s.chunk(std::iter::once((rec.index, line_no)));
+        }
         let a = solver.answer_with(&rec.puzzle, cands, &strategy, &limits);
         // A wrong answer is not a classification: it is listed whatever
         // --list says, and the file's counts leave it out.
@@ -76,7 +88,33 @@ pub fn run(args: &CheckArgs) -> CmdResult {
         print_puzzle(&mut out, (&name, line_no), &a, args.list)?;
     }
     tally.print(&mut out, &name, &strategy)?;
+    #[cfg(unix)]
+    super::supervise::unloading();
     Ok(tally.exit_code(args.strict))
+}
+
+/// A library loaded into the process runs in a supervised child, which its
+/// crash, exit or hang cannot take down unnoticed: in the supervisor, the
+/// child's exit status (or its fault's); `None` in the child, or where the
+/// strategy does not run in the process.
+#[cfg(unix)]
+fn supervised(args: &CheckArgs, name: &str) -> anyhow::Result<Option<i32>> {
+    let puzzle = |c: &crate::board::Call| match c.puzzle {
+        Some((_, line)) => format!("the puzzle at {name}:{line}"),
+        None => format!("a puzzle of {name}"),
+    };
+    let watched = super::supervise::Plain {
+        command: "check",
+        spec: &args.strategy,
+        solvers: &args.engine.solvers,
+        max_guesses: args.engine.max_guesses,
+        threads: 1,
+        puzzle: &puzzle,
+        writes: None,
+    };
+    let code = super::supervise::plain(&watched)?;
+    crate::board::use_slot_here(0);
+    Ok(code)
 }
 
 /// The puzzle at line `line_no` of file `name` when it has something to

@@ -6,7 +6,7 @@ use super::args::SolverArgs;
 use super::CmdResult;
 use crate::dataset::{self, Format};
 use crate::generate::climb::{self, ClimbConfig, ClimbError, HardPuzzle, Objective};
-use crate::generate::{generate, generate_grids, CsvWriter, GenConfig, Removal};
+use crate::generate::{generate_grids, generate_until, CsvWriter, GenConfig, Removal};
 use crate::grid::Grid;
 use crate::results::dest::{Guard, Pending};
 use crate::solver::{strategy::spec_help, Counter, Limits, Solver, Status, Strategy};
@@ -37,6 +37,16 @@ transposition: every digit equally likely in every cell).
 
 The same seed and options give byte-identical output on every machine
 and with any thread count (not with --budget or --objective time).
+
+--out FILE appears only when every puzzle asked for was found (it may not
+be an input, nor the library, program or script of a solver named). An
+interrupt (Ctrl-C, SIGTERM) keeps what was found in FILE.partial, whose
+last line is '# partial: … (interrupted)' (on standard output, that line
+follows the rows), and exits 130. With a library loaded into the process
+(lib= without isolate=yes), --hard-for runs in a supervised child: its
+crash, exit() or hang is named with the puzzle and the search, and the
+command exits 128+N (a signal; 159: the library tried to stop or signal
+bench-sudoku), 125 (exit) or 124 (a call past --timeout), never 0.
 
 Examples:
   bench-sudoku generate --count 1000 --seed 1 --min-clues 30 --max-guesses 0 --out easy.csv
@@ -210,11 +220,13 @@ impl GenerateArgs {
 
 /// The output file or standard output. `--out FILE` goes through the
 /// output rule (`results::dest`): it may not be the `--from` or a
-/// `--solvers` file; a regular file is written under a temporary name beside
-/// it and renamed only by [`Output::commit`], when everything asked for was
-/// written, so that a failure (a full disk, too few puzzles found, an
-/// interrupt) leaves no half file under the final name; a FIFO or a device
-/// is written through.
+/// `--solvers` file, nor a file of the solver under test; a regular file is
+/// written under a temporary name beside it and renamed only by
+/// [`Output::commit`], when everything asked for was written, so that a
+/// failure (a full disk, too few puzzles found) leaves no half file under
+/// the final name; after an interrupt, what was found is renamed to
+/// `FILE.partial` instead ([`Output::keep_partial`]). A FIFO or a device is
+/// written through.
 struct Output {
     pending: Option<(Pending, PathBuf)>,
 }
@@ -231,13 +243,21 @@ impl Output {
         if let Some(f) = &args.from {
             guard.reads_file("the --from file", f);
         }
-        for f in &args.solvers.files {
-            guard.reads_file("the --solvers file", f);
-        }
+        // Nor the solver under test (its library, program or script).
+        let specs = [Some(args.strategy.as_str()), args.hard_for.as_deref()];
+        args.solvers.guard(
+            specs.into_iter().flatten(),
+            crate::solver::DEFAULT_MAX_GUESSES,
+            &mut guard,
+        )?;
         let pending = guard
             .file("--out", path)?
             .create()
             .with_context(|| format!("cannot create {}", path.display()))?;
+        if pending.replaces() {
+            // Where an interrupted command keeps what it found.
+            guard.file("--out", &partial_name(path))?;
+        }
         let handle = pending
             .file()
             .try_clone()
@@ -260,6 +280,47 @@ impl Output {
         }
         Ok(())
     }
+
+    /// After an interrupt: ends what was written with a `#` line saying it
+    /// is partial (`# partial: …`, a comment to every reader of datasets),
+    /// and keeps it, atomically, as `FILE.partial` (the output asked for
+    /// appears only when everything was found); on standard output, a FIFO
+    /// or a device the rows are already there and the line follows them.
+    /// Says where, and returns the status of an interrupt.
+    fn keep_partial(self, mut out: Box<dyn Write + Send>, note: &str) -> CmdResult {
+        writeln!(out, "# partial: {note} (interrupted)")
+            .and_then(|()| out.flush())
+            .context("cannot write the output")?;
+        drop(out);
+        let kept = match self.pending {
+            Some((pending, path)) if pending.replaces() => {
+                let partial = partial_name(&path);
+                pending
+                    .commit_as(&partial)
+                    .with_context(|| format!("cannot write {}", partial.display()))?;
+                format!("in {}", partial.display())
+            }
+            Some((pending, path)) => {
+                pending
+                    .commit()
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+                format!("written to {}", path.display())
+            }
+            None => "written above".to_string(),
+        };
+        super::print_err(&format!(
+            "bench-sudoku: interrupted: {note}, kept {kept} (marked \"# partial\")"
+        ));
+        Ok(super::interrupt::EXIT_INTERRUPTED)
+    }
+}
+
+/// `FILE.partial`: where an interrupted `generate -o FILE` keeps what it
+/// found.
+fn partial_name(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".partial");
+    path.with_file_name(name)
 }
 
 /// Runs `generate` in the mode its options select.
@@ -270,19 +331,20 @@ pub fn run(args: &GenerateArgs) -> CmdResult {
     if args.hard_for.is_some() {
         return run_hard_for(args);
     }
-    run_select(args).map(|()| 0)
+    run_select(args)
 }
 
 /// The default mode: writes the CSV to `--out` or standard output and a
 /// one-line summary to standard error.
-fn run_select(args: &GenerateArgs) -> anyhow::Result<()> {
+fn run_select(args: &GenerateArgs) -> CmdResult {
     let cfg = args.config()?;
+    let stop = super::interrupt::flag("stopping; the puzzles found are kept, marked partial");
     let (output, out) = Output::open(args)?;
     let mut writer = CsvWriter::new(out)?;
     let start = Instant::now();
     let (mut guesses, mut max_guesses, mut min_clues, mut max_clues) = (0u64, 0u64, 81, 0);
     let mut write_err = None;
-    let result = generate(&cfg, |p| {
+    let result = generate_until(&cfg, &stop, |p| {
         guesses += p.guesses;
         max_guesses = max_guesses.max(p.guesses);
         min_clues = min_clues.min(p.clues);
@@ -294,11 +356,14 @@ fn run_select(args: &GenerateArgs) -> anyhow::Result<()> {
     if let Some(e) = write_err {
         return Err(e).context("cannot write CSV output");
     }
-    writer
-        .finish()?
-        .flush()
-        .context("cannot write CSV output")?;
+    let mut out = writer.finish()?;
+    out.flush().context("cannot write CSV output")?;
     let stats = result?;
+    if stats.accepted < cfg.count {
+        let note = format!("{} of {} puzzles", stats.accepted, cfg.count);
+        return output.keep_partial(out, &note);
+    }
+    drop(out);
     output.commit()?;
     if !args.quiet {
         let n = stats.accepted.max(1) as f64;
@@ -314,12 +379,12 @@ fn run_select(args: &GenerateArgs) -> anyhow::Result<()> {
             max_guesses,
         );
     }
-    Ok(())
+    Ok(0)
 }
 
 /// `--grids N`: complete grids, one 81-digit line each.
 fn run_grids(args: &GenerateArgs, n: u64) -> CmdResult {
-    let stop = super::interrupt::flag("stopping; no output is kept");
+    let stop = super::interrupt::flag("stopping; the grids made are kept, marked partial");
     let (output, mut out) = Output::open(args)?;
     let start = Instant::now();
     let mut line = [b'\n'; crate::grid::CELLS + 1];
@@ -340,11 +405,10 @@ fn run_grids(args: &GenerateArgs, n: u64) -> CmdResult {
         return Err(e).context("cannot write the grids");
     }
     out.flush().context("cannot write the grids")?;
-    drop(out);
     if written < n {
-        eprintln!("bench-sudoku: interrupted after {written} of {n} grids; nothing written");
-        return Ok(super::interrupt::EXIT_INTERRUPTED);
+        return output.keep_partial(out, &format!("{written} of {n} grids"));
     }
+    drop(out);
     output.commit()?;
     if !args.quiet {
         let secs = start.elapsed().as_secs_f64();
@@ -364,6 +428,9 @@ impl GenerateArgs {
         let strategy = self
             .solvers
             .strategy(spec, crate::solver::DEFAULT_MAX_GUESSES)?;
+        // Loaded: a supervisor no longer waits on the library alone.
+        #[cfg(unix)]
+        super::supervise::loaded();
         if let Some(c) = self.objective.counter() {
             if !strategy.capabilities().counters.has(c) {
                 anyhow::bail!(
@@ -503,8 +570,13 @@ pub const HARD_HEADER: &str =
 
 /// `--hard-for`: the searches, a progress bar, the CSV.
 fn run_hard_for(args: &GenerateArgs) -> CmdResult {
+    #[cfg(unix)]
+    if let Some(code) = supervised(args)? {
+        return Ok(code);
+    }
     let cfg = args.climb_config()?;
-    let stop = super::interrupt::flag("stopping the searches; no output is kept");
+    let stop =
+        super::interrupt::flag("stopping the searches; the puzzles found are kept, marked partial");
     let (output, mut out) = Output::open(args)?;
     writeln!(out, "{}", args.climb_header(&cfg))
         .and_then(|()| writeln!(out, "{HARD_HEADER}"))
@@ -541,18 +613,24 @@ fn run_hard_for(args: &GenerateArgs) -> CmdResult {
     }
     let result = match result {
         Ok(r) => r,
-        Err(panic) => std::panic::resume_unwind(panic),
+        // A solve given up on an interrupt (a solver process stopped where
+        // it was) ends the searches like the interrupt itself.
+        Err(panic) => match panic.downcast::<crate::solver::external::Abandon>() {
+            Ok(a) if !a.environment => Err(ClimbError::Interrupted),
+            Ok(a) => std::panic::resume_unwind(a),
+            Err(panic) => std::panic::resume_unwind(panic),
+        },
     };
     if let Some(e) = err {
         return Err(e).context("cannot write the CSV");
     }
     match result {
         Err(ClimbError::Interrupted) => {
-            eprintln!(
-                "bench-sudoku: interrupted after {} of {} searches; nothing written",
+            let note = format!(
+                "the puzzles of the first {} of {} searches",
                 stats.puzzles, cfg.count
             );
-            return Ok(super::interrupt::EXIT_INTERRUPTED);
+            return output.keep_partial(out, &note);
         }
         Err(e) => return Err(e.into()),
         Ok(()) => {}
@@ -563,7 +641,31 @@ fn run_hard_for(args: &GenerateArgs) -> CmdResult {
     if !args.quiet {
         eprintln!("{}", stats.summary(&cfg, &progress, start.elapsed()));
     }
+    #[cfg(unix)]
+    super::supervise::unloading();
     Ok(0)
+}
+
+/// A library loaded into the process runs in a supervised child, which its
+/// crash, exit or hang cannot take down unnoticed: in the supervisor, the
+/// child's exit status (or its fault's); `None` in the child, or where the
+/// strategy does not run in the process.
+#[cfg(unix)]
+fn supervised(args: &GenerateArgs) -> anyhow::Result<Option<i32>> {
+    let puzzle = |c: &crate::board::Call| match (c.puzzle, &c.text) {
+        (Some((k, _)), Some(text)) => format!("a puzzle of search {} ({text})", k + 1),
+        _ => "a puzzle of a search".to_string(),
+    };
+    let watched = super::supervise::Plain {
+        command: "generate",
+        spec: args.hard_for.as_deref().unwrap_or_default(),
+        solvers: &args.solvers,
+        max_guesses: crate::solver::DEFAULT_MAX_GUESSES,
+        threads: args.threads,
+        puzzle: &puzzle,
+        writes: args.out.as_deref(),
+    };
+    super::supervise::plain(&watched)
 }
 
 /// The progress bar of `--hard-for`: steps of all searches (no length

@@ -38,6 +38,9 @@ pub fn flag(doing: &'static str) -> Arc<AtomicBool> {
             }
             eprintln!("\nbench-sudoku: interrupt: {doing} (Ctrl-C again to quit now)");
             f.store(true, Ordering::SeqCst);
+            // Solver processes are stopped where they are: a slow solve is
+            // not waited for (its puzzle is given up, not a fault).
+            crate::solver::external::stop_solving();
             // A solve that never returns (a stuck library solver) would keep
             // the command from ending: after a grace period it exits anyway.
             std::thread::spawn(|| {

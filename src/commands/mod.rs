@@ -15,6 +15,8 @@ pub mod run;
 pub mod serve;
 pub mod solve;
 pub mod strategies;
+#[cfg(unix)]
+pub mod supervise;
 pub mod trend;
 
 use std::io::Write;

@@ -78,10 +78,16 @@ pub struct SolveRecord<'a> {
 }
 
 pub fn run(args: &SolveArgs) -> CmdResult {
+    #[cfg(unix)]
+    if let Some(code) = supervised(args)? {
+        return Ok(code);
+    }
     let strategy = args
         .engine
         .solvers
         .strategy(&args.strategy, args.engine.max_guesses)?;
+    #[cfg(unix)]
+    super::supervise::loaded();
     if args.trace && !strategy.capabilities().trace {
         anyhow::bail!(
             "--trace: strategy {} cannot show its solving process (it is an external solver)",
@@ -91,64 +97,147 @@ pub fn run(args: &SolveArgs) -> CmdResult {
     let limits = Limits::uniqueness()
         .with_solutions(args.count)
         .with_max_guesses(args.engine.max_guesses);
-    let mut solver = Solver::new();
     let stdout = std::io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
-    let mut bad = 0u64;
-
-    match args.puzzle.as_deref() {
+    let mut s = Session {
+        out: BufWriter::new(stdout.lock()),
+        solver: Solver::new(),
+        strategy: &strategy,
+        limits: &limits,
+        args,
+        supervised: supervised_child(),
+    };
+    let bad = match args.puzzle.as_deref() {
         Some(p) if p != "-" => {
             let (grid, cands) =
                 parse_puzzle(p).map_err(|e| anyhow::anyhow!("puzzle argument: {e}"))?;
-            let puzzle = (grid, cands.as_deref());
-            bad += one(&mut out, &mut solver, 1, puzzle, &strategy, &limits, args)? as u64;
+            s.puzzle(1, 0, (grid, cands.as_deref()))? as u64
         }
-        _ => {
-            let mut stdin = std::io::stdin().lock();
-            let mut index = 0u64;
-            let mut buf = Vec::new();
-            for n in 0.. {
-                // Lines are bounded as dataset lines are: a longer one is an
-                // error, never a growing buffer.
-                buf.clear();
-                let read = (&mut stdin)
-                    .take(MAX_LINE_BYTES as u64 + 1)
-                    .read_until(b'\n', &mut buf)
-                    .with_context(|| format!("stdin:{}: cannot read", n + 1))?;
-                if read == 0 {
-                    break;
-                }
-                if buf.len() > MAX_LINE_BYTES {
-                    anyhow::bail!("stdin:{}: line longer than {MAX_LINE_BYTES} bytes", n + 1);
-                }
-                let line = String::from_utf8_lossy(&buf);
-                let t = line.trim();
-                if t.is_empty() || t.starts_with('#') {
-                    continue;
-                }
-                let (grid, cands) =
-                    parse_puzzle(t).map_err(|e| anyhow::anyhow!("stdin:{}: {e}", n + 1))?;
-                index += 1;
-                bad += one(
-                    &mut out,
-                    &mut solver,
-                    index,
-                    (grid, cands.as_deref()),
-                    &strategy,
-                    &limits,
-                    args,
-                )? as u64;
-            }
-            if index == 0 && !args.json {
-                writeln!(out, "no puzzles on standard input")?;
-            }
-        }
-    }
-    out.flush()?;
+        _ => s.stdin()?,
+    };
+    s.out.flush()?;
     if bad > 0 && !args.json {
         eprintln!("bench-sudoku: {bad} answer(s) wrong or failed");
     }
+    #[cfg(unix)]
+    super::supervise::unloading();
     Ok(if bad > 0 { 1 } else { 0 })
+}
+
+/// A library loaded into the process runs in a supervised child, which its
+/// crash, exit or hang cannot take down unnoticed: in the supervisor, the
+/// child's exit status (or its fault's); `None` in the child, or where the
+/// strategy does not run in the process.
+#[cfg(unix)]
+fn supervised(args: &SolveArgs) -> anyhow::Result<Option<i32>> {
+    let puzzle = |c: &crate::board::Call| {
+        let text = c.text.as_deref().unwrap_or("?");
+        match c.puzzle {
+            Some((_, 0)) => format!("the puzzle argument ({text})"),
+            Some((index, line)) => format!("puzzle {index} (stdin:{line}: {text})"),
+            None => "a puzzle".to_string(),
+        }
+    };
+    let watched = super::supervise::Plain {
+        command: "solve",
+        spec: &args.strategy,
+        solvers: &args.engine.solvers,
+        max_guesses: args.engine.max_guesses,
+        threads: 1,
+        puzzle: &puzzle,
+        writes: None,
+    };
+    let code = super::supervise::plain(&watched)?;
+    crate::board::use_slot_here(0);
+    Ok(code)
+}
+
+/// What solving puzzles one after another needs.
+struct Session<'a, W: Write> {
+    out: W,
+    solver: Solver,
+    strategy: &'a Strategy,
+    limits: &'a Limits,
+    args: &'a SolveArgs,
+    /// In a supervised child: each answer is written out before the next
+    /// puzzle is solved, so that a crash loses none of them.
+    supervised: bool,
+}
+
+impl<W: Write> Session<'_, W> {
+    /// Solves and prints puzzle `index` (read from stdin line `line`, 0 for
+    /// the argument); returns whether its answer was wrong or failed.
+    fn puzzle(
+        &mut self,
+        index: u64,
+        line: u64,
+        puzzle: (Grid, Option<&Candidates>),
+    ) -> anyhow::Result<bool> {
+        // Named on a supervisor's board before it is solved.
+        #[cfg(unix)]
+        if let Some(slot) = crate::board::this_thread_slot() {
+            let mut text = [b'.'; 81];
+            text.copy_from_slice(&puzzle.0.to_line().as_bytes()[..81]);
+            slot.puzzle(index, line, &text);
+        }
+        let (strategy, limits, args) = (self.strategy, self.limits, self.args);
+        let bad = one(
+            &mut self.out,
+            &mut self.solver,
+            index,
+            puzzle,
+            strategy,
+            limits,
+            args,
+        )?;
+        if self.supervised {
+            self.out.flush()?;
+        }
+        Ok(bad)
+    }
+
+    /// Every puzzle of standard input, one per line; returns how many
+    /// answers were wrong or failed.
+    fn stdin(&mut self) -> anyhow::Result<u64> {
+        let mut stdin = std::io::stdin().lock();
+        let (mut index, mut bad) = (0u64, 0u64);
+        let mut buf = Vec::new();
+        for n in 0.. {
+            // Lines are bounded as dataset lines are: a longer one is an
+            // error, never a growing buffer.
+            buf.clear();
+            let read = (&mut stdin)
+                .take(MAX_LINE_BYTES as u64 + 1)
+                .read_until(b'\n', &mut buf)
+                .with_context(|| format!("stdin:{}: cannot read", n + 1))?;
+            if read == 0 {
+                break;
+            }
+            if buf.len() > MAX_LINE_BYTES {
+                anyhow::bail!("stdin:{}: line longer than {MAX_LINE_BYTES} bytes", n + 1);
+            }
+            let line = String::from_utf8_lossy(&buf);
+            let t = line.trim();
+            if t.is_empty() || t.starts_with('#') {
+                continue;
+            }
+            let (grid, cands) =
+                parse_puzzle(t).map_err(|e| anyhow::anyhow!("stdin:{}: {e}", n + 1))?;
+            index += 1;
+            bad += self.puzzle(index, n + 1, (grid, cands.as_deref()))? as u64;
+        }
+        if index == 0 && !self.args.json {
+            writeln!(self.out, "no puzzles on standard input")?;
+        }
+        Ok(bad)
+    }
+}
+
+/// Whether this process is a supervised measuring child.
+fn supervised_child() -> bool {
+    #[cfg(unix)]
+    return crate::board::this().is_some();
+    #[cfg(not(unix))]
+    false
 }
 
 /// A puzzle argument or line: 81 cells, or 729 characters of pencilmarks

@@ -233,6 +233,11 @@ struct Chain<'a> {
     progress: &'a Progress,
     cells: Vec<usize>,
     others: Vec<usize>,
+    /// In a supervised measuring child: this thread's slot on the board,
+    /// where each puzzle measured is named (with the chain's number) before
+    /// the strategy solves it.
+    #[cfg(unix)]
+    board: Option<(crate::board::SlotRef<'static>, u64)>,
 }
 
 impl Chain<'_> {
@@ -247,6 +252,14 @@ impl Chain<'_> {
         };
         let mut times = [0u64; 64];
         let mut first = None;
+        #[cfg(unix)]
+        if let Some((slot, k)) = &self.board {
+            let text: [u8; CELLS] = std::array::from_fn(|i| match p.get(i) {
+                0 => b'.',
+                v => b'0' + v,
+            });
+            slot.puzzle(*k, 0, &text);
+        }
         for t in times.iter_mut().take(samples.min(64)) {
             let start = Instant::now();
             let a = self.solver.answer(p, &cfg.strategy, &cfg.limits);
@@ -541,40 +554,52 @@ pub fn climb(
         (0..cfg.count)
             .into_par_iter()
             .with_max_len(1)
-            .for_each_init(Solver::new, |solver, k| {
-                let k = k as u64;
-                let mut chain = Chain {
-                    cfg,
-                    solver,
-                    rng: candidate_rng(cfg.seed, k),
-                    progress,
-                    cells: Vec::with_capacity(CELLS),
-                    others: Vec::with_capacity(CELLS),
-                };
-                let r = chain.run(k, slice, stop);
-                let mut g = pending.lock().unwrap_or_else(|e| e.into_inner());
-                match r {
-                    Ok(h) => {
-                        progress.done.fetch_add(1, Ordering::Relaxed);
-                        progress.sum.fetch_add(h.measure.value, Ordering::Relaxed);
-                        g.1.insert(k, h);
+            // The solver is made when a chain needs it: rayon makes one
+            // init per piece of work (here, per chain), and a stopped search
+            // goes through the chains not begun without making any.
+            .for_each_init(
+                || None,
+                |solver: &mut Option<Solver>, k| {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
                     }
-                    Err(e) => {
-                        stop.store(true, Ordering::Relaxed);
-                        if g.2.is_none() || matches!(g.2, Some(ClimbError::Interrupted)) {
-                            g.2 = Some(e);
+                    let solver = solver.get_or_insert_with(Solver::new);
+                    let k = k as u64;
+                    let mut chain = Chain {
+                        cfg,
+                        solver,
+                        rng: candidate_rng(cfg.seed, k),
+                        progress,
+                        cells: Vec::with_capacity(CELLS),
+                        others: Vec::with_capacity(CELLS),
+                        #[cfg(unix)]
+                        board: crate::board::this_thread_slot().map(|s| (s, k)),
+                    };
+                    let r = chain.run(k, slice, stop);
+                    let mut g = pending.lock().unwrap_or_else(|e| e.into_inner());
+                    match r {
+                        Ok(h) => {
+                            progress.done.fetch_add(1, Ordering::Relaxed);
+                            progress.sum.fetch_add(h.measure.value, Ordering::Relaxed);
+                            g.1.insert(k, h);
+                        }
+                        Err(e) => {
+                            stop.store(true, Ordering::Relaxed);
+                            if g.2.is_none() || matches!(g.2, Some(ClimbError::Interrupted)) {
+                                g.2 = Some(e);
+                            }
                         }
                     }
-                }
-                let mut out = deliver.lock().unwrap_or_else(|e| e.into_inner());
-                while let Some(h) = {
-                    let next = g.0;
-                    g.1.remove(&next)
-                } {
-                    g.0 += 1;
-                    out(h);
-                }
-            });
+                    let mut out = deliver.lock().unwrap_or_else(|e| e.into_inner());
+                    while let Some(h) = {
+                        let next = g.0;
+                        g.1.remove(&next)
+                    } {
+                        g.0 += 1;
+                        out(h);
+                    }
+                },
+            );
     });
     let g = pending.into_inner().unwrap_or_else(|e| e.into_inner());
     match g.2 {

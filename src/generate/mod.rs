@@ -218,6 +218,17 @@ pub fn candidate(cfg: &GenConfig, k: u64, solver: &mut Solver) -> Option<Generat
 /// when the candidate budget runs out first.
 pub fn generate(
     cfg: &GenConfig,
+    on_puzzle: impl FnMut(GeneratedPuzzle),
+) -> Result<GenStats, GenError> {
+    generate_until(cfg, &std::sync::atomic::AtomicBool::new(false), on_puzzle)
+}
+
+/// [`generate`], stopping early (between batches of candidates) once
+/// `stop` is raised: the puzzles handed over until then are all there is,
+/// and the statistics say how many.
+pub fn generate_until(
+    cfg: &GenConfig,
+    stop: &std::sync::atomic::AtomicBool,
     mut on_puzzle: impl FnMut(GeneratedPuzzle),
 ) -> Result<GenStats, GenError> {
     cfg.validate()?;
@@ -229,6 +240,9 @@ pub fn generate(
     let mut stats = GenStats::default();
     let mut next = 0u64;
     while stats.accepted < cfg.count {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
         if next >= limit {
             return Err(GenError::AttemptsExhausted {
                 found: stats.accepted,

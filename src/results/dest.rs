@@ -520,6 +520,23 @@ impl Pending {
         &self.file
     }
 
+    /// Whether the output replaces a file through a temporary one (rather
+    /// than being written through: a FIFO, a device).
+    pub fn replaces(&self) -> bool {
+        self.temp.is_some()
+    }
+
+    /// Gives the temporary file the name `other` instead of its own (what
+    /// was written, kept beside the output it was meant to become, which
+    /// stays as it was); written through, it is only flushed. `other` must
+    /// have passed the output rule ([`Guard::file`]).
+    pub fn commit_as(mut self, other: &Path) -> std::io::Result<()> {
+        if self.temp.is_some() {
+            self.at = std::path::absolute(other).unwrap_or_else(|_| other.to_path_buf());
+        }
+        self.commit()
+    }
+
     /// Gives the finished file its name: synced and renamed into place (a
     /// file written through is only flushed).
     pub fn commit(mut self) -> std::io::Result<()> {

@@ -169,3 +169,73 @@ pub fn all_correct(r: &Run, strategy: &str) {
         assert_eq!((st.as_str(), m.as_str()), ("solved", "true"), "row {i}");
     }
 }
+
+/// The C fixtures, which the test needs: a missing C compiler fails it
+/// with the reason (CI has one) instead of skipping it.
+pub fn need_fixtures() -> PathBuf {
+    fixtures().expect("this test needs a C compiler (cc, or $CC) to build its fixtures")
+}
+
+/// `python3`, which the test needs: missing, it fails the test with the
+/// reason instead of skipping it.
+pub fn need_python() {
+    let found = Command::new("python3").arg("--version").output();
+    assert!(
+        found.is_ok_and(|o| o.status.success()),
+        "this test needs python3 on PATH (its hostile solver is a Python script)"
+    );
+}
+
+/// `tests/fixtures/solvers/hostile.py` as a `cmd=` spec doing `how` on
+/// request `at`, labelled `name`.
+pub fn hostile_py(how: &str, at: u32, name: &str) -> String {
+    hostile_py_marked(how, at, name, "-")
+}
+
+/// [`hostile_py`] with `mark` on its command line (to find it in /proc).
+pub fn hostile_py_marked(how: &str, at: u32, name: &str, mark: &str) -> String {
+    let script = Path::new(MANIFEST).join("tests/fixtures/solvers/hostile.py");
+    format!(
+        "cmd=python3 {} {how} {at} {mark},name={name}",
+        script.display()
+    )
+}
+
+/// As [`run`], but a command that has not ended within `secs` seconds is
+/// killed and fails the test (a hang must never stall the suite).
+pub fn run_within(name: &str, args: &[&str], envs: &[(&str, &str)], secs: u64) -> Run {
+    let dir = scratch(name);
+    let mut cmd = command();
+    cmd.arg("run")
+        .args(args)
+        .args(["--out", dir.to_str().unwrap(), "--quiet"])
+        .envs(envs.iter().copied());
+    let out = output_within(&mut cmd, secs);
+    let summary = if dir.join("summary.json").is_file() {
+        json(&dir.join("summary.json"))
+    } else {
+        Value::Null
+    };
+    let (headers, rows) = match csv::Reader::from_path(dir.join("puzzles.csv")) {
+        Ok(mut r) => (
+            r.headers().unwrap().clone(),
+            r.records().map(Result::unwrap).collect(),
+        ),
+        Err(_) => (csv::StringRecord::new(), Vec::new()),
+    };
+    Run {
+        dir,
+        out,
+        summary,
+        rows,
+        headers,
+    }
+}
+
+/// The details of every fault listed for `strategy` in `summary.json`.
+pub fn fault_details(r: &Run, strategy: &str) -> Vec<String> {
+    r.listed("fault_list", strategy)
+        .iter()
+        .map(|f| f["detail"].as_str().unwrap_or_default().to_string())
+        .collect()
+}

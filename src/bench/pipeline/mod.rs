@@ -130,9 +130,23 @@ fn keep_earlier(first: &mut Option<DatasetError>, e: DatasetError) {
     }
 }
 
+/// Why a group stopped: as its layout said, except that a solve given up
+/// (an interrupt, the environment: `external::abandon`) unwinds out of its
+/// stage like a panic and is what it is; or the stop flag.
+fn why_stopped(stopped: Option<Stop>, stop: &AtomicBool) -> Option<Stop> {
+    match (stopped, crate::solver::external::abandoned()) {
+        (Some(Stop::Panic(_)), Some(a)) if a.environment => Some(Stop::Environment(a.why)),
+        (Some(Stop::Panic(_)), Some(_)) => Some(Stop::Interrupted),
+        (None, _) if stop.load(Ordering::Relaxed) => Some(Stop::Interrupted),
+        (stopped, _) => stopped,
+    }
+}
+
 /// What a panic's payload says.
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
+    if let Some(a) = payload.downcast_ref::<crate::solver::external::Abandon>() {
+        a.why.clone()
+    } else if let Some(s) = payload.downcast_ref::<&str>() {
         s.to_string()
     } else if let Some(s) = payload.downcast_ref::<String>() {
         s.clone()
@@ -239,7 +253,7 @@ pub(super) fn run_group(
 
     // Run: the layout reads, solves, finishes and writes every batch.
     let out = Ordered::new(&mut stats, rows, progress, &mut tally, &partials.written);
-    let (mut stopped, read_ns) = match layout {
+    let (stopped, read_ns) = match layout {
         Layout::WorkersOnly => workers_only(opts, info, &job, pool, out, &partials, stop),
         Layout::Helpers(finishing) => {
             with_helpers(opts, info, &job, pool, out, &partials, finishing, stop)
@@ -250,9 +264,7 @@ pub(super) fn run_group(
     let content = partials.content.load(std::sync::atomic::Ordering::Relaxed);
     let repeats = partials.seen.repeats();
     partials.merge_into(&job, &mut stats, &mut tally);
-    if stopped.is_none() && stop.load(Ordering::Relaxed) {
-        stopped = Some(Stop::Interrupted);
-    }
+    let mut stopped = why_stopped(stopped, stop);
     let wall_ns = start.elapsed().as_nanos() as u64;
     let stages = job.stages.totals();
     // Ends the group's solver processes and frees the library states (after

@@ -129,6 +129,7 @@ pub(super) fn closing(
             print_err(&format!("bench-sudoku: error: writing puzzles.csv: {e}"))
         }
         Some(Stop::Panic(what)) => print_err(&format!("bench-sudoku: error: {what}")),
+        Some(Stop::Environment(why)) => print_err(&format!("bench-sudoku: error: {why}")),
         Some(Stop::Interrupted) => {}
     }
     if stopped.is_some() {
@@ -172,7 +173,7 @@ pub(super) fn exit_code(
     match stopped {
         Some(Stop::Interrupted) => EXIT_INTERRUPTED,
         Some(Stop::Panic(_)) => EXIT_PANIC,
-        Some(Stop::Dataset(_) | Stop::Output(_)) => 2,
+        Some(Stop::Dataset(_) | Stop::Output(_) | Stop::Environment(_)) => 2,
         None if bad + faults > 0 => 1,
         None => verdict.map_or(0, |v| v.exit_code()),
     }

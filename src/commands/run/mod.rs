@@ -71,16 +71,24 @@ without isolate=yes) measures in a supervised child: a crash, an exit() or a cal
 outlives --timeout in that library names the strategy and the puzzle, and what was measured
 before is kept, marked incomplete (docs/RELIABILITY.md).
 
+Solvers cannot stop or signal bench-sudoku (Linux): every process that runs solver code runs
+under a seccomp filter that refuses a signal or a stop aimed at bench-sudoku; a solver process
+that tries dies of SIGSYS (a fault of its puzzle), a library in the process ends the run with
+159. No output (--out, --export, --gate-summary) may replace a dataset, a --solvers file or a
+solver's library, program or script. An interrupt stops solver processes at once.
+
 Exit status: 0 success (with --gate: every dataset unchanged or improved); 1 when an answer
 was rejected, an external solver failed on a puzzle (crashed, timeout, protocol_error,
 error), or the --gate failed (regressed, or answers that differ); 2 on bad input (file:line:
-what is wrong), a solver that cannot be loaded or started, an unusable output directory, or
-a --gate that could not judge a dataset (and nothing failed); 3 when the --gate is
-undecided on a dataset (and nothing failed or was not judged; --undecided pass makes that
-0); 70 a thread panicked; 124 a library call in the process did not return within
+what is wrong), a solver that cannot be loaded or started, a solver process the system
+cannot start (too many open files, no memory: the environment, not the solver), an unusable
+output directory, or a --gate that could not judge a dataset (and nothing failed); 3 when the
+--gate is undecided on a dataset (and nothing failed or was not judged; --undecided pass
+makes that 0); 70 a thread panicked; 124 a library call in the process did not return within
 --timeout; 125 a library in the process ended it (exit, _exit); 128+N the measuring process
-died of signal N (139: SIGSEGV); 130 when interrupted. Every status but 0, 1 and 3 keeps
-what was measured before, with meta.json \"complete\": false.";
+died of signal N (139: SIGSEGV; 159: SIGSYS, a library tried to stop or signal
+bench-sudoku); 130 when interrupted. Every status but 0, 1 and 3 keeps what was measured
+before, with meta.json \"complete\": false.";
 
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
@@ -408,6 +416,15 @@ fn measure(args: &RunArgs, plan: plan::Plan, started: std::time::Instant) -> Cmd
 /// The run's stop flag, raised by the first SIGINT, SIGTERM or SIGHUP.
 fn interrupted() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
     super::interrupt::flag("finishing the batches in flight and writing partial results")
+}
+
+/// The strategy specs as `run` reads them (the defaults when none).
+pub(super) fn specs(args: &RunArgs) -> Vec<String> {
+    if args.strategies.is_empty() {
+        DEFAULT_STRATEGIES.iter().map(|s| s.to_string()).collect()
+    } else {
+        args.strategies.clone()
+    }
 }
 
 /// `-s` values: names, specs, labels of `--solvers` files, or `all`; none →

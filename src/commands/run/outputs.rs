@@ -29,9 +29,14 @@ pub(super) fn output_dir(
     for d in &args.datasets {
         guard.reads_file("the dataset", d);
     }
-    for f in &args.engine.solvers.files {
-        guard.reads_file("the --solvers file", f);
-    }
+    // No output replaces a solver under test (its library, program or
+    // script) or a --solvers file.
+    let specs = super::specs(args);
+    args.engine.solvers.guard(
+        specs.iter().map(String::as_str),
+        args.engine.max_guesses,
+        &mut guard,
+    )?;
     let Some(d) = &args.out else {
         let stem = match infos {
             [one] => one.name.clone(),

@@ -576,6 +576,12 @@ fn scan_dir(args: &RunArgs, plan: &Plan) -> anyhow::Result<Claim> {
             for f in &args.datasets {
                 guard.reads_file("the dataset", f);
             }
+            let specs = super::specs(args);
+            args.engine.solvers.guard(
+                specs.iter().map(String::as_str),
+                args.engine.max_guesses,
+                &mut guard,
+            )?;
             let mut writes = SCAN_FILES.to_vec();
             writes.push(crate::results::claim::LOCK);
             guard.dir("--out", d, &writes)?;

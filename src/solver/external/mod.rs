@@ -27,6 +27,49 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// A solve given up for a reason that is not the solver's: the environment
+/// (no descriptor, no memory, no process left to start one with, or a
+/// program that can no longer be run) or the harness stopping (an
+/// interrupt). [`abandon`] unwinds out of the solve with it; the run's
+/// pipeline (or the command) ends there, and says why, with the status of
+/// an error of the run (2) or of an interrupt (130), never as a fault of
+/// the solver.
+#[derive(Clone, Debug)]
+pub struct Abandon {
+    pub why: String,
+    /// The environment (else the harness stopping).
+    pub environment: bool,
+}
+
+/// The first solve given up, and why.
+static ABANDONED: std::sync::OnceLock<Abandon> = std::sync::OnceLock::new();
+/// Raised by the first interrupt: solver processes are stopped at once.
+static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Gives up the solve in progress: records why (the first reason stays)
+/// and unwinds out of it without a panic message.
+pub fn abandon(a: Abandon) -> ! {
+    let first = ABANDONED.get_or_init(|| a).clone();
+    std::panic::resume_unwind(Box::new(first))
+}
+
+/// Why a solve was given up, if one was.
+pub fn abandoned() -> Option<Abandon> {
+    ABANDONED.get().cloned()
+}
+
+/// Asks every solver process to be stopped where it is (the user
+/// interrupted): an instance waiting for a reply kills its process and
+/// gives the solve up ([`abandon`]) within 50 ms.
+pub fn stop_solving() {
+    STOPPING.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Whether [`stop_solving`] was asked.
+pub fn stopping() -> bool {
+    STOPPING.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The external-solver part of the spec help.
 pub const SPEC_HELP: &str = "External solvers (docs/SOLVERS.md): \
 'lib=PATH[,symbol=NAME|,solver=NAME][,config=N][,name=LABEL][,reentrant=no][,isolate=yes]' loads \
@@ -184,6 +227,58 @@ pub fn in_process(spec: &str, ctx: &Context) -> bool {
             .map(|(_, v)| v.as_str())
     };
     get("lib").is_some() && !matches!(get("isolate"), Some("yes" | "true" | "1"))
+}
+
+/// The files a strategy spec (or a label of a `--solvers` file) names as
+/// its solver, read from the spec alone (nothing is loaded or started):
+/// the `lib=` library, and the `cmd=` program (a path, or found on `PATH`)
+/// with every argument that names an existing file (the script of
+/// `python3 solver.py`). Each with what it is, for messages.
+pub fn solver_files(spec: &str, ctx: &Context) -> Vec<(&'static str, PathBuf)> {
+    let (keys, base) = match ctx.solvers.get(spec) {
+        Some(entry) => (
+            entry.keys.clone(),
+            entry.file.parent().map(Path::to_path_buf),
+        ),
+        None => match split_spec(spec) {
+            Ok(keys) => (keys, None),
+            Err(_) => return Vec::new(),
+        },
+    };
+    let get = |k: &str| {
+        keys.iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.as_str())
+    };
+    let mut files = Vec::new();
+    if let Some(lib) = get("lib") {
+        let path = PathBuf::from(lib);
+        let path = match &base {
+            Some(b) if path.is_relative() => b.join(path),
+            _ => path,
+        };
+        files.push(("the solver library", path));
+    }
+    if let Some(words) = get("cmd").and_then(|c| split_words(c).ok()) {
+        let program = Path::new(&words[0]);
+        let found = if words[0].contains('/') {
+            Some(program.to_path_buf())
+        } else {
+            std::env::var_os("PATH").and_then(|path| {
+                std::env::split_paths(&path)
+                    .map(|d| d.join(program))
+                    .find(|p| p.is_file())
+            })
+        };
+        files.extend(found.map(|p| ("the solver program", p)));
+        for w in &words[1..] {
+            let p = Path::new(w);
+            if !w.is_empty() && p.is_file() {
+                files.push(("the solver's file", p.to_path_buf()));
+            }
+        }
+    }
+    files
 }
 
 /// Builds the external solver of a spec; returns its label and the solver.

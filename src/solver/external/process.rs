@@ -250,6 +250,8 @@ mod imp {
     /// Why no reply line could be read.
     enum ReadFail {
         Timeout,
+        /// The harness is stopping ([`super::super::stop_solving`]).
+        Stopped,
         /// The process closed its output (it exited, most likely).
         Eof,
         TooLong,
@@ -267,6 +269,49 @@ mod imp {
         /// The tail of its stderr.
         stderr: super::super::reaper::Tail,
         hello: Hello,
+        /// Reads give up when the harness is stopping (a process of a
+        /// run's instance, not the one started to read the handshake).
+        abandonable: bool,
+    }
+
+    /// Gives the solve up: the user interrupted.
+    fn interrupted() -> ! {
+        super::super::abandon(super::super::Abandon {
+            why: "interrupted".into(),
+            environment: false,
+        })
+    }
+
+    /// Why `program` could not be started, and whether that is an error of
+    /// the run rather than of the solver: the environment (no descriptor,
+    /// no memory, no process: EMFILE, ENFILE, ENOMEM, EAGAIN) or a program
+    /// that cannot be run (it does not exist, is not executable).
+    fn start_error(program: &str, e: &std::io::Error) -> (String, bool) {
+        let environment = matches!(
+            e.raw_os_error(),
+            Some(libc::EMFILE | libc::ENFILE | libc::ENOMEM | libc::EAGAIN)
+        );
+        let unrunnable = matches!(
+            e.raw_os_error(),
+            Some(
+                libc::ENOENT
+                    | libc::EACCES
+                    | libc::ENOEXEC
+                    | libc::ENOTDIR
+                    | libc::ELOOP
+                    | libc::ETXTBSY
+                    | libc::EPERM
+            )
+        );
+        let why = if environment {
+            format!(
+                "cannot start {program:?}: {e}; the system refused bench-sudoku a resource (not a \
+                 fault of the solver): raise the limit (ulimit -n, ulimit -u) or free memory"
+            )
+        } else {
+            format!("cannot start {program:?}: {e}")
+        };
+        (why, environment || unrunnable)
     }
 
     impl Running {
@@ -288,8 +333,21 @@ mod imp {
             // harness only, which then stops its solvers itself; killing
             // the group also ends what the solver started), and more: see
             // `reaper`.
-            let mut child =
-                reaper::spawn(&mut cmd).map_err(|e| format!("cannot start {:?}: {e}", argv[0]))?;
+            let mut child = match reaper::spawn(&mut cmd) {
+                Ok(c) => c,
+                Err(e) => {
+                    let (why, of_the_run) = start_error(&argv[0], &e);
+                    // A restart (the first start read the handshake): the
+                    // run stops there, as an error of the run.
+                    if of_the_run && expect.is_some() {
+                        super::super::abandon(super::super::Abandon {
+                            why: format!("a solver process could not be started: {why}"),
+                            environment: true,
+                        });
+                    }
+                    return Err(why);
+                }
+            };
             let (Some(stdin), Some(stdout), Some(err)) =
                 (child.stdin.take(), child.stdout.take(), child.stderr.take())
             else {
@@ -310,6 +368,7 @@ mod imp {
                     ns: false,
                     counters: crate::solver::CounterSet::NONE,
                 },
+                abandonable: expect.is_some(),
             };
             let greeting = protocol::greeting();
             if let Err(e) = p.write(greeting.as_bytes()) {
@@ -328,6 +387,10 @@ mod imp {
                         "no handshake within {}",
                         humantime::format_duration(timeout)
                     )))
+                }
+                Err(ReadFail::Stopped) => {
+                    p.kill();
+                    interrupted()
                 }
                 Err(ReadFail::Eof) => return Err(p.failure("it ended before its handshake")),
                 Err(ReadFail::TooLong) => return Err(p.failure("handshake line too long")),
@@ -383,6 +446,9 @@ mod imp {
                 // In slices: a process that died while something it
                 // started holds its output open never gives end of file.
                 let slice = (deadline - now).min(Duration::from_millis(50));
+                if self.abandonable && super::super::stopping() {
+                    return Err(ReadFail::Stopped);
+                }
                 if !wait_readable(&self.stdout, slice).map_err(ReadFail::Io)? {
                     if matches!(self.child.try_wait(), Ok(Some(_))) {
                         return Err(ReadFail::Eof);
@@ -426,6 +492,13 @@ mod imp {
                 s.push_str(&format!(" ({})", facts.join("; ")));
             }
             s
+        }
+
+        /// Kills the process with its group at once (the harness is
+        /// stopping), and what it moved out of its group.
+        fn kill(mut self) {
+            kill_group(&mut self.child);
+            reaper::sweep();
         }
 
         /// Asks the process to quit, and kills it when it does not.
@@ -512,17 +585,18 @@ mod imp {
         })
     }
 
-    fn signal_name(sig: i32) -> &'static str {
-        match sig {
-            libc::SIGSEGV => " (SIGSEGV)",
-            libc::SIGABRT => " (SIGABRT)",
-            libc::SIGBUS => " (SIGBUS)",
-            libc::SIGFPE => " (SIGFPE)",
-            libc::SIGILL => " (SIGILL)",
-            libc::SIGKILL => " (SIGKILL)",
-            libc::SIGTERM => " (SIGTERM)",
-            libc::SIGPIPE => " (SIGPIPE)",
-            _ => "",
+    /// " (SIGSEGV)", and for SIGSYS what it means here.
+    fn signal_name(sig: i32) -> String {
+        if sig == libc::SIGSYS {
+            return " (SIGSYS: a system call bench-sudoku refuses solvers, such as a stop or a \
+                    signal aimed at bench-sudoku)"
+                .to_string();
+        }
+        let name = crate::shield::signal_name(sig);
+        if name.starts_with("SIG") {
+            format!(" ({name})")
+        } else {
+            String::new()
         }
     }
 
@@ -630,6 +704,12 @@ mod imp {
             let base = out.len();
             let mut i = 0;
             while i < puzzles.len() {
+                if super::super::stopping() {
+                    if let Some(p) = self.process.take() {
+                        p.kill();
+                    }
+                    interrupted();
+                }
                 if i >= careful_until {
                     settle(&mut pending, puzzles, base, out);
                 }
@@ -686,8 +766,22 @@ mod imp {
                         }
                         Err(ReadFail::Timeout) => (
                             Status::Timeout,
-                            format!("no reply within {}", humantime::format_duration(timeout)),
+                            format!(
+                                "no reply within {}{}",
+                                humantime::format_duration(timeout),
+                                if reaper::stopped(p.child.id()) {
+                                    " (the process was stopped: SIGSTOP or SIGTSTP)"
+                                } else {
+                                    ""
+                                }
+                            ),
                         ),
+                        Err(ReadFail::Stopped) => {
+                            if let Some(p) = self.process.take() {
+                                p.kill();
+                            }
+                            interrupted()
+                        }
                         Err(ReadFail::Eof) => (Status::Crashed, "it ended before answering".into()),
                         Err(ReadFail::TooLong) => (
                             Status::ProtocolError,

@@ -31,22 +31,36 @@ fn live() -> std::sync::MutexGuard<'static, Option<HashSet<u32>>> {
     LIVE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Starts a solver process: in its own process group, with a parent-death
-/// signal (Linux), recorded as live. Makes this process a child subreaper
+/// Starts a solver process: in a session (and process group) of its own,
+/// without a controlling terminal, with a parent-death signal (Linux) and
+/// the shield's filter (`crate::shield`: it may not stop or signal
+/// bench-sudoku), recorded as live. Makes this process a child subreaper
 /// first (once).
 pub fn spawn(cmd: &mut Command) -> std::io::Result<Child> {
     use std::os::unix::process::CommandExt;
     adopt_orphans();
     let parent = std::process::id();
-    cmd.process_group(0);
+    // Built before the fork: the child may not allocate.
+    let filter = crate::shield::supported()
+        .then(|| crate::shield::Filter::for_solver(&crate::shield::protected_from_here()))
+        .flatten();
     // SAFETY: the closure runs in the forked child before exec and calls
-    // only async-signal-safe functions (signal, prctl, getppid, _exit); it
-    // allocates nothing and touches no lock.
+    // only async-signal-safe functions (signal, setsid, prctl, getppid,
+    // seccomp, _exit); it allocates nothing (the filter was built before
+    // the fork) and touches no lock.
     unsafe {
         cmd.pre_exec(move || {
             // bench-sudoku ignores SIGXFSZ (a write past a file size limit
             // is then an error it reports); a solver gets the default.
             libc::signal(libc::SIGXFSZ, libc::SIG_DFL);
+            // A session of its own: its own process group (a Ctrl-C in the
+            // terminal reaches the harness only, which then stops its
+            // solvers itself; killing the group also ends what the solver
+            // started), and no controlling terminal through which it could
+            // reach the terminal's job control.
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
             #[cfg(target_os = "linux")]
             {
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
@@ -56,6 +70,11 @@ pub fn spawn(cmd: &mut Command) -> std::io::Result<Child> {
                 }
             }
             let _ = parent;
+            // Last: from here on the filter judges every call. Where the
+            // kernel refuses it, the solver runs without (docs/RELIABILITY.md).
+            if let Some(f) = &filter {
+                crate::shield::install(f, false);
+            }
             Ok(())
         });
     }
@@ -179,6 +198,20 @@ pub fn end_all() {
         }
     }
     sweep();
+}
+
+/// Whether process `pid` is stopped (its state in /proc is T or t).
+pub fn stopped(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            let after = s.rfind(')').map(|i| &s[i + 1..])?;
+            after
+                .split_whitespace()
+                .next()
+                .map(|st| st == "T" || st == "t")
+        })
+        .unwrap_or(false)
 }
 
 /// The pids of this process's children (every thread's), from /proc.
