@@ -250,6 +250,36 @@ fn an_in_process_crash_names_the_puzzle_and_keeps_what_was_measured() {
     }
 }
 
+/// Without `--batch-size`, a run that loads a library into its process
+/// writes its rows a small batch at a time: a crash after 255 puzzles (less
+/// than the usual batch of 256) keeps the rows of the batches before it.
+#[test]
+fn a_crash_inside_the_first_usual_batch_keeps_the_rows_before_it() {
+    let lib = fixtures().expect("these tests need a C compiler (cc)");
+    let spec = format!("lib={},symbol=solve_die,name=die", lib.display());
+    let (puzzle, _) = hard_puzzle(255);
+    let data = dataset("hard.csv");
+    let r = run(
+        "crash-first-batch",
+        &[
+            data.as_str(),
+            "--limit",
+            "400",
+            "-j",
+            "1",
+            "-s",
+            "fast",
+            "-s",
+            &spec,
+        ],
+        &[("BS_FIXTURE_DIE", &puzzle), ("BS_FIXTURE_DIE_HOW", "abort")],
+    );
+    assert_eq!(r.code(), 134, "{}", r.stderr());
+    let n = r.result("die")["puzzles"].as_u64().unwrap();
+    assert!((128..=255).contains(&n), "{n} puzzles kept: {}", r.stderr());
+    assert_eq!(r.column("die", "index").len() as u64, n);
+}
+
 /// A library that ends the process (exit, _exit, with any status, also
 /// from its initialisers) never ends the run with 0.
 #[test]

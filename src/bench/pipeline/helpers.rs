@@ -19,6 +19,18 @@ pub(super) struct Raw {
 /// the harness's. Batches stay the unit of reading and shuffling.
 const GROUP: usize = 4;
 
+/// Batches per job: [`GROUP`], or one in a supervised child (a library
+/// loaded into the process), whose rows are written a batch at a time so
+/// that a library that takes the process down loses one batch per thread
+/// at most.
+fn group_size() -> usize {
+    #[cfg(unix)]
+    if crate::board::this().is_some() {
+        return 1;
+    }
+    GROUP
+}
+
 /// Batches read and handed to the pool together.
 enum Group {
     /// As read (their rows may be unparsed).
@@ -305,12 +317,13 @@ impl Dispatcher<'_> {
         (self.stopped, self.reader.busy_ns)
     }
 
-    /// Reads up to [`GROUP`] batches. At the end of the input, the stop
+    /// Reads up to [`group_size`] batches. At the end of the input, the stop
     /// flag, a bad row or a panic, sets `ended` (and `stopped`, but for a
     /// panic, which [`fail`] keeps).
     fn read_group(&mut self, wake: &SyncSender<()>) -> Vec<Batch> {
-        let mut group = Vec::with_capacity(GROUP);
-        while group.len() < GROUP && !self.ended {
+        let size = group_size();
+        let mut group = Vec::with_capacity(size);
+        while group.len() < size && !self.ended {
             if self.stop.load(Ordering::Relaxed) {
                 self.stopped = Some(Stop::Interrupted);
                 self.ended = true;

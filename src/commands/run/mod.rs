@@ -281,10 +281,12 @@ pub struct RunArgs {
           value_parser = super::args::parse_interval)]
     pub progress_interval: std::time::Duration,
     /// Puzzles per batch, 1 to 65536 (the unit of work in flight and the
-    /// shuffle window).
-    #[arg(long, value_name = "N", default_value_t = crate::bench::DEFAULT_BATCH,
+    /// shuffle window) [default: 256; 64 in a run that loads a library
+    /// into its process, whose rows are kept a batch at a time should the
+    /// library take the process down].
+    #[arg(long, value_name = "N",
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=super::args::MAX_BATCH))]
-    pub batch_size: usize,
+    pub batch_size: Option<usize>,
     /// Only shard K of N of every dataset (1 ≤ K ≤ N): the puzzles whose
     /// 0-based index % N == K - 1 (after --limit). Combine the shards with
     /// `merge`.

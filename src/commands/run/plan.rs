@@ -9,6 +9,7 @@ use crate::bench::{sysinfo, RunOptions};
 use crate::commands::compare::FailOn;
 use crate::compare::gate::Gate;
 use crate::report::Exporter;
+use crate::results::meta::COLD_SOLVES;
 use crate::solver::{Engine, Limits, Strategy};
 
 /// What a run will do.
@@ -112,6 +113,14 @@ fn baseline(
 /// strategies are interleaved.
 fn options(args: &RunArgs, strategies: Vec<Strategy>, gated: bool) -> RunOptions {
     let several = strategies.len() > 1;
+    let repeat = args.repeat.unwrap_or(if gated { 3 } else { 1 }).max(1);
+    let warmup = args
+        .warmup
+        .unwrap_or(if several && !args.sequential { 1 } else { 0 });
+    let batch_size = args
+        .batch_size
+        .unwrap_or_else(|| default_batch(strategies.len(), repeat + warmup))
+        .max(1);
     RunOptions {
         datasets: args.datasets.clone(),
         strategies,
@@ -119,10 +128,8 @@ fn options(args: &RunArgs, strategies: Vec<Strategy>, gated: bool) -> RunOptions
             0 => sysinfo::logical_cores(),
             n => n,
         },
-        repeat: args.repeat.unwrap_or(if gated { 3 } else { 1 }).max(1),
-        warmup: args
-            .warmup
-            .unwrap_or(if several && !args.sequential { 1 } else { 0 }),
+        repeat,
+        warmup,
         practised: args.practised,
         limit: args.limit,
         shuffle: args.shuffle,
@@ -132,7 +139,7 @@ fn options(args: &RunArgs, strategies: Vec<Strategy>, gated: bool) -> RunOptions
             .with_solutions(args.count)
             .with_max_guesses(args.engine.max_guesses),
         format: args.format,
-        batch_size: args.batch_size.max(1),
+        batch_size,
         skip_invalid: args.skip_invalid,
         shard: args.shard,
         sequential: args.sequential,
@@ -141,3 +148,29 @@ fn options(args: &RunArgs, strategies: Vec<Strategy>, gated: bool) -> RunOptions
         rotation: 0,
     }
 }
+
+/// The batch size without `--batch-size`: [`crate::bench::DEFAULT_BATCH`],
+/// or in a supervised child (a library loaded into the process) smaller
+/// batches, so that the rows written before the library takes the process
+/// down lose at most a small batch per thread. With repeated passes a
+/// batch stays large enough for cold repeats (a puzzle's repeats
+/// [`COLD_SOLVES`] solves apart).
+fn default_batch(strategies: usize, passes: u32) -> usize {
+    #[cfg(unix)]
+    let supervised = crate::board::this().is_some();
+    #[cfg(not(unix))]
+    let supervised = false;
+    if !supervised {
+        return crate::bench::DEFAULT_BATCH;
+    }
+    if passes > 1 {
+        COLD_SOLVES
+            .div_ceil(strategies.max(1))
+            .max(SUPERVISED_BATCH)
+    } else {
+        SUPERVISED_BATCH
+    }
+}
+
+/// The batch size of a supervised child (without repeated passes).
+const SUPERVISED_BATCH: usize = 64;

@@ -146,7 +146,7 @@ fn with_value(args: &RunArgs, key: &str, value: &str) -> anyhow::Result<RunArgs>
                     crate::commands::args::MAX_BATCH
                 );
             }
-            a.batch_size = n as usize;
+            a.batch_size = Some(n as usize);
         }
         "repeat" | "warmup" | "count" => {
             let n = num("a count")?;
