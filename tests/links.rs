@@ -200,3 +200,57 @@ fn the_documented_ci_workflow_is_the_checked_one() {
         "docs/SOLVERS.md's workflow differs from examples/ci/solver-bench.yml"
     );
 }
+
+/// Every test a document names as holding a promise exists: a
+/// `tests/FILE.rs::name` names a function of that file, and a
+/// `module::path::tests::name` a function of that module's source (its
+/// `mod.rs`, `.rs` or `tests.rs`). `…::name` continues the file before it.
+#[test]
+fn every_test_a_document_names_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let defines = |file: &Path, name: &str| {
+        std::fs::read_to_string(file).is_ok_and(|t| t.contains(&format!("fn {name}(")))
+    };
+    let mut missing = Vec::new();
+    for doc in documents() {
+        let text = std::fs::read_to_string(&doc).unwrap();
+        let mut last: Option<PathBuf> = None;
+        for cited in text.split('`').skip(1).step_by(2) {
+            let (file, name) = if let Some((f, n)) = cited.split_once(".rs::") {
+                (Some(root.join(format!("{f}.rs"))), n)
+            } else if let Some(n) = cited.strip_prefix("…::") {
+                (last.clone(), n)
+            } else if let Some((module, n)) = cited.rsplit_once("::tests::") {
+                let base = root.join("src").join(module.replace("::", "/"));
+                let source = [
+                    base.join("tests.rs"),
+                    base.join("mod.rs"),
+                    base.with_extension("rs"),
+                ]
+                .into_iter()
+                .find(|p| defines(p, n.trim()));
+                (source.or(Some(base.with_extension("rs"))), n)
+            } else {
+                continue;
+            };
+            let (Some(file), name) = (file, name.trim()) else {
+                continue;
+            };
+            let plain = name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !plain
+                || !file.starts_with(root.join("tests")) && !file.starts_with(root.join("src"))
+            {
+                continue;
+            }
+            if !defines(&file, name) {
+                missing.push(format!("{}: {}::{name}", doc.display(), file.display()));
+            }
+            last = Some(file);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "documents name tests that do not exist:\n{}",
+        missing.join("\n")
+    );
+}
