@@ -31,15 +31,7 @@ pub fn check_consistent(inputs: &[ResultsDir]) -> anyhow::Result<Shards> {
     let mut n_all = None;
     let mut seen: HashMap<u64, &Path> = HashMap::new();
     for d in inputs {
-        let shard: Shard = match &d.meta.options.shard {
-            Some(s) => s
-                .parse()
-                .map_err(|e| anyhow::anyhow!("{}: {e}", d.path.display()))?,
-            None => bail!(
-                "{}: not a shard (run with --shard K/N); merging unsharded runs would count puzzles twice",
-                d.path.display()
-            ),
-        };
+        let shard = shard_of(d)?;
         match n_all {
             None => n_all = Some(shard.n),
             Some(n) if n != shard.n => bail!(
@@ -56,59 +48,7 @@ pub fn check_consistent(inputs: &[ResultsDir]) -> anyhow::Result<Shards> {
                 d.path.display()
             );
         }
-        if d.meta.version != first.meta.version {
-            bail!(
-                "{} and {}: written by different bench-sudoku versions ({} vs {})",
-                first.path.display(),
-                d.path.display(),
-                first.meta.version,
-                d.meta.version
-            );
-        }
-        if d.meta.git_commit != first.meta.git_commit || d.meta.cpu_model != first.meta.cpu_model {
-            warnings.push(format!(
-                "{} and {} come from different builds or CPUs; merged times mix them",
-                first.path.display(),
-                d.path.display()
-            ));
-        }
-        let mut a = d.meta.options.clone();
-        let mut b = first.meta.options.clone();
-        a.shard = None;
-        b.shard = None;
-        if a != b {
-            bail!(
-                "{} and {}: different run options ({}); shards of one run share every option but --shard",
-                first.path.display(),
-                d.path.display(),
-                option_difference(&serde_json::to_value(&b)?, &serde_json::to_value(&a)?)
-            );
-        }
-        // One experiment, each shard its own puzzles of the same file.
-        for ds in &first.meta.datasets {
-            let exp = |d: &ResultsDir| d.meta.experiment(&ds.name).without_puzzles();
-            let names = [
-                first.path.display().to_string(),
-                d.path.display().to_string(),
-            ];
-            let found = judge::comparable(&exp(first), &exp(d), [&names[0], &names[1]]);
-            if let Some(f) = found.first() {
-                bail!("{}: not shards of one run: {}", ds.name, f.line());
-            }
-        }
-        let sig = |m: &Meta| -> Vec<(String, String, bool)> {
-            m.datasets
-                .iter()
-                .map(|x| (x.name.clone(), x.format.clone(), x.has_solutions))
-                .collect()
-        };
-        if sig(&d.meta) != sig(&first.meta) {
-            bail!(
-                "{} and {}: different datasets",
-                first.path.display(),
-                d.path.display()
-            );
-        }
+        warnings.extend(same_run(first, d)?);
     }
     let mut present: Vec<u64> = seen.into_keys().collect();
     present.sort_unstable();
@@ -117,6 +57,78 @@ pub fn check_consistent(inputs: &[ResultsDir]) -> anyhow::Result<Shards> {
         present,
         warnings,
     })
+}
+
+/// The shard a results directory is (refused when it is none).
+fn shard_of(d: &ResultsDir) -> anyhow::Result<Shard> {
+    match &d.meta.options.shard {
+        Some(s) => s
+            .parse()
+            .map_err(|e| anyhow::anyhow!("{}: {e}", d.path.display())),
+        None => bail!(
+            "{}: not a shard (run with --shard K/N); merging unsharded runs would count puzzles twice",
+            d.path.display()
+        ),
+    }
+}
+
+/// Refuses `d` unless it is a shard of the run `first` is one of: the same
+/// bench-sudoku version, the same options but `--shard`, one experiment by
+/// the judge's rules (the same dataset file above all), the same datasets.
+/// What a merge of the two should warn about.
+fn same_run(first: &ResultsDir, d: &ResultsDir) -> anyhow::Result<Vec<String>> {
+    let both = || format!("{} and {}", first.path.display(), d.path.display());
+    if d.meta.version != first.meta.version {
+        bail!(
+            "{}: written by different bench-sudoku versions ({} vs {})",
+            both(),
+            first.meta.version,
+            d.meta.version
+        );
+    }
+    let mut a = d.meta.options.clone();
+    let mut b = first.meta.options.clone();
+    a.shard = None;
+    b.shard = None;
+    if a != b {
+        bail!(
+            "{}: different run options ({}); shards of one run share every option but --shard",
+            both(),
+            option_difference(&serde_json::to_value(&b)?, &serde_json::to_value(&a)?)
+        );
+    }
+    // One experiment, each shard its own puzzles of the same file.
+    let names = [
+        first.path.display().to_string(),
+        d.path.display().to_string(),
+    ];
+    for ds in &first.meta.datasets {
+        let exp = |d: &ResultsDir| d.meta.experiment(&ds.name).without_puzzles();
+        let found = judge::comparable(&exp(first), &exp(d), [&names[0], &names[1]]);
+        if let Some(f) = found.first() {
+            bail!("{}: not shards of one run: {}", ds.name, f.line());
+        }
+    }
+    let sig = |m: &Meta| -> Vec<(String, String, bool)> {
+        m.datasets
+            .iter()
+            .map(|x| (x.name.clone(), x.format.clone(), x.has_solutions))
+            .collect()
+    };
+    if sig(&d.meta) != sig(&first.meta) {
+        bail!("{}: different datasets", both());
+    }
+    let other_build =
+        d.meta.git_commit != first.meta.git_commit || d.meta.cpu_model != first.meta.cpu_model;
+    Ok(other_build
+        .then(|| {
+            format!(
+                "{} come from different builds or CPUs; merged times mix them",
+                both()
+            )
+        })
+        .into_iter()
+        .collect())
 }
 
 /// Refuses a set of shards that does not make

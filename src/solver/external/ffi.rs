@@ -341,51 +341,7 @@ fn native(
             names.push(this);
             continue;
         }
-        let bad = |why: String| format!("lib={shown}: solver {name:?}: {why}");
-        if desc.abi_version != abi::VERSION {
-            return Err(bad(format!(
-                "built for interface version {}; this bench-sudoku reads version {}",
-                desc.abi_version,
-                abi::VERSION
-            )));
-        }
-        if (desc.struct_size as usize) < std::mem::size_of::<abi::Descriptor>() {
-            return Err(bad(format!(
-                "descriptor of {} bytes; version {} has {}",
-                desc.struct_size,
-                abi::VERSION,
-                std::mem::size_of::<abi::Descriptor>()
-            )));
-        }
-        if desc.reports & !abi::KNOWN_REPORTS != 0 {
-            return Err(bad(format!("unknown reports bits {:#x}", desc.reports)));
-        }
-        let (Some(create), Some(destroy), Some(solve)) = (desc.create, desc.destroy, desc.solve)
-        else {
-            return Err(bad("create, destroy and solve must all be set".into()));
-        };
-        // A state made and freed once: a solver that cannot make one stops
-        // the run here rather than on every thread.
-        // SAFETY: `create` and `destroy` are the descriptor's functions,
-        // called as the interface specifies.
-        let state = unsafe { create(config) };
-        if state.is_null() {
-            return Err(bad(format!("create({config}) returned NULL")));
-        }
-        // SAFETY: `state` came from this solver's `create` and is freed once.
-        unsafe { destroy(state) };
-        let description = c_text(desc.description)
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| format!("{name} in {shown}"));
-        return Ok((
-            Function::Native {
-                create,
-                destroy,
-                solve,
-                reports: CounterSet::from_bits(desc.reports as u8),
-            },
-            description,
-        ));
+        return checked(desc, shown, name, config);
     }
     Err(format!(
         "lib={shown}: no solver {name:?} (it has: {})",
@@ -394,6 +350,60 @@ fn native(
         } else {
             names.join(", ")
         }
+    ))
+}
+
+/// The solver of descriptor `desc` (named `name` in `shown`) when its
+/// version, size, reports and functions are what this bench-sudoku reads,
+/// and it can make a state (made and freed once here: a solver that cannot
+/// make one stops the run now rather than on every thread).
+fn checked(
+    desc: &abi::Descriptor,
+    shown: &str,
+    name: &str,
+    config: u32,
+) -> Result<(Function, String), String> {
+    let bad = |why: String| format!("lib={shown}: solver {name:?}: {why}");
+    if desc.abi_version != abi::VERSION {
+        return Err(bad(format!(
+            "built for interface version {}; this bench-sudoku reads version {}",
+            desc.abi_version,
+            abi::VERSION
+        )));
+    }
+    if (desc.struct_size as usize) < std::mem::size_of::<abi::Descriptor>() {
+        return Err(bad(format!(
+            "descriptor of {} bytes; version {} has {}",
+            desc.struct_size,
+            abi::VERSION,
+            std::mem::size_of::<abi::Descriptor>()
+        )));
+    }
+    if desc.reports & !abi::KNOWN_REPORTS != 0 {
+        return Err(bad(format!("unknown reports bits {:#x}", desc.reports)));
+    }
+    let (Some(create), Some(destroy), Some(solve)) = (desc.create, desc.destroy, desc.solve) else {
+        return Err(bad("create, destroy and solve must all be set".into()));
+    };
+    // SAFETY: `create` and `destroy` are the descriptor's functions, called
+    // as the interface specifies.
+    let state = unsafe { create(config) };
+    if state.is_null() {
+        return Err(bad(format!("create({config}) returned NULL")));
+    }
+    // SAFETY: `state` came from this solver's `create` and is freed once.
+    unsafe { destroy(state) };
+    let description = c_text(desc.description)
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| format!("{name} in {shown}"));
+    Ok((
+        Function::Native {
+            create,
+            destroy,
+            solve,
+            reports: CounterSet::from_bits(desc.reports as u8),
+        },
+        description,
     ))
 }
 

@@ -355,7 +355,7 @@ mod imp {
                 return Err("no pipes to the process".into());
             };
             let stderr = reaper::Tail::drain(err);
-            let mut p = Running {
+            let p = Running {
                 child,
                 stdin: Some(stdin),
                 stdout,
@@ -370,49 +370,60 @@ mod imp {
                 },
                 abandonable: expect.is_some(),
             };
+            p.handshake(timeout, expect)
+        }
+
+        /// Sends the greeting and reads the solver's handshake within
+        /// `timeout`; with `expect`, its reports must equal those of the
+        /// first process.
+        fn handshake(
+            mut self,
+            timeout: Duration,
+            expect: Option<&Hello>,
+        ) -> Result<Running, String> {
             let greeting = protocol::greeting();
-            if let Err(e) = p.write(greeting.as_bytes()) {
+            if let Err(e) = self.write(greeting.as_bytes()) {
                 // A closed pipe: it ended (or closed its input) first.
                 let why = if e.kind() == std::io::ErrorKind::BrokenPipe {
                     "it ended before its handshake".to_string()
                 } else {
                     format!("cannot send the handshake ({e})")
                 };
-                return Err(p.failure(&why));
+                return Err(self.failure(&why));
             }
-            let line = match p.read_line(Instant::now() + timeout) {
+            let line = match self.read_line(Instant::now() + timeout) {
                 Ok((line, _)) => String::from_utf8_lossy(&line).into_owned(),
                 Err(ReadFail::Timeout) => {
-                    return Err(p.failure(&format!(
+                    return Err(self.failure(&format!(
                         "no handshake within {}",
                         humantime::format_duration(timeout)
                     )))
                 }
                 Err(ReadFail::Stopped) => {
-                    p.kill();
+                    self.kill();
                     interrupted()
                 }
-                Err(ReadFail::Eof) => return Err(p.failure("it ended before its handshake")),
-                Err(ReadFail::TooLong) => return Err(p.failure("handshake line too long")),
+                Err(ReadFail::Eof) => return Err(self.failure("it ended before its handshake")),
+                Err(ReadFail::TooLong) => return Err(self.failure("handshake line too long")),
                 Err(ReadFail::Io(e)) => {
-                    return Err(p.failure(&format!("reading its handshake: {e}")))
+                    return Err(self.failure(&format!("reading its handshake: {e}")))
                 }
             };
             let hello = match Hello::parse(line.trim_end()) {
                 Ok(h) => h,
-                Err(e) => return Err(p.failure(&e)),
+                Err(e) => return Err(self.failure(&e)),
             };
             if let Some(first) = expect {
                 if (hello.ns, hello.counters) != (first.ns, first.counters) {
-                    return Err(p.failure(&format!(
+                    return Err(self.failure(&format!(
                         "its handshake changed from {:?} to {:?}",
                         first.line().trim_end(),
                         hello.line().trim_end()
                     )));
                 }
             }
-            p.hello = hello;
-            Ok(p)
+            self.hello = hello;
+            Ok(self)
         }
 
         fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
@@ -692,7 +703,6 @@ mod imp {
 
         fn solve_batch(&mut self, puzzles: &[Grid], limits: &Limits, out: &mut Vec<Answer>) {
             let limit = limits.solutions.max(1);
-            let timeout = self.shared.timeout;
             // Requests before this index go one at a time: a fault happened
             // while several were in flight, and a solver may hold replies
             // in its output buffer, so which one caused it is not known.
@@ -720,99 +730,135 @@ mod imp {
                 }
                 let depth = if i < careful_until { 1 } else { self.depth() };
                 let end = (i + depth).min(puzzles.len());
-                self.requests.clear();
-                for p in &puzzles[i..end] {
-                    protocol::push_request(&mut self.requests, p, limit);
-                }
-                let p = self.process.as_mut().expect("running");
-                let sent = Instant::now();
-                if let Err(e) = p.write(&self.requests) {
-                    let why = self.fail(&format!("it stopped reading requests ({e})"));
-                    out.push(Answer::fault(&puzzles[i], Status::Crashed, why));
-                    i += 1;
-                    continue;
-                }
-                let mut last = sent;
-                while i < end {
-                    let puzzle = &puzzles[i];
-                    let p = self.process.as_mut().expect("running");
-                    let (status, why) = match p.read_line(last + timeout) {
-                        Ok((line, arrived)) => {
-                            match protocol::parse_reply(&line, &p.hello, limit) {
-                                Ok(reply) => {
-                                    let mut a = answer_of(puzzle, reply);
-                                    match a.time_ns {
-                                        Some(ns) => self.learn(ns),
-                                        // Round trip: one request in flight.
-                                        None => {
-                                            a.time_ns = Some((arrived - last).as_nanos() as u64)
-                                        }
-                                    }
-                                    self.failed_starts = 0;
-                                    out.push(a);
-                                    last = arrived;
-                                    i += 1;
-                                    continue;
-                                }
-                                // The n-th reply answers the n-th request: this
-                                // fault is this puzzle's whatever is in flight.
-                                Err(e) => {
-                                    let why = self.fail(&format!("bad reply: {e}"));
-                                    out.push(Answer::fault(puzzle, Status::ProtocolError, why));
-                                    i += 1;
-                                    break;
-                                }
-                            }
-                        }
-                        Err(ReadFail::Timeout) => (
-                            Status::Timeout,
-                            format!(
-                                "no reply within {}{}",
-                                humantime::format_duration(timeout),
-                                if reaper::stopped(p.child.id()) {
-                                    " (the process was stopped: SIGSTOP or SIGTSTP)"
-                                } else {
-                                    ""
-                                }
-                            ),
-                        ),
-                        Err(ReadFail::Stopped) => {
-                            if let Some(p) = self.process.take() {
-                                p.kill();
-                            }
-                            interrupted()
-                        }
-                        Err(ReadFail::Eof) => (Status::Crashed, "it ended before answering".into()),
-                        Err(ReadFail::TooLong) => (
-                            Status::ProtocolError,
-                            format!("a reply line longer than {} bytes", protocol::MAX_LINE),
-                        ),
-                        Err(ReadFail::Io(e)) => {
-                            (Status::Crashed, format!("reading its reply: {e}"))
-                        }
-                    };
-                    let why = self.fail(&why);
-                    if end - i > 1 {
-                        // Several requests in flight: sent again one at a
-                        // time to the restarted solver, and the fault kept
-                        // until they show whose it is.
-                        let note = format!(
-                            "{why} [{} requests were in flight; sent again one at a time, none \
-                             failed: counted on the first that had no reply]",
-                            end - i
-                        );
-                        pending = Some((i, status, note));
-                        careful_until = end;
-                    } else {
-                        // Its own fault: the one kept, if any, was this.
-                        pending = None;
-                        out.push(Answer::fault(puzzle, status, why));
+                let sent = match self.send(&puzzles[i..end], limit) {
+                    Ok(t) => t,
+                    Err(why) => {
+                        out.push(Answer::fault(&puzzles[i], Status::Crashed, why));
                         i += 1;
+                        continue;
                     }
-                    break;
+                };
+                let fault;
+                (i, fault) = self.read_replies(puzzles, (i, end), limit, sent, out);
+                let Some((status, why)) = fault else { continue };
+                let why = self.fail(&why);
+                if end - i > 1 {
+                    // Several requests in flight: sent again one at a time
+                    // to the restarted solver, and the fault kept until
+                    // they show whose it is.
+                    let note = format!(
+                        "{why} [{} requests were in flight; sent again one at a time, none \
+                         failed: counted on the first that had no reply]",
+                        end - i
+                    );
+                    pending = Some((i, status, note));
+                    careful_until = end;
+                } else {
+                    // Its own fault: the one kept, if any, was this.
+                    pending = None;
+                    out.push(Answer::fault(&puzzles[i], status, why));
+                    i += 1;
                 }
             }
             settle(&mut pending, puzzles, base, out);
+        }
+    }
+
+    impl Instance {
+        /// Writes the requests of `puzzles` in one write; when it was sent,
+        /// or why the solver could not take it (it is then restarted).
+        fn send(&mut self, puzzles: &[Grid], limit: u32) -> Result<Instant, String> {
+            self.requests.clear();
+            for p in puzzles {
+                protocol::push_request(&mut self.requests, p, limit);
+            }
+            let p = self.process.as_mut().expect("running");
+            let sent = Instant::now();
+            match p.write(&self.requests) {
+                Ok(()) => Ok(sent),
+                Err(e) => Err(self.fail(&format!("it stopped reading requests ({e})"))),
+            }
+        }
+
+        /// Reads the replies to the requests `from..end` sent at `sent`,
+        /// pushing each answer; returns the first request left without one
+        /// and the fault that stopped the reading, if any (a bad reply is
+        /// its own puzzle's fault: pushed, and not returned).
+        fn read_replies(
+            &mut self,
+            puzzles: &[Grid],
+            (from, end): (usize, usize),
+            limit: u32,
+            sent: Instant,
+            out: &mut Vec<Answer>,
+        ) -> (usize, Option<(Status, String)>) {
+            let timeout = self.shared.timeout;
+            let mut last = sent;
+            for (i, puzzle) in puzzles.iter().enumerate().take(end).skip(from) {
+                let p = self.process.as_mut().expect("running");
+                let (line, arrived) = match p.read_line(last + timeout) {
+                    Ok(read) => read,
+                    Err(fail) => return (i, Some(self.read_fault(fail, timeout))),
+                };
+                match protocol::parse_reply(&line, &p.hello, limit) {
+                    Ok(reply) => {
+                        let mut a = answer_of(puzzle, reply);
+                        match a.time_ns {
+                            Some(ns) => self.learn(ns),
+                            // Round trip: one request in flight.
+                            None => a.time_ns = Some((arrived - last).as_nanos() as u64),
+                        }
+                        self.failed_starts = 0;
+                        out.push(a);
+                        last = arrived;
+                    }
+                    // The n-th reply answers the n-th request: this fault
+                    // is this puzzle's whatever is in flight.
+                    Err(e) => {
+                        let why = self.fail(&format!("bad reply: {e}"));
+                        out.push(Answer::fault(puzzle, Status::ProtocolError, why));
+                        return (i + 1, None);
+                    }
+                }
+            }
+            (end, None)
+        }
+
+        /// The fault of a reply that did not come; an interrupt ends the
+        /// solves here.
+        fn read_fault(&mut self, fail: ReadFail, timeout: Duration) -> (Status, String) {
+            match fail {
+                ReadFail::Timeout => {
+                    let stopped = self
+                        .process
+                        .as_ref()
+                        .is_some_and(|p| reaper::stopped(p.child.id()));
+                    (
+                        Status::Timeout,
+                        format!(
+                            "no reply within {}{}",
+                            humantime::format_duration(timeout),
+                            if stopped {
+                                " (the process was stopped: SIGSTOP or SIGTSTP)"
+                            } else {
+                                ""
+                            }
+                        ),
+                    )
+                }
+                ReadFail::Stopped => {
+                    if let Some(p) = self.process.take() {
+                        p.kill();
+                    }
+                    interrupted()
+                }
+                ReadFail::Eof => (Status::Crashed, "it ended before answering".into()),
+                ReadFail::TooLong => (
+                    Status::ProtocolError,
+                    format!("a reply line longer than {} bytes", protocol::MAX_LINE),
+                ),
+                ReadFail::Io(e) => (Status::Crashed, format!("reading its reply: {e}")),
+            }
         }
     }
 

@@ -262,6 +262,37 @@ pub fn parse_reply(line: &[u8], hello: &Hello, limit: u32) -> Result<Reply, Stri
         }
     }
     let mut words = text.split_ascii_whitespace();
+    let (count, solution) = head(&mut words, text, limit)?;
+    let mut f = Fields::default();
+    for w in words {
+        f.take(w, hello)?;
+    }
+    if let Some(c) = hello.counters.iter().find(|&c| !f.seen.has(c)) {
+        let key = KEYS.iter().find(|(_, k)| *k == c).map_or("?", |(n, _)| n);
+        return Err(format!("declared key {key} missing"));
+    }
+    if hello.ns && f.ns.is_none() {
+        return Err("declared key ns missing".into());
+    }
+    if f.stopped == Some(Status::Stalled) && count > 0 {
+        return Err("stopped=stalled with a solution".into());
+    }
+    Ok(Reply::Answer {
+        count,
+        solution,
+        ns: f.ns,
+        counters: f.counters,
+        stopped: f.stopped,
+    })
+}
+
+/// A reply's `COUNT SOLUTION`: the count (at most `limit`) and the grid
+/// (`-` with a count of 0).
+fn head<'a>(
+    words: &mut impl Iterator<Item = &'a str>,
+    text: &str,
+    limit: u32,
+) -> Result<(u32, Option<Grid>), String> {
     let count: u32 = words.next().and_then(|w| w.parse().ok()).ok_or_else(|| {
         format!(
             "expected 'COUNT SOLUTION …' or 'error …', got {:?}",
@@ -287,24 +318,35 @@ pub fn parse_reply(line: &[u8], hello: &Hello, limit: u32) -> Result<Reply, Stri
         }
         (_, s) => return Err(format!("solution {:?} is not 81 digits 1-9", clip(s))),
     };
-    let mut counters = Counters::default();
-    let mut ns = None;
-    let mut stopped = None;
-    let mut seen = CounterSet::NONE;
-    for w in words {
+    Ok((count, solution))
+}
+
+/// The `KEY=VALUE` fields of a reply read so far.
+#[derive(Default)]
+struct Fields {
+    counters: Counters,
+    ns: Option<u64>,
+    stopped: Option<Status>,
+    seen: CounterSet,
+}
+
+impl Fields {
+    /// Takes one field: `stopped=…`, `ns=…` or a counter declared in the
+    /// handshake, each at most once.
+    fn take(&mut self, w: &str, hello: &Hello) -> Result<(), String> {
         let (k, v) = w
             .split_once('=')
             .ok_or_else(|| format!("{:?} is not key=value", clip(w)))?;
         if k == "stopped" {
-            if stopped.is_some() {
+            if self.stopped.is_some() {
                 return Err("stopped= given twice".into());
             }
-            stopped = Some(match v {
+            self.stopped = Some(match v {
                 "gave_up" => Status::GaveUp,
                 "stalled" => Status::Stalled,
                 _ => return Err(format!("stopped={v:?} (expected gave_up or stalled)")),
             });
-            continue;
+            return Ok(());
         }
         let value: u64 = v
             .parse()
@@ -313,10 +355,10 @@ pub fn parse_reply(line: &[u8], hello: &Hello, limit: u32) -> Result<Reply, Stri
             if !hello.ns {
                 return Err("key ns was not declared in the handshake".into());
             }
-            if ns.replace(value).is_some() {
+            if self.ns.replace(value).is_some() {
                 return Err("key ns given twice".into());
             }
-            continue;
+            return Ok(());
         }
         let c = KEYS
             .iter()
@@ -326,35 +368,19 @@ pub fn parse_reply(line: &[u8], hello: &Hello, limit: u32) -> Result<Reply, Stri
         if !hello.counters.has(c) {
             return Err(format!("key {k} was not declared in the handshake"));
         }
-        if seen.has(c) {
+        if self.seen.has(c) {
             return Err(format!("key {k} given twice"));
         }
-        seen = seen.with(c);
+        self.seen = self.seen.with(c);
         match c {
-            Counter::Guesses => counters.guesses = value,
-            Counter::Backtracks => counters.backtracks = value,
-            Counter::MaxDepth => counters.max_depth = value.min(u32::MAX as u64) as u32,
-            Counter::Nodes => counters.nodes = value,
+            Counter::Guesses => self.counters.guesses = value,
+            Counter::Backtracks => self.counters.backtracks = value,
+            Counter::MaxDepth => self.counters.max_depth = value.min(u32::MAX as u64) as u32,
+            Counter::Nodes => self.counters.nodes = value,
             Counter::NakedSingles | Counter::HiddenSingles => unreachable!("not a protocol key"),
         }
+        Ok(())
     }
-    if let Some(c) = hello.counters.iter().find(|&c| !seen.has(c)) {
-        let key = KEYS.iter().find(|(_, k)| *k == c).map_or("?", |(n, _)| n);
-        return Err(format!("declared key {key} missing"));
-    }
-    if hello.ns && ns.is_none() {
-        return Err("declared key ns missing".into());
-    }
-    if stopped == Some(Status::Stalled) && count > 0 {
-        return Err("stopped=stalled with a solution".into());
-    }
-    Ok(Reply::Answer {
-        count,
-        solution,
-        ns,
-        counters,
-        stopped,
-    })
 }
 
 /// A line shortened for an error message.
