@@ -150,6 +150,11 @@ replaced whole by a rename, so a reader never sees half a line.
 Exit status: 0 when the lines were added; 2 when a directory cannot be loaded or is incomplete, a -s
 label is not in a run, or the file cannot be read or written.")]
     History(commands::history::HistoryArgs),
+    /// The standard benchmark corpora: list them (name, puzzles, source,
+    /// SHA-256, licence), or `corpora fetch DIR` to download them from
+    /// their public source, each checked against its SHA-256.
+    #[command(after_help = commands::corpora::CORPORA_HELP)]
+    Corpora(commands::corpora::CorporaArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish,
     /// powershell).
     #[command(after_help = "Examples:
@@ -195,6 +200,7 @@ pub fn main_with(solvers: Vec<(String, std::sync::Arc<dyn crate::solver::Externa
         Command::Report(a) => commands::report::run(a),
         Command::Trend(a) => commands::trend::run(a),
         Command::History(a) => commands::history::run(a),
+        Command::Corpora(a) => commands::corpora::run(a),
         Command::Completions(a) => commands::completions::completions(a, Cli::command()),
         Command::Man(a) => commands::completions::man(a, Cli::command()),
     };

@@ -5,6 +5,7 @@ pub mod args;
 pub mod check;
 pub mod compare;
 pub mod completions;
+pub mod corpora;
 pub mod export;
 pub mod generate;
 pub mod history;
