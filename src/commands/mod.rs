@@ -3,6 +3,7 @@
 
 pub mod args;
 pub mod check;
+pub mod comment;
 pub mod compare;
 pub mod completions;
 pub mod corpora;
