@@ -24,8 +24,8 @@ paired ratio with its 95% interval, the smallest change the run could detect, pa
 the reasons, the threshold and the budget; and the results tables, folded. A body that would be
 too long for GitHub (over 60,000 characters) leaves the tables out and says so.
 
-Exit status: 0 when the body was written; 2 when DIR is not a finished results directory or
-FILE cannot be written.";
+Exit status: 0 when the body was written (an incomplete run's body says so); 2 when DIR is not
+a results directory (its summary.json and meta.json) or FILE cannot be written.";
 
 #[derive(Debug, Args)]
 pub struct CommentArgs {

@@ -10,12 +10,12 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 pub const CORPORA_HELP: &str = "Examples:
-  bench-sudoku corpora                                  (the list: name, puzzles, source, SHA-256, licence)
-  bench-sudoku corpora fetch corpora                    (all five into ./corpora, from tdoku's public archive)
+  bench-sudoku corpora                            (name, puzzles, source, SHA-256, licence)
+  bench-sudoku corpora fetch corpora              (all five into ./corpora, from tdoku's archive)
   bench-sudoku corpora fetch corpora puzzles6_forum_hardest_1106
-  bench-sudoku corpora fetch corpora --from ~/Downloads/data.zip       (an archive already downloaded)
-  bench-sudoku corpora fetch corpora --from /mnt/mirror/corpora        (a directory holding the files)
-  bench-sudoku corpora fetch corpora --from https://mirror.example/corpora/   (URL/NAME for each file)
+  bench-sudoku corpora fetch corpora --from ~/Downloads/data.zip      (a downloaded archive)
+  bench-sudoku corpora fetch corpora --from /mnt/mirror/corpora       (a directory of the files)
+  bench-sudoku corpora fetch corpora --from https://mirror.example/c/ (each file at URL/NAME)
   bench-sudoku run corpora/puzzles6_forum_hardest_1106 -s fast -s 'lib=./libmysolver.so'
 
 The corpora are five files of tdoku's benchmark data (github.com/t-dillon/tdoku, whose data.zip

@@ -117,6 +117,7 @@ fn verdict(s: &mut String, g: &GateRecord) {
         );
     }
     s.push('\n');
+    let mut reasons = String::new();
     for d in &g.datasets {
         for (kind, lines) in [
             ("FAIL", &d.failures),
@@ -124,21 +125,28 @@ fn verdict(s: &mut String, g: &GateRecord) {
             ("note", &d.notes),
         ] {
             for l in lines {
-                let _ = writeln!(s, "- {}: {kind}: {}", md_cell(&d.dataset), md_cell(l));
+                let _ = writeln!(reasons, "- {}: {kind}: {}", md_cell(&d.dataset), md_cell(l));
             }
         }
     }
+    if !reasons.is_empty() {
+        let _ = writeln!(s, "{reasons}");
+    }
     let _ = writeln!(
         s,
-        "\nThreshold ±{}%: regressed when the whole interval is above it, unchanged when wholly within it; {}.",
+        "Threshold ±{}%: regressed when the whole interval is above it, unchanged when wholly within it; {}.",
         g.threshold_pct,
         if g.undecided == "pass" { "an undecided gate passes" } else { "an undecided gate fails" }
     );
     if let Some(b) = &g.budget {
         let _ = writeln!(
             s,
-            "Measured until decided: {} rounds in {:.1} s of a {:.0} s budget ({}).",
-            b.rounds, b.elapsed_s, b.budget_s, b.ended
+            "Measured until decided: {} round{} in {:.1} s of a {:.0} s budget ({}).",
+            b.rounds,
+            if b.rounds == 1 { "" } else { "s" },
+            b.elapsed_s,
+            b.budget_s,
+            b.ended
         );
     }
 }
