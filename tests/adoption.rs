@@ -500,4 +500,10 @@ fn the_gate_measures_until_decided_and_undecided_passes_by_default() {
     assert!(args.contains("--budget 5s"), "{args}");
     let (code, o, _) = run(4, &[("BS_UNDECIDED", "maybe")]);
     assert_eq!(code, Some(2), "{o}");
+    // A history in a branch is a path inside the branch.
+    let (code, o, _) = run(
+        5,
+        &[("BS_HISTORY_BRANCH", "h"), ("BS_HISTORY", "/tmp/h.jsonl")],
+    );
+    assert_eq!(code, Some(2), "{o}");
 }

@@ -84,6 +84,11 @@ for spec in "$BS_HEAD" "${BS_BASE:-}"; do
     *,name=*) die "$spec: leave name= out: the action labels the builds (input name)" ;;
   esac
 done
+if [ -n "${BS_HISTORY_BRANCH:-}" ]; then
+  case ${BS_HISTORY:-} in
+    /* | ./* | ../* | */../* | */./* | */) die "history: ${BS_HISTORY}: with history-branch, give a path inside the branch (e.g. bench-history.jsonl)" ;;
+  esac
+fi
 case ${BS_UNDECIDED:-pass} in
   pass | fail) ;;
   *) die "undecided: ${BS_UNDECIDED}: give pass or fail" ;;
