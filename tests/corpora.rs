@@ -125,7 +125,7 @@ fn catalogue(dir: &Path, archive: &str, archive_sha: Option<&str>, wrong: Option
 }
 
 /// `bench-sudoku corpora ARGS`, with no proxy in the way of loopback.
-fn corpora(args: &[&str]) -> Output {
+fn corpora_cmd(args: &[&str]) -> Output {
     let mut cmd = command();
     cmd.arg("corpora").args(args);
     for var in [
@@ -202,20 +202,20 @@ fn fetch_from_the_archive_verifies_and_keeps_what_is_there() {
         None,
     );
     let dir = work.join("corpora");
-    let out = corpora(&["--catalog", &cat, "fetch", dir.to_str().unwrap()]);
+    let out = corpora_cmd(&["--catalog", &cat, "fetch", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", err(&out));
     assert_fetched(&dir);
     assert!(text(&out.stdout).contains("fetched, SHA-256 checked"));
 
     // Again: both are there with the right bytes, and nothing is fetched.
-    let again = corpora(&["--catalog", &cat, "fetch", dir.to_str().unwrap()]);
+    let again = corpora_cmd(&["--catalog", &cat, "fetch", dir.to_str().unwrap()]);
     assert_eq!(again.status.code(), Some(0), "{}", err(&again));
     assert_eq!(text(&again.stdout).matches("already there").count(), 2);
 
     // A file with other bytes under a corpus's name is refused, then
     // replaced with --force.
     std::fs::write(dir.join("tiny_b"), "mine\n").unwrap();
-    let refused = corpora(&["--catalog", &cat, "fetch", dir.to_str().unwrap()]);
+    let refused = corpora_cmd(&["--catalog", &cat, "fetch", dir.to_str().unwrap()]);
     assert_eq!(refused.status.code(), Some(2));
     assert!(
         err(&refused).contains("tiny_b: already there with other bytes"),
@@ -223,16 +223,16 @@ fn fetch_from_the_archive_verifies_and_keeps_what_is_there() {
         err(&refused)
     );
     assert_eq!(std::fs::read(dir.join("tiny_b")).unwrap(), b"mine\n");
-    let forced = corpora(&["--catalog", &cat, "fetch", dir.to_str().unwrap(), "--force"]);
+    let forced = corpora_cmd(&["--catalog", &cat, "fetch", dir.to_str().unwrap(), "--force"]);
     assert_eq!(forced.status.code(), Some(0), "{}", err(&forced));
     assert_fetched(&dir);
 
     // One corpus by name.
     let one = work.join("one");
-    let out = corpora(&["--catalog", &cat, "fetch", one.to_str().unwrap(), "tiny_b"]);
+    let out = corpora_cmd(&["--catalog", &cat, "fetch", one.to_str().unwrap(), "tiny_b"]);
     assert_eq!(out.status.code(), Some(0), "{}", err(&out));
     assert_eq!(names(&one), ["tiny_b"]);
-    let unknown = corpora(&["--catalog", &cat, "fetch", one.to_str().unwrap(), "tiny_c"]);
+    let unknown = corpora_cmd(&["--catalog", &cat, "fetch", one.to_str().unwrap(), "tiny_c"]);
     assert_eq!(unknown.status.code(), Some(2));
     assert!(
         err(&unknown).contains("no corpus \"tiny_c\""),
@@ -276,7 +276,7 @@ fn nothing_that_fails_its_check_takes_a_corpus_name() {
     ];
     for (i, (cat, says)) in cases.iter().enumerate() {
         let dir = work.join(format!("case-{i}"));
-        let out = corpora(&["--catalog", cat, "fetch", dir.to_str().unwrap()]);
+        let out = corpora_cmd(&["--catalog", cat, "fetch", dir.to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(2), "case {i}: {}", err(&out));
         let e = err(&out);
         assert!(e.contains(says) && e.contains(&base), "case {i}: {e}");
@@ -301,7 +301,7 @@ fn fetch_from_a_mirror_url_a_local_archive_or_a_directory() {
 
     let from_url = work.join("from-url");
     let mirror = format!("{base}/mirror/");
-    let out = corpora(&[
+    let out = corpora_cmd(&[
         "--catalog",
         &cat,
         "fetch",
@@ -315,7 +315,7 @@ fn fetch_from_a_mirror_url_a_local_archive_or_a_directory() {
     let zip = work.join("data.zip");
     std::fs::write(&zip, archive()).unwrap();
     let from_zip = work.join("from-zip");
-    let out = corpora(&[
+    let out = corpora_cmd(&[
         "--catalog",
         &cat,
         "fetch",
@@ -328,7 +328,7 @@ fn fetch_from_a_mirror_url_a_local_archive_or_a_directory() {
 
     // A directory holding the files by name.
     let from_dir = work.join("from-dir");
-    let out = corpora(&[
+    let out = corpora_cmd(&[
         "--catalog",
         &cat,
         "fetch",
@@ -342,7 +342,7 @@ fn fetch_from_a_mirror_url_a_local_archive_or_a_directory() {
     // Not a zip, and a directory without the files.
     let not_zip = work.join("not.zip");
     std::fs::write(&not_zip, "plain text").unwrap();
-    let out = corpora(&[
+    let out = corpora_cmd(&[
         "--catalog",
         &cat,
         "fetch",
@@ -354,7 +354,7 @@ fn fetch_from_a_mirror_url_a_local_archive_or_a_directory() {
     assert!(err(&out).contains("not a zip archive"), "{}", err(&out));
     let empty = work.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
-    let out = corpora(&[
+    let out = corpora_cmd(&[
         "--catalog",
         &cat,
         "fetch",
@@ -371,7 +371,7 @@ fn a_bad_catalogue_is_named() {
     let work = scratch("bad-catalogue");
     let path = work.join("cat.toml");
     std::fs::write(&path, "origin = 1\n").unwrap();
-    let out = corpora(&["--catalog", path.to_str().unwrap()]);
+    let out = corpora_cmd(&["--catalog", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         err(&out).contains(&format!("--catalog {}", path.display())),
@@ -384,4 +384,29 @@ fn a_bad_catalogue_is_named() {
         .read_to_string(&mut s)
         .unwrap();
     assert_eq!(s, "origin = 1\n", "an input is never written");
+}
+
+/// With the reference copies of the corpora (BENCH_SUDOKU_CORPORA, as for
+/// the other corpus tests): the built-in catalogue's sizes and SHA-256s are
+/// theirs, so a fetch from the public archive gives exactly those bytes.
+#[test]
+fn corpus_catalogue_matches_the_reference_copies() {
+    let Some(reference) = corpora() else {
+        eprintln!("BENCH_SUDOKU_CORPORA is not set: the catalogue is checked against the reference copies only with it");
+        return;
+    };
+    let dir = scratch("reference").join("corpora");
+    let out = corpora_cmd(&[
+        "fetch",
+        dir.to_str().unwrap(),
+        "--from",
+        reference.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", err(&out));
+    assert_eq!(
+        text(&out.stdout)
+            .matches("fetched, SHA-256 checked")
+            .count(),
+        5
+    );
 }
