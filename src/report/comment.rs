@@ -161,6 +161,6 @@ mod tests {
             marker("mysolver"),
             "<!-- bench-sudoku-comment: mysolver -->"
         );
-        assert_eq!(marker("a b-->c"), "<!-- bench-sudoku-comment: a-b--c -->");
+        assert_eq!(marker("a b-->c"), "<!-- bench-sudoku-comment: a-b---c -->");
     }
 }
