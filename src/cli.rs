@@ -163,6 +163,16 @@ replaced whole by a rename, so a reader never sees half a line.
 Exit status: 0 when the lines were added; 2 when a directory cannot be loaded or is incomplete, a -s
 label is not in a run, or the file cannot be read or written.")]
     History(commands::history::HistoryArgs),
+    /// The body of a pull-request comment for a results directory: the
+    /// gate's verdict and the results tables, with a marker by which a CI
+    /// job finds and updates its earlier comment.
+    #[command(after_help = commands::comment::COMMENT_HELP)]
+    Comment(commands::comment::CommentArgs),
+    /// The standard benchmark corpora: list them (name, puzzles, source,
+    /// SHA-256, licence), or `corpora fetch DIR` to download them from
+    /// their public source, each checked against its SHA-256.
+    #[command(after_help = commands::corpora::CORPORA_HELP)]
+    Corpora(commands::corpora::CorporaArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish,
     /// powershell).
     #[command(after_help = "Examples:
@@ -231,6 +241,8 @@ fn dispatch(cli: &Cli) -> commands::CmdResult {
         Command::Report(a) => commands::report::run(a),
         Command::Trend(a) => commands::trend::run(a),
         Command::History(a) => commands::history::run(a),
+        Command::Corpora(a) => commands::corpora::run(a),
+        Command::Comment(a) => commands::comment::run(a),
         Command::Completions(a) => commands::completions::completions(a, Cli::command()),
         Command::Man(a) => commands::completions::man(a, Cli::command()),
     }

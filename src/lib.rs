@@ -25,6 +25,7 @@ pub mod board;
 pub mod cli;
 pub mod commands;
 pub mod compare;
+pub mod corpora;
 pub mod dataset;
 pub mod generate;
 pub mod grid;

@@ -330,10 +330,14 @@ fn every_command_has_examples_in_its_help() {
         "export",
         "serve",
         "report",
+        "comment",
+        "corpora",
+        "corpora fetch",
         "completions",
         "man",
     ] {
-        let o = run(&[cmd, "--help"]);
+        let words: Vec<&str> = cmd.split(' ').chain(["--help"]).collect();
+        let o = run(&words);
         assert!(o.status.success(), "{cmd}");
         assert!(
             stdout(&o).contains("Examples:"),

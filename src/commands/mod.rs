@@ -3,8 +3,10 @@
 
 pub mod args;
 pub mod check;
+pub mod comment;
 pub mod compare;
 pub mod completions;
+pub mod corpora;
 pub mod export;
 pub mod generate;
 pub mod history;

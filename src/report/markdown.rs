@@ -19,6 +19,16 @@ pub fn render(report: &Report) -> String {
     s
 }
 
+/// The comparison table and the paired comparison alone, without the
+/// run's lines, notes and slowest puzzles (a pull-request comment's
+/// details).
+pub fn tables(report: &Report) -> String {
+    let mut s = String::new();
+    summary_table(&mut s, report);
+    paired_section(&mut s, report);
+    s
+}
+
 /// The title, the machine, the run's options and the revisions measured.
 fn run_lines(s: &mut String, m: &crate::results::meta::Meta) {
     let _ = writeln!(s, "# bench-sudoku results\n");

@@ -4,6 +4,7 @@
 
 pub mod bmf;
 pub mod charts;
+pub mod comment;
 pub mod csv;
 pub mod finish;
 pub mod github;
