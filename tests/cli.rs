@@ -439,6 +439,7 @@ fn unfinished_strategies_are_marked_and_relative_has_its_range() {
         "3",
         "--sequential",
         "-q",
+        "--details",
         "--out",
         out.to_str().unwrap(),
     ]);

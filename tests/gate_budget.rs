@@ -123,13 +123,15 @@ fn an_undecided_gate_measures_until_the_budget_and_ends_within_it() {
         );
         assert_eq!(g["datasets"][0]["time"], "undecided");
         assert_eq!(g["verdict"], if code == 3 { "UNDECIDED" } else { "PASS" });
+        // However many rounds the machine's speed allowed: every round its
+        // own isomorphs, the first with the seed given.
         let rounds = b["rounds"].as_u64().unwrap();
-        assert!(rounds >= 2, "{g}");
-        // Every round its own isomorphs: the first with the seed given.
         let list = g["datasets"][0]["round_list"].as_array().unwrap();
         assert_eq!(list.len() as u64, rounds);
         assert_eq!(list[0]["transform"], 9);
-        assert_ne!(list[1]["transform"], 9);
+        if rounds >= 2 {
+            assert_ne!(list[1]["transform"], 9);
+        }
         let chunks: u64 = list.iter().map(|r| r["chunks"].as_u64().unwrap()).sum();
         assert_eq!(g["datasets"][0]["chunks"].as_u64(), Some(chunks));
         // The stopping rule: within the budget plus one round (plus the
@@ -212,13 +214,23 @@ fn every_round_is_verified_like_the_first() {
     let (o, _) = run(&args(&liar).iter().map(String::as_str).collect::<Vec<_>>());
     let stdout = text(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{stdout}{}", err(&o));
-    assert!(
-        stdout.contains("FAIL: [rejected] round 2: 5 answers of CANDIDATE cand rejected"),
-        "{stdout}"
-    );
     let g = gate_of(&out);
-    assert_eq!(g["budget"]["rounds"], 2, "{g}");
     assert_eq!(g["datasets"][0]["failed"], true);
+    // The liar is right the first time it sees a puzzle: found in round 2,
+    // unless a spike of round 1 was measured again (a second call), which
+    // finds it there.
+    let first = json(&out.join("summary.json"))["results"][1]["rejected"]
+        .as_u64()
+        .unwrap();
+    if first == 0 {
+        assert!(
+            stdout.contains("FAIL: [rejected] round 2: 5 answers of CANDIDATE cand rejected"),
+            "{stdout}"
+        );
+        assert_eq!(g["budget"]["rounds"], 2, "{g}");
+    } else {
+        assert!(stdout.contains("FAIL: [rejected]"), "{stdout}");
+    }
     // Remembering answers across rounds: the second round on the same
     // puzzles is far faster than the first, and is not believed (exit 2).
     let cache = format!("lib={},symbol=solve_cache,name=cand", lib.display());

@@ -253,15 +253,18 @@ fn judged_points(lines: &[&Line], points: &[Point], threshold_pct: f64) -> Vec<(
             [&newest, &name],
         ));
         // Held against the revision before it when they are one
-        // experiment (another one is not comparable at all, said above).
+        // experiment; when they are not, nothing before it can judge it.
         if let Some(b) = before {
             let prior = format!("{} at {}", b.series, revision(b));
-            if judge::comparable(&b.experiment(), &l.experiment(), [&prior, &name]).is_empty() {
+            let other = judge::comparable(&b.experiment(), &l.experiment(), [&prior, &name]);
+            if other.is_empty() {
                 f.extend(judge::against(
                     &b.side(&prior),
                     &l.side(&name),
                     threshold_pct,
                 ));
+            } else {
+                f.extend(other);
             }
         }
         out.extend(f.into_iter().map(|f| (i, f)));

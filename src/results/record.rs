@@ -553,6 +553,38 @@ mod tests {
     use crate::bench::metrics::*;
 
     #[test]
+    fn later_rounds_count_with_the_first_rounds_failures() {
+        // A unit whose first round was clean, and later rounds that found
+        // two rejected answers and a fault.
+        let mut first = UnitStats::new("d", "s", 1);
+        first.record(&outcome(1000, 3, Status::Solved));
+        let r = ResultRecord::of(&first, 1);
+        assert_eq!(r.side("s").rejected + r.side("s").faults, 0);
+        let mut later = UnitStats::new("d", "s", 1);
+        later.record(&outcome(900, 3, Status::Solved));
+        later.record(&outcome(10, 0, Status::Crashed));
+        later.rejected = 2;
+        let rounds = LaterRounds::of(&later, 2);
+        assert_eq!(
+            (rounds.rounds, rounds.puzzles, rounds.rejected, rounds.faults),
+            (2, 2, 2, 1)
+        );
+        let r = ResultRecord {
+            later_rounds: Some(rounds),
+            ..r
+        };
+        let side = r.side("s");
+        assert_eq!((side.rejected, side.faults), (2, 1));
+        // What the judge says of it: a failure, and it is kept in summary.json.
+        assert!(crate::judge::believable(&side)
+            .iter()
+            .any(|f| f.weight == crate::judge::Weight::Fail));
+        let json = serde_json::to_string(&r).unwrap();
+        let back: ResultRecord = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.later_rounds, r.later_rounds);
+    }
+
+    #[test]
     fn histograms_grow_to_any_value_and_clamp_at_the_maximum() {
         let mut u = UnitStats::new("d", "s", 1);
         for t in [1u64, 70_000, 5_000_000_000, HIST_MAX * 10] {

@@ -112,13 +112,14 @@ impl Run {
     }
 }
 
-/// Runs `bench-sudoku run` with `args` (and `envs`) into `scratch(name)`.
+/// Runs `bench-sudoku run` with `args` (and `envs`) into `scratch(name)`,
+/// every column of the table printed (`--details`: the tests read cells).
 pub fn run(name: &str, args: &[&str], envs: &[(&str, &str)]) -> Run {
     let dir = scratch(name);
     let out = command()
         .arg("run")
         .args(args)
-        .args(["--out", dir.to_str().unwrap(), "--quiet"])
+        .args(["--out", dir.to_str().unwrap(), "--quiet", "--details"])
         .envs(envs.iter().copied())
         .output()
         .unwrap();
