@@ -94,6 +94,62 @@ fn a_quitter_fails_compare_and_trend() {
     );
 }
 
+/// Giving up is judged puzzle by puzzle: a revision that gives up on as
+/// many puzzles as the baseline, but on puzzles the baseline answered,
+/// fails `compare`; the times are compared over the puzzles both answered.
+#[test]
+fn giving_up_on_other_puzzles_fails_compare() {
+    require_python();
+    let dir = scratch("judge-quit-other");
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    let base = judged("--quit-on 1", "mine");
+    let head = judged("--quit-on 2", "mine").replace("rev=r", "rev=r2");
+    for (out, spec) in [(&a, &base), (&b, &head)] {
+        let o = run_into(out, 120, &["-s", "fast", "-s", spec]);
+        assert_eq!(o.status.code(), Some(0), "{}", all(&o));
+    }
+    let o = bin(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", all(&o));
+    assert!(
+        stdout(&o).contains("puzzles the baseline answered (e.g. index"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// A results directory whose puzzles.csv and summary.json disagree on the
+/// rejected answers gets no verdict: one of the two files was edited.
+#[test]
+fn rows_that_disagree_with_the_summary_are_not_judged() {
+    let dir = scratch("judge-rows-summary");
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    for out in [&a, &b] {
+        let o = run_into(out, 60, &["-s", "fast", "-s", "naive"]);
+        assert_eq!(o.status.code(), Some(0), "{}", all(&o));
+    }
+    // Mark one accepted row of `naive` as rejected in b's puzzles.csv.
+    let csv = b.join("puzzles.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let answer = lines[0].split(',').position(|h| h == "answer").unwrap();
+    let strategy = lines[0].split(',').position(|h| h == "strategy").unwrap();
+    let row = lines
+        .iter()
+        .position(|l| l.split(',').nth(strategy) == Some("naive"))
+        .unwrap();
+    let mut cells: Vec<String> = lines[row].split(',').map(str::to_string).collect();
+    cells[answer] = "mismatch".into();
+    lines[row] = cells.join(",");
+    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+    let o = bin(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", all(&o));
+    assert!(
+        stdout(&o).contains("the files do not agree"),
+        "{}",
+        stdout(&o)
+    );
+}
+
 /// A solver's own clock is held against the harness's: claiming more than
 /// the call took fails; hiding half of its time is not judged; an honest
 /// copy is neither.

@@ -148,10 +148,8 @@ pub fn compare(
             reasons.join("\n  - ")
         );
     }
-    let bs = bd.map(|d| d.samples);
-    let cs = cd.map(|d| d.samples);
     let mut notes = Vec::new();
-    for (d, s) in [(base, &bs), (current, &cs)] {
+    for (d, s) in [(base, &bd), (current, &cd)] {
         if s.is_none() {
             notes.push(format!(
                 "{} has no puzzles.csv (run with --no-puzzle-csv): times compared from summary values, without an interval",
@@ -185,7 +183,14 @@ pub fn compare(
             });
             continue;
         };
-        rows.push(judge_unit(base, current, b, c, (&bs, &cs), &settings));
+        rows.push(judge_unit(
+            base,
+            current,
+            b,
+            c,
+            (bd.as_ref(), cd.as_ref()),
+            &settings,
+        ));
     }
     let cur_set: std::collections::HashSet<&(String, String)> = cur_keys.iter().collect();
     for b in &base.results {
@@ -208,9 +213,6 @@ pub fn compare(
     })
 }
 
-/// Per-puzzle times of every unit of a run (`None`: no puzzles.csv).
-type SampleMap = Option<HashMap<(String, String), Samples>>;
-
 /// One unit's row: the judge's findings on the two runs' records (one
 /// experiment? each side believable? the current run against the
 /// baseline?), the exact counter changes, and the time's verdict when
@@ -220,7 +222,7 @@ fn judge_unit(
     current: &ResultsDir,
     b: &ResultRecord,
     c: &ResultRecord,
-    samples: (&SampleMap, &SampleMap),
+    data: (Option<&PuzzleData>, Option<&PuzzleData>),
     settings: &Settings,
 ) -> Row {
     let k = (c.dataset.clone(), c.strategy.clone());
@@ -239,8 +241,19 @@ fn judge_unit(
     if other.is_empty() {
         findings.extend(judge::against(&sb, &sc, settings.threshold));
     }
+    let one = other.is_empty();
     findings.extend(other);
-    let (bs, cs) = (samples_of(samples.0, &k), samples_of(samples.1, &k));
+    let (bs, cs) = match data {
+        (Some(x), Some(y)) => {
+            findings.extend(rows_against_records(x, y, (b, c), &k));
+            if one {
+                findings.extend(per_puzzle(x, y, &k));
+            }
+            answered_by_both(x, y, &k)
+        }
+        _ => (None, None),
+    };
+    let (bs, cs) = (bs.as_ref(), cs.as_ref());
     let time = match (bs, cs) {
         (Some(x), Some(y)) => Some(TimeEvidence::Bootstrap(bootstrap(x, y, settings))),
         _ => {
@@ -470,8 +483,78 @@ fn repeat_ratios(b: &ResultRecord, c: &ResultRecord) -> Option<(f64, f64)> {
     Some((cmin as f64 / bmax as f64, cmax as f64 / bmin as f64))
 }
 
-fn samples_of<'a>(s: &'a SampleMap, k: &(String, String)) -> Option<&'a Samples> {
-    s.as_ref().and_then(|m| m.get(k)).filter(|v| !v.is_empty())
+/// Each run's times of the puzzles both runs answered for certain (`None`
+/// for a run with none): a puzzle one run gave up on, failed or had
+/// rejected is compared in neither, so that both statistics are over the
+/// same puzzles (a puzzle given up on has the time it took to stop).
+fn answered_by_both(
+    b: &PuzzleData,
+    c: &PuzzleData,
+    k: &(String, String),
+) -> (Option<Samples>, Option<Samples>) {
+    let (Some(sb), Some(sc)) = (b.samples.get(k), c.samples.get(k)) else {
+        return (None, None);
+    };
+    let ib: std::collections::HashSet<u64> = sb.iter().map(|x| x.0).collect();
+    let ic: std::collections::HashSet<u64> = sc.iter().map(|x| x.0).collect();
+    let keep = |s: &Samples, other: &std::collections::HashSet<u64>| {
+        let v: Samples = s.iter().filter(|x| other.contains(&x.0)).copied().collect();
+        (!v.is_empty()).then_some(v)
+    };
+    (keep(sb, &ic), keep(sc, &ib))
+}
+
+/// Puzzle by puzzle: the current run gave up (or stalled) on puzzles the
+/// baseline answered — giving up is never faster, whatever the counts.
+fn per_puzzle(b: &PuzzleData, c: &PuzzleData, k: &(String, String)) -> Vec<Finding> {
+    let answered: std::collections::HashSet<u64> = b
+        .samples
+        .get(k)
+        .map(|s| s.iter().map(|x| x.0).collect())
+        .unwrap_or_default();
+    let quit: Vec<u64> = c
+        .unsolved
+        .get(k)
+        .map(|v| v.iter().copied().filter(|i| answered.contains(i)).collect())
+        .unwrap_or_default();
+    if quit.is_empty() {
+        return Vec::new();
+    }
+    let shown: Vec<String> = quit.iter().take(3).map(u64::to_string).collect();
+    vec![Finding::fail(
+        Rule::GaveUp,
+        format!(
+            "the current run gave up or stalled on {} puzzles the baseline answered (e.g. index \
+             {}): giving up is not solving faster",
+            quit.len(),
+            shown.join(", ")
+        ),
+    )]
+}
+
+/// `puzzles.csv` against `summary.json`: the rejected answers and faults
+/// counted from each run's rows must be what its record says.
+fn rows_against_records(
+    b: &PuzzleData,
+    c: &PuzzleData,
+    (rb, rc): (&ResultRecord, &ResultRecord),
+    k: &(String, String),
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (run, d, r) in [("the baseline", b, rb), ("the current run", c, rc)] {
+        let rows = d.bad.get(k).copied().unwrap_or(0);
+        let said = r.wrong() + r.faults();
+        if rows != said {
+            out.push(Finding::unjudged(
+                Rule::Other,
+                format!(
+                    "{run}'s puzzles.csv has {rows} rejected answers and faults, its summary.json \
+                     {said}: the files do not agree, and neither can be believed"
+                ),
+            ));
+        }
+    }
+    out
 }
 
 fn pct(ratio: f64) -> String {

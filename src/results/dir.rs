@@ -9,7 +9,7 @@ use super::meta::Meta;
 use super::puzzles::PuzzleRows;
 use super::{ResultRecord, Summary};
 use crate::bench::metrics::{Fault, Skipped, UnitStats, LIST_CAP};
-use crate::solver::Counter;
+use crate::solver::{Counter, Status};
 use anyhow::Context;
 use hdrhistogram::Histogram;
 use std::collections::HashMap;
@@ -34,9 +34,16 @@ pub type Samples = Vec<(u64, u64)>;
 /// What `puzzles.csv` holds per (dataset, strategy).
 #[derive(Clone, Debug, Default)]
 pub struct PuzzleData {
+    /// The times of the puzzles answered for certain (solved, several
+    /// solutions, no solution, invalid): a puzzle given up or stalled on
+    /// has the time it took to stop, not to solve, and is left out.
     pub samples: HashMap<(String, String), Samples>,
     /// Rows, faults included.
     pub rows: HashMap<(String, String), u64>,
+    /// The puzzles given up or stalled on, by index.
+    pub unsolved: HashMap<(String, String), Vec<u64>>,
+    /// Rejected answers and faults, counted from the rows.
+    pub bad: HashMap<(String, String), u64>,
 }
 
 impl ResultsDir {
@@ -95,12 +102,22 @@ impl ResultsDir {
         let mut data = PuzzleData::default();
         while let Some(row) = rows.next_row()? {
             let key = (row.dataset.to_string(), row.strategy.to_string());
-            // A fault of an external solver has no time: no sample.
-            if let Some(time) = row.time_ns {
+            let unsolved = matches!(row.status, Some(Status::GaveUp | Status::Stalled));
+            let fault = row.status.is_some_and(Status::is_fault);
+            if unsolved {
+                data.unsolved
+                    .entry(key.clone())
+                    .or_default()
+                    .push(row.index);
+            } else if let Some(time) = row.time_ns {
+                // A fault or a rejected answer has no time: no sample.
                 data.samples
                     .entry(key.clone())
                     .or_default()
                     .push((row.index, time));
+            }
+            if fault || row.rejected {
+                *data.bad.entry(key.clone()).or_default() += 1;
             }
             *data.rows.entry(key).or_default() += 1;
         }

@@ -2,6 +2,7 @@
 //! command that needs the per-puzzle rows back (compare's samples, the
 //! charts' scatter, merge); every error names the file and the line.
 
+use crate::solver::Status;
 use anyhow::{anyhow, Context};
 use csv::StringRecord;
 use std::fs::File;
@@ -29,6 +30,7 @@ struct Cols {
     guesses: usize,
     /// Absent in files written before answers were marked.
     answer: Option<usize>,
+    status: Option<usize>,
 }
 
 /// One row: the fields the readers use, parsed, and the whole record.
@@ -44,6 +46,11 @@ pub struct Row<'a> {
     pub time_ns: Option<u64>,
     /// `None` where the strategy does not report guesses, or on a fault.
     pub guesses: Option<u64>,
+    /// The outcome (`None` in files written before the column existed or
+    /// with a status this build does not know).
+    pub status: Option<Status>,
+    /// The harness rejected the answer.
+    pub rejected: bool,
     pub record: &'a StringRecord,
 }
 
@@ -66,6 +73,7 @@ impl PuzzleRows {
             time_ns: col("time_ns")?,
             guesses: col("guesses")?,
             answer: header.iter().position(|h| h == "answer"),
+            status: header.iter().position(|h| h == "status"),
         };
         Ok(PuzzleRows {
             file: path.to_path_buf(),
@@ -122,6 +130,8 @@ impl PuzzleRows {
             index,
             time_ns: num(c.time_ns, "time_ns")?.filter(|_| !rejected),
             guesses: num(c.guesses, "guesses")?,
+            status: c.status.and_then(|i| Status::parse(field(i))),
+            rejected,
             record: rec,
         }))
     }

@@ -566,7 +566,12 @@ mod tests {
         later.rejected = 2;
         let rounds = LaterRounds::of(&later, 2);
         assert_eq!(
-            (rounds.rounds, rounds.puzzles, rounds.rejected, rounds.faults),
+            (
+                rounds.rounds,
+                rounds.puzzles,
+                rounds.rejected,
+                rounds.faults
+            ),
             (2, 2, 2, 1)
         );
         let r = ResultRecord {
