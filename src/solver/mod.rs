@@ -23,6 +23,7 @@ pub mod observer;
 pub mod revision;
 pub mod seam;
 pub mod strategy;
+pub mod techniques;
 
 pub use observer::{NoopObserver, Observer, TraceObserver};
 pub use seam::{Answer, Capabilities, Clock, Counter, CounterSet, ExternalSolver, SolverInstance};
