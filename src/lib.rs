@@ -30,6 +30,7 @@ pub mod generate;
 pub mod grid;
 pub mod history;
 pub mod random;
+pub mod rating;
 pub mod report;
 pub mod results;
 pub mod solver;
