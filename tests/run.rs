@@ -14,7 +14,7 @@ fn solutions() -> Vec<(String, String)> {
     let s = Strategy::named("locked").unwrap();
     LOGIC_SOLVES
         .iter()
-        .chain([&LOGIC_STALLS, &EASY, &FAMOUS_HARD])
+        .chain([&SINGLES_STALL, &EASY, &FAMOUS_HARD])
         .map(|p| {
             let r = solve(&grid(p), &s, &Limits::uniqueness());
             (p.to_string(), r.grid.to_line_zeros())

@@ -111,6 +111,9 @@ pub struct UnitStats {
     pub nodes_total: u64,
     pub naked_total: u64,
     pub hidden_total: u64,
+    /// Candidates removed by each inference level of the generic engine,
+    /// in the order of [`ELIMINATIONS`].
+    pub eliminations_total: [u64; 5],
     pub no_guess: u64,
     pub time_max: u64,
     /// Total solve time of each measured pass (spread across repeats).
@@ -315,6 +318,7 @@ impl UnitStats {
             nodes_total: 0,
             naked_total: 0,
             hidden_total: 0,
+            eliminations_total: [0; 5],
             no_guess: 0,
             time_max: 0,
             pass_ns: vec![0; repeat.max(1) as usize],
@@ -434,6 +438,9 @@ impl UnitStats {
         self.nodes_total = self.nodes_total.saturating_add(c.nodes);
         self.naked_total = self.naked_total.saturating_add(c.naked_singles);
         self.hidden_total = self.hidden_total.saturating_add(c.hidden_singles);
+        for (t, k) in self.eliminations_total.iter_mut().zip(ELIMINATIONS) {
+            *t = t.saturating_add(k.get(c));
+        }
         if c.guesses == 0 && matches!(o.status, Status::Solved | Status::Multiple) {
             self.no_guess += 1;
         }
@@ -582,6 +589,7 @@ impl UnitStats {
             nodes_total: r.nodes_total.unwrap_or(0),
             naked_total: r.naked_singles_total.unwrap_or(0),
             hidden_total: r.hidden_singles_total.unwrap_or(0),
+            eliminations_total: r.eliminations().map(|v| v.unwrap_or(0)),
             no_guess: (r.no_guess_pct.unwrap_or(0.0) * timed.max(1) as f64 / 100.0).round() as u64,
             time_max: r.max_ns,
             pass_ns: r.pass_solve_ns.clone(),
@@ -660,6 +668,13 @@ impl UnitStats {
         self.nodes_total = self.nodes_total.saturating_add(o.nodes_total);
         self.naked_total = self.naked_total.saturating_add(o.naked_total);
         self.hidden_total = self.hidden_total.saturating_add(o.hidden_total);
+        for (t, &x) in self
+            .eliminations_total
+            .iter_mut()
+            .zip(&o.eliminations_total)
+        {
+            *t = t.saturating_add(x);
+        }
         self.no_guess += o.no_guess;
         self.time_max = self.time_max.max(o.time_max);
         self.mismatch_list.extend(o.mismatch_list.iter().cloned());
@@ -761,6 +776,11 @@ impl UnitStats {
             nodes_total: total(Counter::Nodes, self.nodes_total),
             naked_singles_total: total(Counter::NakedSingles, self.naked_total),
             hidden_singles_total: total(Counter::HiddenSingles, self.hidden_total),
+            locked_eliminations_total: total(ELIMINATIONS[0], self.eliminations_total[0]),
+            subset_eliminations_total: total(ELIMINATIONS[1], self.eliminations_total[1]),
+            fish_eliminations_total: total(ELIMINATIONS[2], self.eliminations_total[2]),
+            wing_eliminations_total: total(ELIMINATIONS[3], self.eliminations_total[3]),
+            chain_eliminations_total: total(ELIMINATIONS[4], self.eliminations_total[4]),
             no_guess_pct: has(Counter::Guesses).then(|| self.no_guess as f64 * 100.0 / n),
             repeat_spread_pct: if pmin == 0 {
                 0.0
@@ -782,6 +802,7 @@ impl UnitStats {
                 self.hidden_total,
             ]
             .iter()
+            .chain(&self.eliminations_total)
             .chain(&self.pass_ns)
             .any(|&t| t == u64::MAX),
             too_short: self.wall_ns > 0 && self.wall_ns < SHORT_WALL_NS,
@@ -892,6 +913,18 @@ pub struct ResultRecord {
     pub nodes_total: Option<u64>,
     pub naked_singles_total: Option<u64>,
     pub hidden_singles_total: Option<u64>,
+    /// Candidates removed by each inference level of the generic engine
+    /// (`prop=locked` and above); null for the other engines.
+    #[serde(default)]
+    pub locked_eliminations_total: Option<u64>,
+    #[serde(default)]
+    pub subset_eliminations_total: Option<u64>,
+    #[serde(default)]
+    pub fish_eliminations_total: Option<u64>,
+    #[serde(default)]
+    pub wing_eliminations_total: Option<u64>,
+    #[serde(default)]
+    pub chain_eliminations_total: Option<u64>,
     /// Share of puzzles solved without a single guess (needs guesses).
     pub no_guess_pct: Option<f64>,
     /// (slowest − fastest) / fastest measured pass, in percent.
@@ -931,11 +964,34 @@ pub struct ResultRecord {
     pub too_short: bool,
 }
 
+/// The counters of a summary written before the record listed them: the
+/// search counters, which every strategy reported then.
 fn all_counters() -> CounterSet {
-    CounterSet::ALL
+    CounterSet::SEARCH
 }
 
+/// The elimination counters, in the order of
+/// [`UnitStats::eliminations_total`].
+pub const ELIMINATIONS: [Counter; 5] = [
+    Counter::LockedEliminations,
+    Counter::SubsetEliminations,
+    Counter::FishEliminations,
+    Counter::WingEliminations,
+    Counter::ChainEliminations,
+];
+
 impl ResultRecord {
+    /// The elimination totals, in the order of [`ELIMINATIONS`].
+    pub fn eliminations(&self) -> [Option<u64>; 5] {
+        [
+            self.locked_eliminations_total,
+            self.subset_eliminations_total,
+            self.fish_eliminations_total,
+            self.wing_eliminations_total,
+            self.chain_eliminations_total,
+        ]
+    }
+
     /// The paired comparison with strategy `reference`: the one with the
     /// baseline, or the gate's with its BASE.
     pub fn paired_with(&self, reference: &str) -> Option<&Paired> {
@@ -1018,6 +1074,11 @@ impl ResultRecord {
             ("nodes_total", self.nodes_total),
             ("naked_singles_total", self.naked_singles_total),
             ("hidden_singles_total", self.hidden_singles_total),
+            ("locked_eliminations_total", self.locked_eliminations_total),
+            ("subset_eliminations_total", self.subset_eliminations_total),
+            ("fish_eliminations_total", self.fish_eliminations_total),
+            ("wing_eliminations_total", self.wing_eliminations_total),
+            ("chain_eliminations_total", self.chain_eliminations_total),
         ]
         .into_iter()
         .filter(|&(_, v)| full(v))
@@ -1115,6 +1176,7 @@ mod tests {
                 nodes: guesses + 1,
                 naked_singles: 10,
                 hidden_singles: 2,
+                ..Counters::default()
             },
             givens: 25,
             matches_solution: None,

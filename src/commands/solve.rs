@@ -61,6 +61,17 @@ pub struct SolveRecord<'a> {
     pub nodes: Option<u64>,
     pub naked_singles: Option<u64>,
     pub hidden_singles: Option<u64>,
+    /// Candidates removed by each inference level (the generic engine's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locked_eliminations: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subset_eliminations: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fish_eliminations: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wing_eliminations: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chain_eliminations: Option<u64>,
     pub time_ns: u64,
     /// Where `time_ns` comes from (`harness`, `solver`, `round_trip`).
     pub clock: &'static str,
@@ -288,7 +299,12 @@ fn counters_line(strategy: &Strategy, r: &SolveResult, time_ns: u64) -> String {
     };
     let mut line = format!("strategy {}", strategy.name());
     for counter in Counter::ALL {
-        line.push_str(&format!("  {} {}", counter.name(), shown(counter)));
+        // The elimination counters when the strategy's levels removed
+        // something.
+        let search = CounterSet::SEARCH.has(counter);
+        if search || caps.counters.value(counter, &r.counters).unwrap_or(0) > 0 {
+            line.push_str(&format!("  {} {}", counter.name(), shown(counter)));
+        }
     }
     if !r.status.is_fault() {
         line.push_str(&format!(
@@ -369,6 +385,11 @@ fn record<'a>(
         nodes: v(Counter::Nodes),
         naked_singles: v(Counter::NakedSingles),
         hidden_singles: v(Counter::HiddenSingles),
+        locked_eliminations: v(Counter::LockedEliminations),
+        subset_eliminations: v(Counter::SubsetEliminations),
+        fish_eliminations: v(Counter::FishEliminations),
+        wing_eliminations: v(Counter::WingEliminations),
+        chain_eliminations: v(Counter::ChainEliminations),
         time_ns,
         clock: caps.clock.as_str(),
         conflict: r.conflict.map(|c| c.to_string()),

@@ -396,8 +396,11 @@ fn paired_section(report: &Report) -> Markup {
 fn notes(report: &Report) -> Markup {
     let warnings = super::terminal::warnings(report.meta, &report.results);
     let clocks = clock_notes(&report.results);
-    let external_note =
-        !clocks.is_empty() || report.results.iter().any(|r| r.counters != CounterSet::ALL);
+    let external_note = !clocks.is_empty()
+        || report
+            .results
+            .iter()
+            .any(|r| !r.counters.contains(CounterSet::SEARCH));
     html! {
         @for w in &warnings {
             p.note { strong { "Warning:" } " " (w) "." }

@@ -101,7 +101,7 @@ fn notes(s: &mut String, report: &Report) {
     if report
         .results
         .iter()
-        .any(|r| r.counters != crate::solver::CounterSet::ALL)
+        .any(|r| !r.counters.contains(crate::solver::CounterSet::SEARCH))
     {
         let _ = writeln!(
             s,

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// The columns of `puzzles.csv`, in order: what `run` writes (the rows are
 /// formatted by `bench::RowFormat`) and what merge expects.
-pub const HEADER: [&str; 17] = [
+pub const HEADER: [&str; 22] = [
     "dataset",
     "index",
     "id",
@@ -24,6 +24,11 @@ pub const HEADER: [&str; 17] = [
     "nodes",
     "naked_singles",
     "hidden_singles",
+    "locked_eliminations",
+    "subset_eliminations",
+    "fish_eliminations",
+    "wing_eliminations",
+    "chain_eliminations",
     "givens",
     "matches_solution",
     "answer",

@@ -164,7 +164,7 @@ struct Cols {
 }
 
 impl Cols {
-    const NAMES: [&'static str; 17] = crate::results::puzzles::HEADER;
+    const NAMES: [&'static str; 22] = crate::results::puzzles::HEADER;
 
     fn of(header: &csv::StringRecord) -> Cols {
         Cols {
@@ -317,6 +317,11 @@ fn outcome(cols: &Cols, r: &csv::StringRecord) -> PuzzleOutcome {
             nodes: num("nodes"),
             naked_singles: num("naked_singles"),
             hidden_singles: num("hidden_singles"),
+            locked_eliminations: num("locked_eliminations"),
+            subset_eliminations: num("subset_eliminations"),
+            fish_eliminations: num("fish_eliminations"),
+            wing_eliminations: num("wing_eliminations"),
+            chain_eliminations: num("chain_eliminations"),
         },
         givens: num("givens").min(81) as u8,
         matches_solution: match (cols.get(r, "matches_solution"), answer) {

@@ -152,6 +152,18 @@ pub struct Counters {
     pub naked_singles: u64,
     /// Cells placed by the hidden-single rule.
     pub hidden_singles: u64,
+    /// Candidates removed by locked candidates (pointing and claiming).
+    pub locked_eliminations: u64,
+    /// Candidates removed by naked and hidden subsets (`prop=subsets` and
+    /// above).
+    pub subset_eliminations: u64,
+    /// Candidates removed by X-wings, swordfish and jellyfish (`prop=fish`
+    /// and above).
+    pub fish_eliminations: u64,
+    /// Candidates removed by XY- and XYZ-wings (`prop=wings` and above).
+    pub wing_eliminations: u64,
+    /// Candidates removed by chains (`prop=chains`).
+    pub chain_eliminations: u64,
 }
 
 /// What one solve may spend.

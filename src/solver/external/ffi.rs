@@ -382,7 +382,7 @@ fn native(
                 create,
                 destroy,
                 solve,
-                reports: CounterSet::from_bits(desc.reports as u8),
+                reports: CounterSet::from_c_bits(desc.reports as u8),
             },
             description,
         ));
@@ -615,6 +615,7 @@ impl LibInstance {
                     nodes: stats.nodes,
                     naked_singles: stats.naked_singles,
                     hidden_singles: stats.hidden_singles,
+                    ..Counters::default()
                 };
                 (count, counters, stats.stopped, ns)
             }

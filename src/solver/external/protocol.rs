@@ -335,7 +335,8 @@ pub fn parse_reply(line: &[u8], hello: &Hello, limit: u32) -> Result<Reply, Stri
             Counter::Backtracks => counters.backtracks = value,
             Counter::MaxDepth => counters.max_depth = value.min(u32::MAX as u64) as u32,
             Counter::Nodes => counters.nodes = value,
-            Counter::NakedSingles | Counter::HiddenSingles => unreachable!("not a protocol key"),
+            // KEYS names only the four above.
+            _ => unreachable!("not a protocol key"),
         }
     }
     if let Some(c) = hello.counters.iter().find(|&c| !seen.has(c)) {
@@ -446,9 +447,11 @@ mod tests {
                 solution: Some(answer.result.grid),
                 ns: Some(1234),
                 counters: Counters {
-                    naked_singles: 0,
-                    hidden_singles: 0,
-                    ..c
+                    guesses: c.guesses,
+                    backtracks: c.backtracks,
+                    max_depth: c.max_depth,
+                    nodes: c.nodes,
+                    ..Counters::default()
                 },
                 stopped: None,
             }
