@@ -56,6 +56,11 @@ Exit status: 0 when the file was read, 1 with --strict when a puzzle is not uniq
 external solver's answer was wrong (or it failed on a puzzle), 2 on a malformed line or unreadable file."
     )]
     Check(commands::check::CheckArgs),
+    /// Rate every puzzle of datasets by the techniques a logical solver
+    /// needs (hardest technique, class, steps per technique); write the
+    /// ratings as a CSV dataset.
+    #[command(after_help = commands::rate::RATE_HELP)]
+    Rate(commands::rate::RateArgs),
     /// Benchmark strategies on datasets: every puzzle timed and verified on
     /// all cores; CSV/JSON/Markdown reports and HdrHistograms.
     #[command(after_help = commands::run::RUN_HELP)]
@@ -185,6 +190,7 @@ pub fn main_with(solvers: Vec<(String, std::sync::Arc<dyn crate::solver::Externa
     let result = match &cli.command {
         Command::Solve(a) => commands::solve::run(a),
         Command::Check(a) => commands::check::run(a),
+        Command::Rate(a) => commands::rate::run(a),
         Command::Run(a) => commands::run::run(a),
         Command::Generate(a) => commands::generate::run(a),
         Command::Strategies(a) => commands::strategies::run(a),
