@@ -51,9 +51,14 @@ gzip work too.
 Examples:
   bench-sudoku check puzzles.txt
   bench-sudoku check --list --strict puzzles.txt   (print every non-unique puzzle; exit 1 if any)
+  bench-sudoku check --rate puzzles.txt            (also the distribution of technique ratings)
+
+A file with a rating column (as `rate` writes) gets the distribution of its ratings by class
+without --rate.
 
 Exit status: 0 when the file was read, 1 with --strict when a puzzle is not unique or when an
-external solver's answer was wrong (or it failed on a puzzle), 2 on a malformed line or unreadable file."
+external solver's answer was wrong (or it failed on a puzzle), or with --rate when a rating step
+was unsound (a bug), 2 on a malformed line or unreadable file."
     )]
     Check(commands::check::CheckArgs),
     /// Rate every puzzle of datasets by the techniques a logical solver

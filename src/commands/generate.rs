@@ -23,7 +23,9 @@ use std::time::{Duration, Instant};
 pub const GENERATE_HELP: &str = "Default mode: each candidate is a random full grid (randomized
 backtracking) from which clues are removed in random order while the
 solution stays unique; it is kept when the effort strategy's guess count
-is in the selected range. CSV: puzzle,solution,clues,guesses,backtracks,max_depth.
+is in the selected range, and with --rating when its technique rating (as `rate` gives it)
+is in the band. CSV: puzzle,solution,clues,guesses,backtracks,max_depth (and with --rating:
+rating,class,hardest).
 
 --hard-for STRATEGY: N independent searches (simulated annealing over
 unique puzzles: swap, remove, add or relabel a clue), each giving the
@@ -43,6 +45,8 @@ Examples:
       (30 clues, solved by `hidden` without guessing)
   bench-sudoku generate --count 1000 --seed 2 --minimal --min-guesses 20 --out hard.csv
       (minimal puzzles needing at least 20 guesses under `hidden`)
+  bench-sudoku generate --count 100 --seed 3 --rating 3.0..5.5 --out hard-techniques.csv
+      (puzzles whose hardest technique is a subset, fish or wing; --rating fiendish: chains)
   bench-sudoku generate --hard-for fast -n 100 --out adversarial.csv
       (100 puzzles searched to make `fast` guess as much as possible)
   bench-sudoku generate --hard-for mrv --objective time --budget 5m --from hard.csv
@@ -98,6 +102,14 @@ pub struct GenerateArgs {
     /// (0: no guessing at all).
     #[arg(long, value_name = "N", conflicts_with = "hard_for")]
     pub max_guesses: Option<u64>,
+
+    /// Keep puzzles whose technique rating is in BAND: LOW..HIGH on the
+    /// rating scale (either end may be left out: 7.5.., ..2.0) or a class
+    /// (easy, medium, hard, fiendish, diabolical, extreme). Puzzles beyond
+    /// the ladder are rare among random ones: raise --max-attempts for
+    /// them.
+    #[arg(long, value_name = "BAND", conflicts_with_all = ["hard_for", "grids"])]
+    pub rating: Option<crate::rating::Band>,
 
     /// Give up after N candidates, N ≥ 1 [default: 1000 × count + 1000].
     #[arg(long, value_name = "N", value_parser = super::args::positive_u64(),
@@ -201,6 +213,7 @@ impl GenerateArgs {
             min_guesses: self.min_guesses,
             max_guesses: self.max_guesses,
             max_attempts: self.max_attempts,
+            rating: self.rating,
             threads: self.threads,
         };
         cfg.validate()?;
@@ -278,7 +291,7 @@ pub fn run(args: &GenerateArgs) -> CmdResult {
 fn run_select(args: &GenerateArgs) -> anyhow::Result<()> {
     let cfg = args.config()?;
     let (output, out) = Output::open(args)?;
-    let mut writer = CsvWriter::new(out)?;
+    let mut writer = CsvWriter::with_ratings(out, cfg.rating.is_some())?;
     let start = Instant::now();
     let (mut guesses, mut max_guesses, mut min_clues, mut max_clues) = (0u64, 0u64, 81, 0);
     let mut write_err = None;
@@ -313,6 +326,9 @@ fn run_select(args: &GenerateArgs) -> anyhow::Result<()> {
             guesses as f64 / n,
             max_guesses,
         );
+        if let Some(band) = cfg.rating {
+            eprintln!("every puzzle's technique rating is in {band}");
+        }
     }
     Ok(())
 }

@@ -33,7 +33,7 @@ mod trial;
 
 pub use crate::solver::techniques::Technique;
 pub use ladder::Depth;
-pub use scale::{Class, Value};
+pub use scale::{Band, Class, Value};
 
 use crate::dataset::Record;
 use crate::grid::pencilmark::Candidates;
@@ -63,6 +63,70 @@ impl Oracle for Solution {
     }
     fn value(&self, cell: usize) -> Option<u8> {
         Some(self.0.get(cell)).filter(|&d| d != 0)
+    }
+}
+
+/// The oracle of a puzzle with any number of solutions: a removal is
+/// unsound when some solution has the removed digit in that cell (asked of
+/// the `fast` engine, each cell and digit once).
+pub struct Solutions<'s> {
+    puzzle: Grid,
+    cands: Option<Candidates>,
+    solver: &'s mut Solver,
+    /// Per cell, the digits known to be in some solution there, and the
+    /// digits known to be in none.
+    some: [u16; crate::grid::CELLS],
+    none: [u16; crate::grid::CELLS],
+}
+
+impl<'s> Solutions<'s> {
+    pub fn new(puzzle: &Grid, cands: Option<&Candidates>, solver: &'s mut Solver) -> Self {
+        Solutions {
+            puzzle: *puzzle,
+            cands: cands.copied(),
+            solver,
+            some: [0; crate::grid::CELLS],
+            none: [0; crate::grid::CELLS],
+        }
+    }
+
+    /// True when a solution has `d` in `cell`.
+    fn possible(&mut self, cell: usize, d: u8) -> bool {
+        let m = position::bit(d);
+        if self.some[cell] & m != 0 {
+            return true;
+        }
+        if self.none[cell] & m != 0 {
+            return false;
+        }
+        let mut allowed = self.cands.unwrap_or([position::ALL; crate::grid::CELLS]);
+        allowed[cell] &= m;
+        let r = self
+            .solver
+            .fast_restricted(&self.puzzle, &allowed, &Limits::first());
+        // A search that gave up proves nothing: counted as possible, so
+        // that a removal is never passed on a guess.
+        let yes = r.solutions > 0 || r.status == Status::GaveUp;
+        if r.solutions > 0 {
+            // The solution found says the same of every cell.
+            for (c, &v) in r.grid.cells().iter().enumerate() {
+                if v != 0 {
+                    self.some[c] |= position::bit(v);
+                }
+            }
+        } else {
+            self.none[cell] |= m;
+        }
+        yes
+    }
+}
+
+impl Oracle for Solutions<'_> {
+    fn contradicts(&mut self, cell: usize, removed: u16) -> Option<u8> {
+        (1..=9u8).find(|&d| removed & position::bit(d) != 0 && self.possible(cell, d))
+    }
+    fn value(&self, _cell: usize) -> Option<u8> {
+        None
     }
 }
 
@@ -104,6 +168,23 @@ impl Rating {
     pub fn beyond_ladder(&self) -> bool {
         self.hardest.family().is_none()
     }
+
+    /// The value, class and hardest technique.
+    pub fn brief(&self) -> Brief {
+        Brief {
+            value: self.value,
+            class: self.class,
+            hardest: self.hardest,
+        }
+    }
+}
+
+/// A rating without its steps and solution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Brief {
+    pub value: Value,
+    pub class: Class,
+    pub hardest: Technique,
 }
 
 /// What rating a puzzle gave.
@@ -167,31 +248,41 @@ impl Rater {
     /// The rating of `puzzle` (with a pencilmark puzzle's `cands`), or why
     /// it has none. An [`Unsound`] error is a bug of the rater.
     pub fn rate(&mut self, puzzle: &Grid, cands: Option<&Candidates>) -> Result<Outcome, Unsound> {
-        let r = self.solver.solve_builtin_with(
-            puzzle,
-            cands,
-            &Builtin::Fast,
-            &Limits::uniqueness(),
-            &mut NoopObserver,
-        );
-        if r.status != Status::Solved {
-            return Ok(Outcome::Unrated(r.status));
-        }
-        let solution = r.grid;
-        let Some(g) = grade(puzzle, cands, &mut Solution(solution), Depth::Guess)? else {
-            return Ok(Outcome::Unrated(Status::Invalid));
-        };
-        // A guess always progresses: the solve ends solved, on the solution
-        // (every removal having been checked against it).
-        debug_assert!(g.solved && g.grid == solution);
-        Ok(Outcome::Rated(Rating {
-            value: g.value,
-            hardest: g.hardest,
-            class: Class::of(g.value),
-            steps: g.steps,
-            solution,
-        }))
+        rate_using(&mut self.solver, puzzle, cands)
     }
+}
+
+/// [`Rater::rate`] with the caller's solver workspace (it finds the
+/// solution).
+pub fn rate_using(
+    solver: &mut Solver,
+    puzzle: &Grid,
+    cands: Option<&Candidates>,
+) -> Result<Outcome, Unsound> {
+    let r = solver.solve_builtin_with(
+        puzzle,
+        cands,
+        &Builtin::Fast,
+        &Limits::uniqueness(),
+        &mut NoopObserver,
+    );
+    if r.status != Status::Solved {
+        return Ok(Outcome::Unrated(r.status));
+    }
+    let solution = r.grid;
+    let Some(g) = grade(puzzle, cands, &mut Solution(solution), Depth::Guess)? else {
+        return Ok(Outcome::Unrated(Status::Invalid));
+    };
+    // A guess always progresses: the solve ends solved, on the solution
+    // (every removal having been checked against it).
+    debug_assert!(g.solved && g.grid == solution);
+    Ok(Outcome::Rated(Rating {
+        value: g.value,
+        hardest: g.hardest,
+        class: Class::of(g.value),
+        steps: g.steps,
+        solution,
+    }))
 }
 
 /// The rating of one puzzle (a fresh workspace; use a [`Rater`] for many).
@@ -255,26 +346,35 @@ pub struct Distribution {
     pub unsound: u64,
     /// Lowest and highest rating seen.
     pub range: Option<(Value, Value)>,
+    /// Rating fields read from a dataset that are not a value of this
+    /// scale.
+    pub unreadable: u64,
 }
 
 impl Distribution {
     pub fn add(&mut self, result: &Result<Outcome, Unsound>) {
         match result {
-            Ok(Outcome::Rated(r)) => {
-                self.classes[r.class as usize] += 1;
-                self.range = Some(match self.range {
-                    None => (r.value, r.value),
-                    Some((lo, hi)) => (lo.min(r.value), hi.max(r.value)),
-                });
-            }
+            Ok(Outcome::Rated(r)) => self.add_value(r.value),
             Ok(Outcome::Unrated(status)) => self.unrated[*status as usize] += 1,
             Err(_) => self.unsound += 1,
         }
     }
 
+    /// Counts a rating read back (a dataset's rating column).
+    pub fn add_value(&mut self, v: Value) {
+        self.classes[Class::of(v) as usize] += 1;
+        self.range = Some(match self.range {
+            None => (v, v),
+            Some((lo, hi)) => (lo.min(v), hi.max(v)),
+        });
+    }
+
     /// Puzzles counted.
     pub fn total(&self) -> u64 {
-        self.classes.iter().sum::<u64>() + self.unrated.iter().sum::<u64>() + self.unsound
+        self.classes.iter().sum::<u64>()
+            + self.unrated.iter().sum::<u64>()
+            + self.unsound
+            + self.unreadable
     }
 
     /// One line per class (count and share of the rated puzzles), then
@@ -300,6 +400,12 @@ impl Distribution {
             if n > 0 {
                 s.push_str(&format!("{indent}{:<11}{n:>9}  not rated\n", st.as_str()));
             }
+        }
+        if self.unreadable > 0 {
+            s.push_str(&format!(
+                "{indent}{:<11}{:>9}  not a rating of this scale\n",
+                "other", self.unreadable
+            ));
         }
         if self.unsound > 0 {
             s.push_str(&format!(

@@ -180,6 +180,67 @@ impl fmt::Display for Class {
     }
 }
 
+/// A band of ratings, both ends included: `LOW..HIGH` (either end may be
+/// left out), or a class label for the class's band.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Band {
+    pub low: Value,
+    pub high: Value,
+}
+
+impl Band {
+    pub fn contains(&self, v: Value) -> bool {
+        self.low <= v && v <= self.high
+    }
+}
+
+impl fmt::Display for Band {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}..{}", self.low, self.high)
+    }
+}
+
+impl std::str::FromStr for Band {
+    type Err = String;
+
+    /// `7.5..9.9`, `..2`, `9..`, or a class (`extreme`).
+    fn from_str(s: &str) -> Result<Band, String> {
+        let t = s.trim();
+        if let Some(c) = Class::parse(t) {
+            let next = Class::ALL.get(c as usize + 1);
+            let high = next.map_or(Value(u16::MAX), |n| Value(n.floor().0 - 1));
+            return Ok(Band {
+                low: c.floor(),
+                high,
+            });
+        }
+        let Some((lo, hi)) = t.split_once("..") else {
+            return Err(format!(
+                "{s:?} is not a rating band (LOW..HIGH such as 3.0..5.2, ..2.0, 7.5.., or a class: {})",
+                Class::ALL.map(Class::label).join(", ")
+            ));
+        };
+        let end = |x: &str, default: Value| {
+            if x.trim().is_empty() {
+                Ok(default)
+            } else {
+                x.parse::<Value>()
+            }
+        };
+        let band = Band {
+            low: end(lo, Value(0))?,
+            high: end(hi, Value(u16::MAX))?,
+        };
+        if band.low > band.high {
+            return Err(format!(
+                "{s:?}: the band is empty ({} is above {})",
+                band.low, band.high
+            ));
+        }
+        Ok(band)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,6 +269,23 @@ mod tests {
         assert!(chain_value(Technique::Aic, 99) < base(Technique::Trial));
         assert!(beyond_value(Technique::Trial, 999) < base(Technique::NestedTrial));
         assert!(beyond_value(Technique::NestedTrial, 999) < base(Technique::Guess));
+    }
+
+    #[test]
+    fn bands_parse() {
+        let b: Band = "3.0..5.2".parse().unwrap();
+        assert!(b.contains(Value(30)) && b.contains(Value(52)) && !b.contains(Value(53)));
+        let b: Band = "..2".parse().unwrap();
+        assert!(b.contains(Value(0)) && !b.contains(Value(21)));
+        let b: Band = "9..".parse().unwrap();
+        assert!(b.contains(Value(1000)) && !b.contains(Value(89)));
+        let b: Band = "hard".parse().unwrap();
+        assert_eq!((b.low, b.high), (Value(30), Value(55)));
+        let b: Band = "extreme".parse().unwrap();
+        assert!(b.contains(Value(90)) && b.contains(Value(200)));
+        for bad in ["", "5", "5..3", "x..y", "1..2..3"] {
+            assert!(bad.parse::<Band>().is_err(), "{bad}");
+        }
     }
 
     #[test]
