@@ -338,9 +338,10 @@ pub fn describe(a: &Answer, limits: &Limits) -> String {
             None => "invalid (givens conflict)".into(),
         },
         Status::Stalled => format!(
-            "stalled (no guessing; filled {} cells, {} left)",
+            "stalled (no guessing; filled {} cells, {} left; highest inference level that helped: {})",
             r.filled,
-            r.grid.cells().iter().filter(|&&v| v == 0).count()
+            r.grid.cells().iter().filter(|&&v| v == 0).count(),
+            r.counters.highest_level().unwrap_or("none")
         ),
         Status::GaveUp => format!(
             "gave_up (guess budget of {} exhausted; {} solution(s) found before)",

@@ -166,6 +166,26 @@ pub struct Counters {
     pub chain_eliminations: u64,
 }
 
+impl Counters {
+    /// The highest inference level whose rule placed or removed something
+    /// (`singles`, `locked`, `subsets`, `fish`, `wings`, `chains`): how far
+    /// up the technique ladder a solve got (for a `stalled` one, where it
+    /// stopped). `None` when no rule did anything.
+    pub fn highest_level(&self) -> Option<&'static str> {
+        [
+            (self.chain_eliminations, "chains"),
+            (self.wing_eliminations, "wings"),
+            (self.fish_eliminations, "fish"),
+            (self.subset_eliminations, "subsets"),
+            (self.locked_eliminations, "locked"),
+            (self.naked_singles + self.hidden_singles, "singles"),
+        ]
+        .into_iter()
+        .find(|&(n, _)| n > 0)
+        .map(|(_, level)| level)
+    }
+}
+
 /// What one solve may spend.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
