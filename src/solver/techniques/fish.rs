@@ -4,7 +4,7 @@
 //! rows put the digit in each of those columns once; so the digit cannot go
 //! anywhere else in those columns. The same with rows and columns swapped.
 
-use super::{for_each_combination, Cands, Elims};
+use super::{first_subset, Cands, Elims};
 
 /// The first fish of size `k` (2 to 4) that removes a candidate: digits 1
 /// to 9, for each rows as the base lines, then columns; within them the
@@ -33,25 +33,23 @@ fn on_digit(cand: &Cands, d: u8, k: usize, by_rows: bool, out: &mut Elims) -> bo
             }
         }
     }
+    // The places of the lines with 2..=k of them, and those lines.
+    let mut masks = [0u16; 9];
     let mut lines = [0u8; 9];
     let mut n = 0;
     for (line, &p) in places.iter().enumerate() {
         if (2..=k).contains(&(p.count_ones() as usize)) {
+            masks[n] = p;
             lines[n] = line as u8;
             n += 1;
         }
     }
-    for_each_combination(n, k, |pick| {
-        let mut cover = 0u16;
+    first_subset(&masks[..n], k, &mut |pick, cover| {
         let mut base = 0u16;
         for (j, &line) in lines[..n].iter().enumerate() {
             if pick >> j & 1 != 0 {
-                cover |= places[line as usize];
                 base |= 1 << line;
             }
-        }
-        if cover.count_ones() as usize != k {
-            return false;
         }
         for line in (0..9).filter(|l| base >> l & 1 == 0) {
             for cross in (0..9).filter(|x| cover >> x & 1 != 0) {

@@ -388,39 +388,38 @@ pub fn find(t: Technique, cand: &Cands, out: &mut Elims) -> bool {
     }
 }
 
-/// k-element subsets of `0..n` as bit masks, in increasing lexicographic
-/// order of their elements (for n ≤ 16).
-pub(crate) fn for_each_combination(n: usize, k: usize, mut f: impl FnMut(u16) -> bool) -> bool {
-    if k == 0 || k > n {
-        return false;
+/// The first `k` of `masks` (by their positions, in increasing
+/// lexicographic order) whose union has exactly `k` bits and for which `f`
+/// (given the positions picked, as bits, and the union) returns true.
+/// A partial pick whose union already has more than `k` bits is not
+/// extended, which leaves the order of the rest, and so the first pick
+/// found, as a plain enumeration of every combination would have them.
+pub(crate) fn first_subset(masks: &[u16], k: usize, f: &mut impl FnMut(u16, u16) -> bool) -> bool {
+    extend(masks, k, 0, 0, 0, f)
+}
+
+fn extend(
+    masks: &[u16],
+    k: usize,
+    from: usize,
+    pick: u16,
+    union: u16,
+    f: &mut impl FnMut(u16, u16) -> bool,
+) -> bool {
+    let depth = pick.count_ones() as usize;
+    if depth == k {
+        return union.count_ones() as usize == k && f(pick, union);
     }
-    let mut idx = [0usize; 4];
-    debug_assert!(k <= idx.len());
-    for (i, v) in idx.iter_mut().enumerate().take(k) {
-        *v = i;
-    }
-    loop {
-        let mut m = 0u16;
-        for &i in &idx[..k] {
-            m |= 1 << i;
+    for i in from..masks.len() {
+        if masks.len() - i < k - depth {
+            break;
         }
-        if f(m) {
+        let u = union | masks[i];
+        if u.count_ones() as usize <= k && extend(masks, k, i + 1, pick | 1 << i, u, f) {
             return true;
         }
-        // Advance the rightmost index that can still move; reset the ones
-        // after it.
-        let mut i = k;
-        while i > 0 && idx[i - 1] == n - k + i - 1 {
-            i -= 1;
-        }
-        if i == 0 {
-            return false;
-        }
-        idx[i - 1] += 1;
-        for j in i..k {
-            idx[j] = idx[j - 1] + 1;
-        }
     }
+    false
 }
 
 #[cfg(test)]
@@ -454,22 +453,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn combinations_are_in_order_and_complete() {
-        let mut seen = Vec::new();
-        for_each_combination(5, 3, |m| {
-            seen.push(m);
-            false
-        });
-        assert_eq!(seen.len(), 10);
-        assert_eq!(seen[0], 0b00111);
-        assert_eq!(seen[9], 0b11100);
-        let mut n = 0;
-        for_each_combination(9, 4, |_| {
-            n += 1;
-            false
-        });
-        assert_eq!(n, 126);
-        assert!(!for_each_combination(2, 3, |_| true));
+    fn subsets_are_found_in_order_and_pruning_skips_none() {
+        // Every pick whose union has k bits, in order, against a plain
+        // enumeration of all combinations.
+        let masks = [0b011, 0b110, 0b101, 0b1000, 0b011, 0b1001];
+        for k in 1..=4 {
+            let mut seen = Vec::new();
+            first_subset(&masks, k, &mut |pick, union| {
+                seen.push((pick, union));
+                false
+            });
+            let mut want = Vec::new();
+            for pick in 0u16..1 << masks.len() {
+                if pick.count_ones() as usize == k {
+                    let union = (0..masks.len())
+                        .filter(|&i| pick >> i & 1 != 0)
+                        .fold(0, |u, i| u | masks[i]);
+                    if union.count_ones() as usize == k {
+                        want.push((pick, union));
+                    }
+                }
+            }
+            // Lexicographic order of the positions picked.
+            want.sort_by_key(|&(pick, _)| {
+                (0..16).filter(|&i| pick >> i & 1 != 0).collect::<Vec<_>>()
+            });
+            assert_eq!(seen, want, "k = {k}");
+        }
+        assert!(!first_subset(&masks, 5, &mut |_, _| true));
     }
 
     #[test]

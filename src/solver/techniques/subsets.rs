@@ -5,7 +5,7 @@
 //! Hidden: k digits whose places in a unit are together exactly k cells
 //! must fill those cells, so those cells can hold nothing else.
 
-use super::{for_each_combination, Cands, Elims};
+use super::{first_subset, Cands, Elims};
 use crate::grid::UNITS;
 
 /// The first naked subset of `k` cells (2 to 4) that removes a candidate,
@@ -17,27 +17,25 @@ pub fn naked(cand: &Cands, k: usize, out: &mut Elims) -> bool {
 
 /// The first naked subset of `k` cells inside `unit`.
 fn naked_in(cand: &Cands, unit: &[u8; 9], k: usize, out: &mut Elims) -> bool {
-    // Unit positions whose cell has 2..=k candidates.
+    // The candidates of the unit's cells with 2..=k of them, and where they
+    // are in the unit.
+    let mut masks = [0u16; 9];
     let mut pos = [0u8; 9];
     let mut n = 0;
     for (i, &c) in unit.iter().enumerate() {
-        let ones = cand[c as usize].count_ones() as usize;
-        if (2..=k).contains(&ones) {
+        let m = cand[c as usize];
+        if (2..=k).contains(&(m.count_ones() as usize)) {
+            masks[n] = m;
             pos[n] = i as u8;
             n += 1;
         }
     }
-    for_each_combination(n, k, |pick| {
-        let mut union = 0u16;
+    first_subset(&masks[..n], k, &mut |pick, union| {
         let mut inside = 0u16;
         for (j, &p) in pos[..n].iter().enumerate() {
             if pick >> j & 1 != 0 {
-                union |= cand[unit[p as usize] as usize];
                 inside |= 1 << p;
             }
-        }
-        if union.count_ones() as usize != k {
-            return false;
         }
         for (i, &c) in unit.iter().enumerate() {
             if inside >> i & 1 == 0 {
@@ -66,26 +64,23 @@ fn hidden_in(cand: &Cands, unit: &[u8; 9], k: usize, out: &mut Elims) -> bool {
             m &= m - 1;
         }
     }
-    // Digits with 2..=k places.
+    // The places of the digits with 2..=k of them, and those digits.
+    let mut masks = [0u16; 9];
     let mut digits = [0u8; 9];
     let mut n = 0;
     for (d, &p) in places.iter().enumerate() {
         if (2..=k).contains(&(p.count_ones() as usize)) {
+            masks[n] = p;
             digits[n] = d as u8;
             n += 1;
         }
     }
-    for_each_combination(n, k, |pick| {
-        let mut cells = 0u16;
+    first_subset(&masks[..n], k, &mut |pick, cells| {
         let mut keep = 0u16;
         for (j, &d) in digits[..n].iter().enumerate() {
             if pick >> j & 1 != 0 {
-                cells |= places[d as usize];
                 keep |= 1 << d;
             }
-        }
-        if cells.count_ones() as usize != k {
-            return false;
         }
         for (i, &c) in unit.iter().enumerate() {
             if cells >> i & 1 != 0 {
