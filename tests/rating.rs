@@ -364,3 +364,44 @@ fn corpus_inference_levels_agree_with_fast() {
         );
     }
 }
+
+#[test]
+fn pencilmark_and_standard_input_are_rated_like_any_dataset() {
+    // The same puzzle as 81 cells, and as 729 pencilmarks with nothing
+    // eliminated, read from standard input.
+    let marks: String = EASY
+        .bytes()
+        .map(|b| match b {
+            b'0' => "123456789".to_string(),
+            d => (1..=9u8)
+                .map(|k| if b'0' + k == d { d as char } else { '.' })
+                .collect(),
+        })
+        .collect();
+    let mut child = command()
+        .args(["rate", "-", "-q"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{marks}\n").as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", err(&o));
+    let dir = scratch("pencilmark");
+    let path = dir.join("out.csv");
+    std::fs::write(&path, &o.stdout).unwrap();
+    let r = rows(&path);
+    assert_eq!(r[0]["puzzle"], marks);
+    let Outcome::Rated(plain) = rating::rate(&grid(EASY)).unwrap() else {
+        panic!()
+    };
+    assert_eq!(r[0]["rating"], plain.value.to_string());
+    assert_eq!(r[0]["solution"], plain.solution.to_line_zeros());
+    assert_eq!(r[0]["file"], "-");
+}
