@@ -74,7 +74,13 @@ fn every_strategy_solves_without_allocating_after_warm_up() {
     use common::*;
     let puzzles: Vec<_> = LOGIC_SOLVES
         .iter()
-        .chain([&SINGLES_STALL, &LADDER_STALLS, &EASY, &FAMOUS_HARD, &NO_SOLUTION])
+        .chain([
+            &SINGLES_STALL,
+            &LADDER_STALLS,
+            &EASY,
+            &FAMOUS_HARD,
+            &NO_SOLUTION,
+        ])
         .map(|p| grid(p))
         .chain([Grid::empty()])
         .collect();
