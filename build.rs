@@ -41,8 +41,12 @@ fn main() {
     let target = std::env::var("TARGET").unwrap_or_default();
     println!("cargo:rustc-env=BENCH_SUDOKU_TARGET={target}");
 
-    // Re-run when HEAD, the branch it names or the index changes (works in
-    // worktrees too, where .git is a file); nothing outside a checkout.
+    // Re-run when the commit changes: HEAD, the branch it names, packed
+    // refs (works in worktrees too, where .git is a file); nothing outside
+    // a checkout. Not on the index: `git status` rewrites it, and every
+    // test binary would relink. So `-dirty` says whether the work tree
+    // differed from its commit when the commit last changed (or the build
+    // script did).
     let git_path = |p: &str| {
         Command::new("git")
             .args(["rev-parse", "--git-path", p])
@@ -59,11 +63,7 @@ fn main() {
         .filter(|o| o.status.success())
         .and_then(|o| String::from_utf8(o.stdout).ok())
         .map(|s| s.trim().to_string());
-    let mut watched = vec![
-        "HEAD".to_string(),
-        "index".to_string(),
-        "packed-refs".to_string(),
-    ];
+    let mut watched = vec!["HEAD".to_string(), "packed-refs".to_string()];
     watched.extend(branch);
     for p in watched {
         if let Some(path) = git_path(&p) {

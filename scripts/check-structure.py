@@ -172,7 +172,10 @@ def imports():
     files = {}
     for d, _, names in os.walk(SRC):
         for f in names:
-            if f.endswith(".rs"):
+            # A `tests.rs` is a module's unit tests (declared under
+            # `#[cfg(test)]`): test code may build its inputs with a higher
+            # layer, as integration tests do.
+            if f.endswith(".rs") and f != "tests.rs":
                 p = os.path.join(d, f)
                 files[module_of(p)] = p
     modules = set(files)

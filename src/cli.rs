@@ -58,17 +58,27 @@ gzip work too.
 Examples:
   bench-sudoku check puzzles.txt
   bench-sudoku check --list --strict puzzles.txt   (print every non-unique puzzle; exit 1 if any)
+  bench-sudoku check --rate puzzles.txt            (also the distribution of technique ratings)
+
+A file with a rating column (as `rate` writes) gets the distribution of its ratings by class
+without --rate.
 
 A library loaded into the process (lib= without isolate=yes) runs in a supervised child: its
 crash, exit() or hang, or a signal it aims at bench-sudoku, is named with the puzzle's line.
 
 Exit status: 0 when the file was read, 1 with --strict when a puzzle is not unique or when an
-external solver's answer was wrong (or it failed on a puzzle), 2 on a malformed line or unreadable file,
-or a solver process the system cannot start (too many open files, no memory); 124 a library call
-did not return within --timeout, 125 a library ended the process (exit, _exit), 128+N the
-process died of signal N (159: the library tried to stop or signal bench-sudoku, which is refused)."
+external solver's answer was wrong (or it failed on a puzzle), or with --rate when a rating step
+was unsound (a bug), 2 on a malformed line or unreadable file, or a solver process the system
+cannot start (too many open files, no memory); 124 a library call did not return within --timeout,
+125 a library ended the process (exit, _exit), 128+N the process died of signal N (159: the
+library tried to stop or signal bench-sudoku, which is refused)."
     )]
     Check(commands::check::CheckArgs),
+    /// Rate every puzzle of datasets by the techniques a logical solver
+    /// needs (hardest technique, class, steps per technique); write the
+    /// ratings as a CSV dataset.
+    #[command(after_help = commands::rate::RATE_HELP)]
+    Rate(commands::rate::RateArgs),
     /// Benchmark strategies on datasets: every puzzle timed and verified on
     /// all cores; CSV/JSON/Markdown reports and HdrHistograms.
     #[command(after_help = commands::run::RUN_HELP)]
@@ -231,6 +241,7 @@ fn dispatch(cli: &Cli) -> commands::CmdResult {
     match &cli.command {
         Command::Solve(a) => commands::solve::run(a),
         Command::Check(a) => commands::check::run(a),
+        Command::Rate(a) => commands::rate::run(a),
         Command::Run(a) => commands::run::run(a),
         Command::Generate(a) => commands::generate::run(a),
         Command::Strategies(a) => commands::strategies::run(a),

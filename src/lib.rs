@@ -32,6 +32,7 @@ pub mod grid;
 pub mod history;
 pub mod judge;
 pub mod random;
+pub mod rating;
 pub mod report;
 pub mod results;
 #[cfg(unix)]

@@ -74,11 +74,21 @@ fn every_strategy_solves_without_allocating_after_warm_up() {
     use common::*;
     let puzzles: Vec<_> = LOGIC_SOLVES
         .iter()
-        .chain([&LOGIC_STALLS, &EASY, &FAMOUS_HARD, &NO_SOLUTION])
+        .chain([
+            &SINGLES_STALL,
+            &LADDER_STALLS,
+            &EASY,
+            &FAMOUS_HARD,
+            &NO_SOLUTION,
+        ])
         .map(|p| grid(p))
         .chain([Grid::empty()])
         .collect();
-    let strategies = Strategy::all();
+    // The named strategies and the inference levels above `locked`.
+    let mut strategies = Strategy::all();
+    for level in ["subsets", "fish", "wings", "chains"] {
+        strategies.push(Strategy::parse(&format!("prop={level}")).unwrap());
+    }
     let limits = Limits::uniqueness().with_max_guesses(100_000);
     let mut solver = Solver::new();
     // Warm-up: the workspace exists; nothing else is lazily created.

@@ -66,7 +66,7 @@ fn solve_prints_the_grid_status_and_counters() {
 fn solve_json_lines_from_stdin() {
     let input = format!(
         "# comment\n{}\r\n\n{}\n{}\n",
-        LOGIC_SOLVES[1], FAMOUS_HARD, LOGIC_STALLS
+        LOGIC_SOLVES[1], FAMOUS_HARD, SINGLES_STALL
     );
     let o = run_stdin(&["solve", "-s", "locked", "--json"], &input);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -78,7 +78,7 @@ fn solve_json_lines_from_stdin() {
     assert_eq!(rows.len(), 3);
     for (row, p) in rows
         .iter()
-        .zip([LOGIC_SOLVES[1], FAMOUS_HARD, LOGIC_STALLS])
+        .zip([LOGIC_SOLVES[1], FAMOUS_HARD, SINGLES_STALL])
     {
         assert_eq!(row["status"], "solved");
         assert_eq!(row["solutions"], 1);
@@ -93,7 +93,7 @@ fn solve_json_lines_from_stdin() {
 
 #[test]
 fn solve_logic_reports_stalled_with_filled_cells() {
-    let o = run(&["solve", "-s", "logic", "--json", LOGIC_STALLS]);
+    let o = run(&["solve", "-s", "logic", "--json", LADDER_STALLS]);
     let row: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(row["status"], "stalled");
     assert_eq!(row["filled"], 16);
@@ -103,7 +103,7 @@ fn solve_logic_reports_stalled_with_filled_cells() {
 
 #[test]
 fn solve_trace_shows_the_process() {
-    let o = run(&["solve", "-s", "hidden", "--trace", LOGIC_STALLS]);
+    let o = run(&["solve", "-s", "hidden", "--trace", SINGLES_STALL]);
     let out = stdout(&o);
     assert!(out.contains("by naked single"), "{out}");
     assert!(out.contains("by hidden single"), "{out}");
@@ -111,7 +111,7 @@ fn solve_trace_shows_the_process() {
     assert!(out.contains("at depth 1"), "{out}");
     assert!(out.contains("backtrack"), "{out}");
     assert!(out.contains("contradiction"), "{out}");
-    let o = run(&["solve", "-s", "locked", "--trace", LOGIC_STALLS]);
+    let o = run(&["solve", "-s", "locked", "--trace", SINGLES_STALL]);
     let out = stdout(&o);
     assert!(
         out.contains("pointing") || out.contains("claiming"),
@@ -432,7 +432,7 @@ fn unfinished_strategies_are_marked_and_relative_has_its_range() {
         "-s",
         "hidden",
         "-s",
-        "logic",
+        "prop=hidden,guess=no,name=singles",
         "--limit",
         "60",
         "--repeat",
@@ -450,8 +450,8 @@ fn unfinished_strategies_are_marked_and_relative_has_its_range() {
         table.contains("vs fastest (ratio of means, unpaired)"),
         "{table}"
     );
-    let logic = table.lines().find(|l| l.contains(" logic ")).unwrap();
-    // `logic` stalls on every hard puzzle: faster, but never "fastest".
+    let logic = table.lines().find(|l| l.contains(" singles ")).unwrap();
+    // Singles alone stall on every hard puzzle: faster, but never "fastest".
     assert!(
         logic.contains("(unfinished)") && !logic.contains("fastest"),
         "{table}"
@@ -466,14 +466,14 @@ fn unfinished_strategies_are_marked_and_relative_has_its_range() {
         .map(|e| std::fs::read_to_string(e.path()).unwrap())
         .unwrap();
     assert!(
-        svg.contains("logic (unfinished: 60 of 60)"),
+        svg.contains("singles (unfinished: 60 of 60)"),
         "latency chart legend"
     );
     let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
     let row: Vec<&str> = csv
         .lines()
-        .find(|l| l.contains(",logic,"))
+        .find(|l| l.contains(",singles,"))
         .unwrap()
         .split(',')
         .collect();

@@ -17,7 +17,7 @@ fn big_dataset(name: &str, rows: usize) -> PathBuf {
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
     let puzzles = [
         common::FAMOUS_HARD,
-        common::LOGIC_STALLS,
+        common::SINGLES_STALL,
         common::LOGIC_SOLVES[0],
     ];
     for i in 0..rows {

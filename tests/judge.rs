@@ -124,7 +124,9 @@ fn rows_that_disagree_with_the_summary_are_not_judged() {
     let dir = scratch("judge-rows-summary");
     let (a, b) = (dir.join("a"), dir.join("b"));
     for out in [&a, &b] {
-        let o = run_into(out, 60, &["-s", "fast", "-s", "naive"]);
+        // One strategy: the exit status is its verdict alone (another
+        // unit's time could move between the two runs).
+        let o = run_into(out, 60, &["-s", "naive"]);
         assert_eq!(o.status.code(), Some(0), "{}", all(&o));
     }
     // Mark one accepted row of `naive` as rejected in b's puzzles.csv.
@@ -191,6 +193,12 @@ fn a_lying_clock_gets_no_verdict_from_the_gate() {
             .any(|l| l.starts_with("hard ") && l.contains("faster")),
         "{text}"
     );
+    // Time moved from every other puzzle's claim to its neighbour's: the
+    // geometric mean of per-puzzle ratios would call it about 2× faster;
+    // paired by chunk totals (all a self-timed side's claims can be
+    // checked by) it is not faster.
+    let (_, text) = gate("--alt", "alt");
+    assert!(text.contains("0 improved"), "{text}");
     // The same solver on both sides: whatever the time verdict, the
     // clocks are believed.
     let (code, text) = gate("", "same");
@@ -490,4 +498,68 @@ fn unverifiable_answers_get_no_claim_in_the_headline() {
         row.contains("not judged") && !row.contains("faster"),
         "{row}"
     );
+}
+
+/// A history can follow one difficulty class: `history add --class` adds
+/// the class's lines as a series of their own, which `trend` shows and
+/// never compares with the whole dataset's.
+#[test]
+fn history_follows_one_difficulty_class() {
+    let dir = scratch("judge-class-history");
+    let h = dir.join("history.jsonl");
+    let mut class = String::new();
+    for (i, rev) in ["r1", "r2"].iter().enumerate() {
+        let out = dir.join(format!("run{i}"));
+        let spec = format!("locked,rev={rev}");
+        let o = run_into(&out, 120, &["-s", "fast", "-s", &spec, "--repeat", "2"]);
+        assert_eq!(o.status.code(), Some(0), "{}", all(&o));
+        let summary: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+        // The most populated effort class of the run.
+        let rows = summary["by_class"]["rows"]
+            .as_array()
+            .expect("by_class rows");
+        let best = rows
+            .iter()
+            .filter(|r| r["scheme"] == "effort" && r["strategy"] == "locked")
+            .max_by_key(|r| r["puzzles"].as_u64().unwrap())
+            .expect("an effort class");
+        class = format!("effort {}", best["class"].as_str().unwrap());
+        let o = bin(&[
+            "history",
+            "add",
+            out.to_str().unwrap(),
+            "--file",
+            h.to_str().unwrap(),
+            "-s",
+            "locked",
+            "--class",
+            &class,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", all(&o));
+    }
+    let text = std::fs::read_to_string(&h).unwrap();
+    let series = format!("locked [{class}]");
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.contains(&format!("\"series\":\"{series}\"")))
+            .count(),
+        2,
+        "{text}"
+    );
+    let o = bin(&["trend", h.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", all(&o));
+    assert!(stdout(&o).contains(&series), "{}", stdout(&o));
+    // An unknown class is refused, naming it.
+    let o = bin(&[
+        "history",
+        "add",
+        dir.join("run0").to_str().unwrap(),
+        "--file",
+        h.to_str().unwrap(),
+        "--class",
+        "effort 5000+",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", all(&o));
+    assert!(err(&o).contains("no puzzle of class"), "{}", all(&o));
 }

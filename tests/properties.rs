@@ -37,6 +37,16 @@ fn strategy(name: &str) -> SolverStrategy {
     SolverStrategy::named(name).expect("named strategy")
 }
 
+/// Every named strategy and the inference levels above `locked` (the
+/// technique ladder at every node of the search).
+fn every_strategy() -> Vec<SolverStrategy> {
+    let mut all = SolverStrategy::all();
+    for level in ["subsets", "fish", "wings", "chains"] {
+        all.push(SolverStrategy::parse(&format!("prop={level}")).expect("a level"));
+    }
+    all
+}
+
 /// True when `d` may go in `cell` of `g` without repeating a given.
 fn fits(g: &Grid, cell: usize, d: u8) -> bool {
     let (r, c, b) = row_col_box(cell);
@@ -262,7 +272,7 @@ proptest! {
     #[test]
     fn counters_repeat_exactly(case in puzzles(20..40)) {
         let mut reused = Solver::new();
-        for s in SolverStrategy::all() {
+        for s in every_strategy() {
             let limits = limits_for(&s);
             let first = reused.solve(&case.puzzle, &s, &limits);
             let again = reused.solve(&case.puzzle, &s, &limits);
@@ -286,7 +296,7 @@ proptest! {
             // Cut from a full grid: at least that solution exists.
             prop_assert_ne!(reference.status, Status::NoSolution);
         }
-        for s in SolverStrategy::all() {
+        for s in every_strategy() {
             let r = solver.solve(&case.puzzle, &s, &limits_for(&s));
             check_agreement(&s, &case.puzzle, &r, &reference)?;
         }
@@ -326,7 +336,7 @@ proptest! {
         let all = solver.solve_builtin_with(
             &case.puzzle, Some(&[0x1ff; 81]), fast.builtin().unwrap(), &limits, &mut NoopObserver);
         prop_assert_eq!(plain, all);
-        for s in SolverStrategy::all().into_iter().filter(|s| !s.explosive() && s.name() != "logic") {
+        for s in every_strategy().into_iter().filter(|s| !s.explosive() && s.name() != "logic") {
             let r = solver.solve_builtin_with(
                 &case.puzzle, Some(&masks), s.builtin().unwrap(), &limits, &mut NoopObserver);
             prop_assert_eq!((r.status, r.solutions), (reference.status, reference.solutions),

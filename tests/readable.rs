@@ -56,7 +56,7 @@ fn puzzles_csv(path: &Path, rows: &[TestRow]) {
         let cell = |v: &Option<u64>| v.map_or(String::new(), |v| v.to_string());
         let status = if t.is_some() { "solved" } else { "crashed" };
         text.push_str(&format!(
-            "{d},{i},,,{s},{status},1,{},{},0,0,1,0,0,30,,{}\n",
+            "{d},{i},,,{s},{status},1,{},{},0,0,1,0,0,0,0,0,0,0,30,,{}\n",
             cell(t),
             cell(g),
             if t.is_some() { "ok" } else { "" }

@@ -52,7 +52,7 @@ fn has_git() -> bool {
 #[test]
 fn a_solver_in_a_work_tree_is_at_its_described_revision() {
     if !has_git() {
-        eprintln!("skipped: no git");
+        skip_without("git", "revisions come from git");
         return;
     }
     let repo = scratch("repo");

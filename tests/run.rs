@@ -14,7 +14,7 @@ fn solutions() -> Vec<(String, String)> {
     let s = Strategy::named("locked").unwrap();
     LOGIC_SOLVES
         .iter()
-        .chain([&LOGIC_STALLS, &EASY, &FAMOUS_HARD])
+        .chain([&SINGLES_STALL, &EASY, &FAMOUS_HARD])
         .map(|p| {
             let r = solve(&grid(p), &s, &Limits::uniqueness());
             (p.to_string(), r.grid.to_line_zeros())
@@ -25,6 +25,14 @@ fn solutions() -> Vec<(String, String)> {
 fn csv_rows(path: &Path) -> Vec<csv::StringRecord> {
     let mut r = csv::Reader::from_path(path).unwrap();
     r.records().map(|x| x.unwrap()).collect()
+}
+
+/// The position of `column` in puzzles.csv's header.
+fn puzzle_col(column: &str) -> usize {
+    bench_sudoku::results::puzzles::HEADER
+        .iter()
+        .position(|h| *h == column)
+        .unwrap()
 }
 
 #[test]
@@ -235,7 +243,8 @@ fn plain_lines_crlf_comments_and_gzip() {
     }
     // No solution column: matches_solution is empty.
     let rows = csv_rows(&out.join("puzzles.csv"));
-    assert!(rows.iter().all(|r| r[15].is_empty()));
+    let m = puzzle_col("matches_solution");
+    assert!(rows.iter().all(|r| r[m].is_empty()));
     assert_eq!(summary["meta"]["datasets"][1]["gzip"], true);
 }
 
@@ -268,10 +277,11 @@ fn the_solution_column_is_compared_and_another_valid_solution_is_not_a_mismatch(
     let summary = json(&out.join("summary.json"));
     assert_eq!(summary["results"][0]["mismatches"], 0);
     let rows = csv_rows(&out.join("puzzles.csv"));
-    assert_eq!(&rows[6][15], "", "nothing to compare with");
+    let m = puzzle_col("matches_solution");
+    assert_eq!(&rows[6][m], "", "nothing to compare with");
     assert_eq!(&rows[6][2], "p6");
     assert_eq!(&rows[6][3], "9");
-    assert_eq!(&rows[0][15], "true");
+    assert_eq!(&rows[0][m], "true");
 
     // A solver whose answers disagree with the solution column: a mismatch
     // on every puzzle, exit 1.
@@ -291,7 +301,7 @@ fn the_solution_column_is_compared_and_another_valid_solution_is_not_a_mismatch(
     let summary = json(&out.join("summary.json"));
     assert_eq!(summary["results"][0]["mismatches"], 7);
     let rows = csv_rows(&out.join("puzzles.csv"));
-    assert_eq!(&rows[0][15], "false");
+    assert_eq!(&rows[0][puzzle_col("matches_solution")], "false");
 }
 
 #[test]
@@ -732,13 +742,19 @@ fn a_run_too_short_to_time_is_said_everywhere() {
         "--limit",
         "5",
         "-q",
+        "--details",
         "--out",
         out.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let stderr = text(&o.stderr);
     assert!(stderr.contains("too short to time: easy/fast"), "{stderr}");
-    assert!(text(&o.stdout).contains("(too short)"));
+    // The full table (--details) has puzzles/s, marked.
+    assert!(
+        text(&o.stdout).contains("(too short)"),
+        "{}",
+        text(&o.stdout)
+    );
     let summary = json(&out.join("summary.json"));
     assert_eq!(summary["results"][0]["too_short"], true);
     let csv = csv_rows(&out.join("summary.csv"));

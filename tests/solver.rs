@@ -54,7 +54,7 @@ fn every_strategy_solves_the_issue_puzzles() {
     let limits = Limits::uniqueness();
     for p in LOGIC_SOLVES
         .iter()
-        .chain([&LOGIC_STALLS, &EASY, &FAMOUS_HARD])
+        .chain([&SINGLES_STALL, &EASY, &FAMOUS_HARD])
     {
         let g = grid(p);
         let mut reference: Option<Grid> = None;
@@ -80,16 +80,23 @@ fn every_strategy_solves_the_issue_puzzles() {
 }
 
 #[test]
-fn logic_solves_three_and_stalls_on_two() {
+fn logic_solves_four_and_stalls_on_two() {
     let logic = Strategy::named("logic").unwrap();
     let limits = Limits::uniqueness();
-    for p in LOGIC_SOLVES {
+    // Singles alone stall on SINGLES_STALL; the ladder's locked candidates
+    // finish it.
+    for p in LOGIC_SOLVES.into_iter().chain([SINGLES_STALL]) {
         let r = solve(&grid(p), &logic, &limits);
         assert_eq!(r.status, Status::Solved, "{p}");
         assert_eq!(r.counters.guesses, 0);
         assert!(r.counters.hidden_singles + r.counters.naked_singles > 0);
     }
-    for p in [LOGIC_STALLS, FAMOUS_HARD] {
+    let singles = Strategy::parse("hidden,guess=no").unwrap();
+    assert_eq!(
+        solve(&grid(SINGLES_STALL), &singles, &limits).status,
+        Status::Stalled
+    );
+    for p in [LADDER_STALLS, FAMOUS_HARD] {
         let g = grid(p);
         let r = solve(&g, &logic, &limits);
         assert_eq!(r.status, Status::Stalled, "{p}");
@@ -105,9 +112,17 @@ fn logic_solves_three_and_stalls_on_two() {
             r.counters.naked_singles + r.counters.hidden_singles
         );
     }
-    // The fourth puzzle yields some progress; the famous one none at all.
-    assert!(solve(&grid(LOGIC_STALLS), &logic, &limits).filled > 0);
-    assert_eq!(solve(&grid(FAMOUS_HARD), &logic, &limits).filled, 0);
+    // LADDER_STALLS yields some progress, up to chains; the famous one none
+    // at all.
+    let r = solve(&grid(LADDER_STALLS), &logic, &limits);
+    assert_eq!(r.filled, 16);
+    assert!(r.counters.chain_eliminations > 0 && r.counters.subset_eliminations > 0);
+    let r = solve(&grid(FAMOUS_HARD), &logic, &limits);
+    assert_eq!(r.filled, 0);
+    assert_eq!(
+        r.counters.locked_eliminations + r.counters.chain_eliminations,
+        0
+    );
 }
 
 #[test]
@@ -115,7 +130,7 @@ fn stronger_propagation_never_needs_more_guesses_here() {
     // Measured facts about these puzzles (not a law in general): locked
     // solves the fourth puzzle without guessing; hidden needs a few.
     let limits = Limits::uniqueness();
-    let g = grid(LOGIC_STALLS);
+    let g = grid(SINGLES_STALL);
     let hidden = solve(&g, &Strategy::named("hidden").unwrap(), &limits);
     let locked = solve(&g, &Strategy::named("locked").unwrap(), &limits);
     assert_eq!(locked.counters.guesses, 0);
@@ -266,7 +281,7 @@ fn counters_are_identical_across_runs_and_workspaces() {
     let mut shared = Solver::new();
     for p in LOGIC_SOLVES
         .iter()
-        .chain([&LOGIC_STALLS, &FAMOUS_HARD, &NO_SOLUTION])
+        .chain([&SINGLES_STALL, &FAMOUS_HARD, &NO_SOLUTION])
     {
         let g = grid(p);
         for s in Strategy::all() {
@@ -304,7 +319,7 @@ fn the_guess_budget_stops_explosive_strategies() {
 
 #[test]
 fn value_order_and_branch_axes_change_the_search() {
-    let g = grid(LOGIC_STALLS);
+    let g = grid(SINGLES_STALL);
     let run = |spec: &str, limits: &Limits| solve(&g, &Strategy::parse(spec).unwrap(), limits);
     let unique = Limits::uniqueness();
     let first = Limits::first();
@@ -332,7 +347,7 @@ fn strategies_agree_on_hundreds_of_generated_puzzles() {
     let mut solver = Solver::new();
     let seeds: Vec<Grid> = LOGIC_SOLVES
         .iter()
-        .chain([&LOGIC_STALLS, &EASY, &FAMOUS_HARD])
+        .chain([&SINGLES_STALL, &EASY, &FAMOUS_HARD])
         .map(|p| solver.solve(&grid(p), &hidden, &limits).grid)
         .collect();
     let mut rng = TestRng::new(2026);

@@ -133,6 +133,9 @@ pub struct UnitStats {
     pub nodes_total: u64,
     pub naked_total: u64,
     pub hidden_total: u64,
+    /// Candidates removed by each inference level of the generic engine,
+    /// in the order of [`ELIMINATIONS`].
+    pub eliminations_total: [u64; 5],
     pub no_guess: u64,
     pub time_max: u64,
     /// Total solve time of each measured pass (spread across repeats).
@@ -298,6 +301,16 @@ fn grow_record(h: &mut Histogram<u64>, v: u64) {
     }
 }
 
+/// The elimination counters, in the order of
+/// [`UnitStats::eliminations_total`].
+pub const ELIMINATIONS: [Counter; 5] = [
+    Counter::LockedEliminations,
+    Counter::SubsetEliminations,
+    Counter::FishEliminations,
+    Counter::WingEliminations,
+    Counter::ChainEliminations,
+];
+
 impl UnitStats {
     /// The paired comparison with strategy `reference`: the one with the
     /// baseline, or the gate's with its BASE.
@@ -338,6 +351,7 @@ impl UnitStats {
             nodes_total: 0,
             naked_total: 0,
             hidden_total: 0,
+            eliminations_total: [0; 5],
             no_guess: 0,
             time_max: 0,
             pass_ns: vec![0; repeat.max(1) as usize],
@@ -457,6 +471,9 @@ impl UnitStats {
         self.nodes_total = self.nodes_total.saturating_add(c.nodes);
         self.naked_total = self.naked_total.saturating_add(c.naked_singles);
         self.hidden_total = self.hidden_total.saturating_add(c.hidden_singles);
+        for (t, k) in self.eliminations_total.iter_mut().zip(ELIMINATIONS) {
+            *t = t.saturating_add(k.get(c));
+        }
         if c.guesses == 0 && matches!(o.status, Status::Solved | Status::Multiple) {
             self.no_guess += 1;
         }
@@ -619,6 +636,13 @@ impl UnitStats {
         self.nodes_total = self.nodes_total.saturating_add(o.nodes_total);
         self.naked_total = self.naked_total.saturating_add(o.naked_total);
         self.hidden_total = self.hidden_total.saturating_add(o.hidden_total);
+        for (t, &x) in self
+            .eliminations_total
+            .iter_mut()
+            .zip(&o.eliminations_total)
+        {
+            *t = t.saturating_add(x);
+        }
         self.no_guess += o.no_guess;
         self.time_max = self.time_max.max(o.time_max);
         self.mismatch_list.extend(o.mismatch_list.iter().cloned());
@@ -742,6 +766,7 @@ pub(crate) fn test_outcome(time_ns: u64, guesses: u64, status: Status) -> Puzzle
             nodes: guesses + 1,
             naked_singles: 10,
             hidden_singles: 2,
+            ..Default::default()
         },
         givens: 25,
         matches_solution: None,

@@ -28,7 +28,7 @@
 //! wide).
 
 use super::outcome::PuzzleOutcome;
-use crate::solver::{Counter, CounterSet};
+use crate::solver::{Counter, CounterSet, Status};
 use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -207,6 +207,13 @@ impl PairAcc {
     pub fn add(&mut self, base: &PuzzleOutcome, o: &PuzzleOutcome) {
         debug_assert_eq!(base.index, o.index);
         let Some(log) = log_ratio(base, o) else {
+            // A puzzle one side gave up on is not a pair, but it is an
+            // answer that differs (giving up is never faster).
+            let answered = |x: &PuzzleOutcome| !x.status.is_fault() && !x.rejected();
+            if answered(base) && answered(o) && base.status != o.status {
+                self.answers_differ += 1;
+                keep_first(&mut self.answer_examples, o.index);
+            }
             self.unpaired += 1;
             return;
         };
@@ -405,10 +412,14 @@ fn log_of(bin: usize) -> f64 {
 }
 
 /// A pair's log ratio (strategy / baseline), or `None` when either side
-/// has no accepted answer (a fault, or an answer the harness rejected:
-/// neither is a solve). Times of 0 count as 1 ns.
+/// has no accepted answer (a fault, an answer the harness rejected, or a
+/// search given up or stalled: none is a solve, and the time it took to
+/// stop is not a time of solving). Times of 0 count as 1 ns.
 pub fn log_ratio(base: &PuzzleOutcome, o: &PuzzleOutcome) -> Option<f64> {
-    if base.status.is_fault() || o.status.is_fault() || base.rejected() || o.rejected() {
+    let unsolved = |x: &PuzzleOutcome| {
+        x.status.is_fault() || x.rejected() || matches!(x.status, Status::GaveUp | Status::Stalled)
+    };
+    if unsolved(base) || unsolved(o) {
         return None;
     }
     Some(finite(

@@ -8,7 +8,7 @@ use std::mem::MaybeUninit;
 
 /// The columns of `puzzles.csv`, in order: what `run` writes (the rows are
 /// formatted by [`super::RowFormat`]) and what `merge` and the readers expect.
-pub const HEADER: [&str; 17] = [
+pub const HEADER: [&str; 22] = [
     "dataset",
     "index",
     "id",
@@ -23,6 +23,11 @@ pub const HEADER: [&str; 17] = [
     "nodes",
     "naked_singles",
     "hidden_singles",
+    "locked_eliminations",
+    "subset_eliminations",
+    "fish_eliminations",
+    "wing_eliminations",
+    "chain_eliminations",
     "givens",
     "matches_solution",
     "answer",
@@ -74,7 +79,7 @@ impl RowFormat {
         let short = padded(&d)
             .zip(padded(&s))
             .map(|(a, b)| [a, b])
-            .filter(|_| counters == CounterSet::ALL);
+            .filter(|_| counters == CounterSet::ALL || counters == CounterSet::SEARCH);
         let mut status = [([0u8; 16], 0); Status::ALL.len()];
         for st in Status::ALL {
             let name = st.as_str().as_bytes();
@@ -106,10 +111,10 @@ impl RowFormat {
         }
     }
 
-    /// The counters after the status, in column order (the six counters
-    /// in [`Counter::ALL`]'s order).
+    /// The numbers after the status, in column order: solutions, time,
+    /// the counters in [`Counter::ALL`]'s order, givens.
     #[inline(always)]
-    fn numbers(o: &PuzzleOutcome) -> [u64; 9] {
+    fn numbers(o: &PuzzleOutcome) -> [u64; 14] {
         let c = &o.counters;
         [
             o.solutions as u64,
@@ -120,9 +125,18 @@ impl RowFormat {
             c.nodes,
             c.naked_singles,
             c.hidden_singles,
+            c.locked_eliminations,
+            c.subset_eliminations,
+            c.fish_eliminations,
+            c.wing_eliminations,
+            c.chain_eliminations,
             o.givens as u64,
         ]
     }
+
+    /// Where [`numbers`](Self::numbers) has the first elimination counter,
+    /// and how many there are.
+    const ELIMINATIONS: std::ops::Range<usize> = 8..13;
 
     /// The end of an accepted answer's row: `matches_solution`, `answer`
     /// (`ok`) and the newline.
@@ -151,9 +165,14 @@ impl RowFormat {
         w.put(strategy, *strategy_len);
         let (name, name_len) = &self.status[o.status as usize];
         w.put(name, *name_len);
-        for v in Self::numbers(o) {
+        // The in-place path runs for the counter sets with all the
+        // elimination counters or none.
+        let eliminations = self.counters.has(Counter::LockedEliminations);
+        for (i, v) in Self::numbers(o).into_iter().enumerate() {
             w.put(b",", 1);
-            w.number(v);
+            if eliminations || !Self::ELIMINATIONS.contains(&i) {
+                w.number(v);
+            }
         }
         let (end, end_len) = Self::ending(o);
         w.put(&end, end_len);
@@ -178,11 +197,11 @@ impl RowFormat {
         }
         row.extend_from_slice(&self.strategy);
         row.extend_from_slice(o.status.as_str().as_bytes());
-        // Solutions, time, the six counters, givens: empty when absent.
+        // Solutions, time, the counters, givens: empty when absent.
         let fault = o.status.is_fault();
         let present = |i: usize| match i {
             0 | 1 => !fault,
-            8 => true,
+            13 => true,
             c => !fault && self.counters.has(Counter::ALL[c - 2]),
         };
         for (i, v) in Self::numbers(o).into_iter().enumerate() {
@@ -211,7 +230,7 @@ struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     /// Positions are taken modulo `WRAP` (a no-op for every row this
-    /// writes: at most 2 × 32 + 20 + 2 + 11 + 9 × 21 + 9 = 295 bytes), which
+    /// writes: at most 2 × 32 + 20 + 2 + 11 + 14 × 21 + 9 = 400 bytes), which
     /// keeps every store provably inside `ROOM` without a bounds check.
     const WRAP: usize = 512;
     /// Spare capacity needed: `WRAP` plus the widest store.
@@ -404,6 +423,7 @@ mod tests {
                 nodes: 4,
                 naked_singles: 5,
                 hidden_singles: 6,
+                ..Counters::default()
             },
             givens: 0,
             matches_solution: Some(false),
@@ -418,7 +438,7 @@ mod tests {
         w.write(0, &row).unwrap();
         w.finish().unwrap();
         let mut r = csv::Reader::from_path(&path).unwrap();
-        assert_eq!(r.headers().unwrap().len(), 17);
+        assert_eq!(r.headers().unwrap().len(), 22);
         let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
         assert_eq!(rows.len(), 1);
         let row: Vec<&str> = rows[0].iter().collect();
@@ -439,6 +459,11 @@ mod tests {
                 "4",
                 "5",
                 "6",
+                "0",
+                "0",
+                "0",
+                "0",
+                "0",
                 "0",
                 "false",
                 "differs"
@@ -473,7 +498,7 @@ mod tests {
             assert_eq!(fields[5], status.as_str());
             // A fault has no time and no counters.
             let time = if status.is_fault() { "" } else { "9" };
-            assert_eq!((fields[1], fields[7], fields[14]), ("123", time, "99"));
+            assert_eq!((fields[1], fields[7], fields[19]), ("123", time, "99"));
             assert_eq!(fields[8] == "0", !status.is_fault(), "{status}");
         }
     }
@@ -508,7 +533,7 @@ mod tests {
         f.push(&mut row, &record(4, None, None), &o);
         assert_eq!(
             String::from_utf8(row).unwrap(),
-            "d,4,,,tdoku,solved,1,3100,7,,,,,,17,true,ok\n"
+            "d,4,,,tdoku,solved,1,3100,7,,,,,,,,,,,17,true,ok\n"
         );
     }
 
@@ -561,6 +586,7 @@ mod tests {
                         nodes: v.saturating_add(1),
                         naked_singles: 12,
                         hidden_singles: v % 1000,
+                        ..Counters::default()
                     },
                     givens: 17,
                     matches_solution: Some(true),
@@ -577,7 +603,7 @@ mod tests {
                 assert_eq!(
                     String::from_utf8(row).unwrap(),
                     format!(
-                        "prev\n{dataset},{v},{},,{strategy},solved,1,{v},{v},{},7,{},12,{},17,true,ok\n",
+                        "prev\n{dataset},{v},{},,{strategy},solved,1,{v},{v},{},7,{},12,{},0,0,0,0,0,17,true,ok\n",
                         id.unwrap_or(""),
                         c.backtracks,
                         c.nodes,
@@ -590,7 +616,14 @@ mod tests {
 
     #[test]
     fn in_place_and_field_by_field_rows_are_the_same_bytes() {
-        let f = RowFormat::new("set", "fast", CounterSet::ALL);
+        for set in [CounterSet::ALL, CounterSet::SEARCH] {
+            same_bytes(set);
+        }
+    }
+
+    /// The in-place and field-by-field rows of strategies reporting `set`.
+    fn same_bytes(set: CounterSet) {
+        let f = RowFormat::new("set", "fast", set);
         let pieces = f.short.unwrap();
         let rec = record(0, None, None);
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
@@ -616,6 +649,11 @@ mod tests {
                     nodes: next(64),
                     naked_singles: next(7),
                     hidden_singles: next(12),
+                    locked_eliminations: next(9),
+                    subset_eliminations: next(3),
+                    fish_eliminations: next(2),
+                    wing_eliminations: next(40),
+                    chain_eliminations: next(5),
                 },
                 givens: next(7) as u8,
                 // An answer that differs from the dataset's is rejected and

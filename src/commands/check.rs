@@ -2,7 +2,8 @@
 
 use super::args::EngineArgs;
 use super::CmdResult;
-use crate::dataset::{self, Format};
+use crate::dataset::{self, Format, Record};
+use crate::rating::{self, Distribution};
 use crate::solver::strategy::spec_help;
 use crate::solver::{Answer, Limits, Solver, Status, Strategy};
 use clap::Args;
@@ -22,6 +23,11 @@ pub struct CheckArgs {
     /// Exit with status 1 when any puzzle is not unique.
     #[arg(long)]
     pub strict: bool,
+    /// Rate every puzzle (as `rate` does) and print the distribution of
+    /// the ratings by class. Without it, a file with a rating column gets
+    /// the distribution of the ratings it holds.
+    #[arg(long)]
+    pub rate: bool,
     #[command(flatten)]
     pub engine: EngineArgs,
 }
@@ -61,10 +67,15 @@ pub fn run(args: &CheckArgs) -> CmdResult {
         wrong: 0,
     };
     let mut solver = Solver::new();
+    let mut ratings = Ratings {
+        computed: args.rate,
+        dist: Distribution::default(),
+    };
     for item in reader {
         let rec = item?;
         let line_no = rec.line;
         tally.total += 1;
+        ratings.add(&mut solver, &rec, (&name, line_no), &mut out)?;
         let cands = rec.candidates();
         #[cfg(unix)]
         if let Some(s) = &slot {
@@ -88,9 +99,65 @@ pub fn run(args: &CheckArgs) -> CmdResult {
         print_puzzle(&mut out, (&name, line_no), &a, args.list)?;
     }
     tally.print(&mut out, &name, &strategy)?;
+    ratings.print(&mut out)?;
     #[cfg(unix)]
     super::supervise::unloading();
-    Ok(tally.exit_code(args.strict))
+    let code = tally.exit_code(args.strict);
+    Ok(if ratings.dist.unsound > 0 {
+        code.max(1)
+    } else {
+        code
+    })
+}
+
+/// The ratings `check` counts: computed (`--rate`) or read from the file's
+/// rating column.
+struct Ratings {
+    computed: bool,
+    dist: Distribution,
+}
+
+impl Ratings {
+    /// Counts `rec`'s rating; an unsound step of the rater is named.
+    fn add(
+        &mut self,
+        solver: &mut Solver,
+        rec: &Record,
+        (name, line_no): (&str, u64),
+        out: &mut impl Write,
+    ) -> std::io::Result<()> {
+        if self.computed {
+            let r = rating::rate_using(solver, &rec.puzzle, rec.candidates());
+            if let Err(e) = &r {
+                writeln!(out, "{name}:{line_no}: {e} (a bug of the rater)")?;
+            }
+            self.dist.add(&r);
+        } else {
+            match rating::value_of(rec) {
+                Some(Ok(v)) => self.dist.add_value(v),
+                Some(Err(_)) => self.dist.unreadable += 1,
+                None => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn print(&self, out: &mut impl Write) -> std::io::Result<()> {
+        if self.dist.total() == 0 {
+            return Ok(());
+        }
+        let range = self
+            .dist
+            .range
+            .map_or(String::new(), |(lo, hi)| format!(", {lo} to {hi}"));
+        let from = if self.computed {
+            "rated"
+        } else {
+            "from the file's rating column"
+        };
+        writeln!(out, "ratings ({from}{range}):")?;
+        write!(out, "{}", self.dist.render("  "))
+    }
 }
 
 /// A library loaded into the process runs in a supervised child, which its

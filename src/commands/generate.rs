@@ -23,7 +23,9 @@ use std::time::{Duration, Instant};
 pub const GENERATE_HELP: &str = "Default mode: each candidate is a random full grid (randomized
 backtracking) from which clues are removed in random order while the
 solution stays unique; it is kept when the effort strategy's guess count
-is in the selected range. CSV: puzzle,solution,clues,guesses,backtracks,max_depth.
+is in the selected range, and with --rating when its technique rating (as `rate` gives it)
+is in the band. CSV: puzzle,solution,clues,guesses,backtracks,max_depth (and with --rating:
+rating,class,hardest).
 
 --hard-for STRATEGY: N independent searches (simulated annealing over
 unique puzzles: swap, remove, add or relabel a clue), each giving the
@@ -36,7 +38,10 @@ a uniformly random relabelling, band/stack/row/column order and
 transposition: every digit equally likely in every cell).
 
 The same seed and options give byte-identical output on every machine
-and with any thread count (not with --budget or --objective time).
+and with any thread count (not with --budget or --objective time). Without
+--budget or --max-steps, each search takes up to 250000 steps and the whole
+search stops after 5 minutes at most: a search cut short by that stop is
+named (its output then depends on the machine).
 
 --out FILE appears only when every puzzle asked for was found (it may not
 be an input, nor the library, program or script of a solver named). An
@@ -53,6 +58,8 @@ Examples:
       (30 clues, solved by `hidden` without guessing)
   bench-sudoku generate --count 1000 --seed 2 --minimal --min-guesses 20 --out hard.csv
       (minimal puzzles needing at least 20 guesses under `hidden`)
+  bench-sudoku generate --count 100 --seed 3 --rating 3.0..5.5 --out hard-techniques.csv
+      (puzzles whose hardest technique is a subset, fish or wing; --rating fiendish: chains)
   bench-sudoku generate --hard-for fast -n 100 --out adversarial.csv
       (100 puzzles searched to make `fast` guess as much as possible)
   bench-sudoku generate --hard-for mrv --objective time --budget 5m --from hard.csv
@@ -109,6 +116,14 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "N", conflicts_with = "hard_for")]
     pub max_guesses: Option<u64>,
 
+    /// Keep puzzles whose technique rating is in BAND: LOW..HIGH on the
+    /// rating scale (either end may be left out: 7.5.., ..2.0) or a class
+    /// (easy, medium, hard, fiendish, diabolical, extreme). Puzzles beyond
+    /// the ladder are rare among random ones: raise --max-attempts for
+    /// them.
+    #[arg(long, value_name = "BAND", conflicts_with_all = ["hard_for", "grids"])]
+    pub rating: Option<crate::rating::Band>,
+
     /// Give up after N candidates, N ≥ 1 [default: 1000 × count + 1000].
     #[arg(long, value_name = "N", value_parser = super::args::positive_u64(),
           conflicts_with = "hard_for")]
@@ -134,7 +149,8 @@ pub struct GenerateArgs {
     pub solutions: u32,
 
     /// With --hard-for: steps of each search, N ≥ 1 [default: 250000, or
-    /// none with --budget].
+    /// none with --budget; without either, the whole search also stops
+    /// after 5 minutes].
     #[arg(long, value_name = "N", value_parser = super::args::positive_u64(),
           requires = "hard_for")]
     pub max_steps: Option<u64>,
@@ -211,6 +227,7 @@ impl GenerateArgs {
             min_guesses: self.min_guesses,
             max_guesses: self.max_guesses,
             max_attempts: self.max_attempts,
+            rating: self.rating,
             threads: self.threads,
         };
         cfg.validate()?;
@@ -340,7 +357,7 @@ fn run_select(args: &GenerateArgs) -> CmdResult {
     let cfg = args.config()?;
     let stop = super::interrupt::flag("stopping; the puzzles found are kept, marked partial");
     let (output, out) = Output::open(args)?;
-    let mut writer = CsvWriter::new(out)?;
+    let mut writer = CsvWriter::with_ratings(out, cfg.rating.is_some())?;
     let start = Instant::now();
     let (mut guesses, mut max_guesses, mut min_clues, mut max_clues) = (0u64, 0u64, 81, 0);
     let mut write_err = None;
@@ -378,6 +395,9 @@ fn run_select(args: &GenerateArgs) -> CmdResult {
             guesses as f64 / n,
             max_guesses,
         );
+        if let Some(band) = cfg.rating {
+            eprintln!("every puzzle's technique rating is in {band}");
+        }
     }
     Ok(0)
 }
@@ -453,6 +473,8 @@ impl GenerateArgs {
             seed: self.seed,
             steps: self.max_steps,
             budget: self.budget,
+            // Without either limit, the default steps and a stated stop.
+            cap: (self.budget.is_none() && self.max_steps.is_none()).then_some(climb::DEFAULT_CAP),
             minimal: self.minimal,
             symmetric: self.symmetric,
             max_clues: self.max_clues.map(usize::from),
@@ -591,7 +613,7 @@ fn run_hard_for(args: &GenerateArgs) -> CmdResult {
     let result = std::thread::scope(|scope| {
         let worker = scope.spawn(|| {
             climb::climb(&cfg, &progress, &stop, |h| {
-                stats.add(&h);
+                stats.add(&h, &cfg);
                 if err.is_none() {
                     if let Err(e) = out.write_all(hard_row(&cfg, &h).as_bytes()) {
                         err = Some(e);
@@ -720,6 +742,8 @@ struct HardStats {
     clues_max: usize,
     /// Sum of the objectives of the searches' starting puzzles.
     start_sum: u64,
+    /// Searches the default time stop cut short.
+    cut: usize,
 }
 
 impl Default for HardStats {
@@ -731,13 +755,17 @@ impl Default for HardStats {
             clues_min: 81,
             clues_max: 0,
             start_sum: 0,
+            cut: 0,
         }
     }
 }
 
 impl HardStats {
-    fn add(&mut self, h: &HardPuzzle) {
+    fn add(&mut self, h: &HardPuzzle, cfg: &ClimbConfig) {
         self.puzzles += 1;
+        if cfg.cap.is_some() && h.steps < cfg.step_limit() {
+            self.cut += 1;
+        }
         self.sum += h.measure.value;
         self.max = self.max.max(h.measure.value);
         self.clues_max = self.clues_max.max(h.clues);
@@ -767,7 +795,16 @@ impl HardStats {
             } else {
                 String::new()
             }
-        )
+        ) + &if self.cut > 0 {
+            format!(
+                "\n{} of the searches were cut short by the default stop ({} for the whole \
+                 search, no --budget or --max-steps given): their puzzles depend on the machine",
+                self.cut,
+                humantime::format_duration(climb::DEFAULT_CAP)
+            )
+        } else {
+            String::new()
+        }
     }
 }
 

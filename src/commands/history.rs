@@ -52,6 +52,12 @@ pub struct AddArgs {
     /// 2), so that one history never mixes yardsticks.
     #[arg(long, value_name = "LABEL", default_value = "fast")]
     pub yardstick: String,
+    /// Follow one difficulty class instead of the whole dataset: `effort
+    /// 256+` (fast's guesses: 0, 1-3, 4-15, 16-63, 64-255, 256+) or
+    /// `rating hard` (a rating column's class); its lines form a series
+    /// of their own, `NAME [effort 256+]` (needs puzzles.csv).
+    #[arg(long, value_name = "CLASS")]
+    pub class: Option<String>,
 }
 
 fn label(s: &str) -> Result<String, String> {
@@ -82,8 +88,10 @@ fn add(args: &AddArgs) -> CmdResult {
         }
         lines.extend(lines_of(&dir, args)?);
     }
+    let mut failed = false;
     for l in &lines {
         for f in l.findings() {
+            failed |= f.weight == crate::judge::Weight::Fail;
             super::print_err(&format!(
                 "bench-sudoku: warning: {} of {} ({}): {}: trend shows it and judges it by this",
                 l.series,
@@ -103,7 +111,43 @@ fn add(args: &AddArgs) -> CmdResult {
             k => format!(", {k} already there"),
         }
     ))?;
+    if failed {
+        // Recorded (trend shows a failed point as failed), but a run the
+        // judge fails is never a silent success.
+        super::print_err("bench-sudoku: the judge fails a run just added (above): exit status 1");
+        return Ok(1);
+    }
     Ok(0)
+}
+
+/// A yardstick named like a built-in strategy (`fast`, the default) must
+/// be that built-in strategy: another solver labelled `fast` would make
+/// every ratio in the history a ratio to something else.
+fn check_yardstick(dir: &ResultsDir, yardstick: &str) -> anyhow::Result<()> {
+    let Some(builtin) = crate::solver::Strategy::named(yardstick) else {
+        return Ok(());
+    };
+    let detail = dir
+        .meta
+        .options
+        .strategy_details
+        .iter()
+        .find(|d| d.name == yardstick);
+    let Some(d) = detail else {
+        return Ok(());
+    };
+    let expected = builtin.axes();
+    if d.kind != "builtin" || d.spec != expected {
+        bail!(
+            "{}: the run's {yardstick:?} is {} {}, not the built-in {yardstick} ({expected}): \
+             a ratio to it is not a ratio to the yardstick; follow it with --yardstick and \
+             another label",
+            dir.path.display(),
+            d.kind,
+            d.spec
+        );
+    }
+    Ok(())
 }
 
 /// The lines of one results directory: the chosen strategies (all by
@@ -125,6 +169,7 @@ fn lines_of(dir: &ResultsDir, args: &AddArgs) -> anyhow::Result<Vec<Line>> {
             );
         }
     }
+    check_yardstick(dir, &args.yardstick)?;
     let chosen = dir
         .results
         .iter()
@@ -149,6 +194,46 @@ fn lines_of(dir: &ResultsDir, args: &AddArgs) -> anyhow::Result<Vec<Line>> {
         }
         let series = args.series.as_deref().unwrap_or(&r.strategy);
         out.push(Line::of(&dir.meta, &dir.results, r, series));
+    }
+    match &args.class {
+        Some(c) => of_class(dir, out, c, &args.yardstick),
+        None => Ok(out),
+    }
+}
+
+/// The lines of one difficulty class (`effort 256+`, `rating hard`):
+/// each unit's line with the class's times and ratio.
+fn of_class(
+    dir: &ResultsDir,
+    lines: Vec<Line>,
+    class: &str,
+    yardstick: &str,
+) -> anyhow::Result<Vec<Line>> {
+    let Some((scheme, label)) = class.trim().split_once(' ') else {
+        bail!(
+            "--class {class:?}: give the scheme and the class, e.g. 'effort 256+' or 'rating hard'"
+        );
+    };
+    let by_class = crate::results::classes::ByClass::of_dir(&dir.path, &dir.meta)?
+        .with_context(|| format!("{}: --class needs puzzles.csv", dir.path.display()))?;
+    let row = |ds: &str, st: &str| {
+        by_class
+            .rows
+            .iter()
+            .find(|r| r.dataset == ds && r.strategy == st && r.scheme == scheme && r.class == label)
+    };
+    let mut out = Vec::new();
+    for l in lines {
+        let Some(r) = row(&l.dataset, &l.strategy) else {
+            bail!(
+                "{}: {}/{} has no puzzle of class {class:?}",
+                dir.path.display(),
+                l.dataset,
+                l.strategy
+            );
+        };
+        let y = row(&l.dataset, yardstick);
+        out.push(l.clone().of_class(r, y));
     }
     Ok(out)
 }

@@ -96,7 +96,12 @@ pub fn run(args: &MergeArgs) -> CmdResult {
             "bench-sudoku: warning: some inputs have no puzzles.csv; the merged directory has none",
         );
     }
-    let report = Report::new(&meta, &units).with_scatter(&args.out)?;
+    let mut report = Report::new(&meta, &units).with_scatter(&args.out)?;
+    // What the shards' later gate rounds found stays with the merged
+    // units: a failure in any shard's later round is the merged unit's.
+    for r in report.results.iter_mut() {
+        r.later_rounds = merge::merged_later_rounds(&inputs, &r.dataset, &r.strategy);
+    }
     report::finish::write(&report, &args.out)?;
     print_merged(&report, &inputs)?;
     super::print_text(&format!(

@@ -12,6 +12,8 @@ pub mod generate;
 pub mod history;
 pub mod interrupt;
 pub mod merge;
+pub mod output;
+pub mod rate;
 pub mod report;
 pub mod run;
 pub mod serve;

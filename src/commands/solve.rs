@@ -61,6 +61,17 @@ pub struct SolveRecord<'a> {
     pub nodes: Option<u64>,
     pub naked_singles: Option<u64>,
     pub hidden_singles: Option<u64>,
+    /// Candidates removed by each inference level (the generic engine's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locked_eliminations: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subset_eliminations: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fish_eliminations: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wing_eliminations: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chain_eliminations: Option<u64>,
     pub time_ns: u64,
     /// Where `time_ns` comes from (`harness`, `solver`, `round_trip`).
     pub clock: &'static str,
@@ -377,7 +388,12 @@ fn counters_line(strategy: &Strategy, r: &SolveResult, time_ns: u64) -> String {
     };
     let mut line = format!("strategy {}", strategy.name());
     for counter in Counter::ALL {
-        line.push_str(&format!("  {} {}", counter.name(), shown(counter)));
+        // The elimination counters when the strategy's levels removed
+        // something.
+        let search = CounterSet::SEARCH.has(counter);
+        if search || caps.counters.value(counter, &r.counters).unwrap_or(0) > 0 {
+            line.push_str(&format!("  {} {}", counter.name(), shown(counter)));
+        }
     }
     if !r.status.is_fault() {
         line.push_str(&format!(
@@ -411,9 +427,10 @@ pub fn describe(a: &Answer, limits: &Limits) -> String {
             None => "invalid (givens conflict)".into(),
         },
         Status::Stalled => format!(
-            "stalled (no guessing; filled {} cells, {} left)",
+            "stalled (no guessing; filled {} cells, {} left; highest inference level that helped: {})",
             r.filled,
-            r.grid.cells().iter().filter(|&&v| v == 0).count()
+            r.grid.cells().iter().filter(|&&v| v == 0).count(),
+            r.counters.highest_level().unwrap_or("none")
         ),
         Status::GaveUp => format!(
             "gave_up (guess budget of {} exhausted; {} solution(s) found before)",
@@ -458,6 +475,11 @@ fn record<'a>(
         nodes: v(Counter::Nodes),
         naked_singles: v(Counter::NakedSingles),
         hidden_singles: v(Counter::HiddenSingles),
+        locked_eliminations: v(Counter::LockedEliminations),
+        subset_eliminations: v(Counter::SubsetEliminations),
+        fish_eliminations: v(Counter::FishEliminations),
+        wing_eliminations: v(Counter::WingEliminations),
+        chain_eliminations: v(Counter::ChainEliminations),
         time_ns,
         clock: caps.clock.as_str(),
         conflict: r.conflict.map(|c| c.to_string()),

@@ -255,6 +255,43 @@ impl Verdict {
         }
     }
 
+    /// Each dataset's classes of difficulty judged one by one: a
+    /// regression confined to one class (beyond the threshold, with the
+    /// class's interval widened for the number of classes so that the
+    /// chance of a false regression in any class stays the gate's) fails
+    /// the dataset, whatever its whole-dataset verdict. Rows already
+    /// failed or not judged are left as they are.
+    pub fn with_classes(mut self, by_class: &crate::results::classes::ByClass) -> Verdict {
+        let pair = (self.gate.base.as_str(), self.gate.candidate.as_str());
+        for row in &mut self.rows {
+            if row.failed() || row.unjudged() {
+                continue;
+            }
+            let alpha = 1.0 - crate::bench::paired::LEVEL;
+            let Some((class, r)) =
+                by_class.worst_regression(&row.dataset, pair, self.gate.threshold, alpha)
+            else {
+                continue;
+            };
+            row.findings.push(Finding::fail(
+                Rule::ClassRegressed,
+                format!(
+                    "regressed on the puzzles of class {class} ({} pairs): {}× [{:.3}, {:.3}] \
+                     with the whole {:.1}% interval above +{}% (the level widened for the \
+                     classes judged, so that a false regression in any class stays as rare as \
+                     the gate's)",
+                    r.pairs,
+                    crate::bench::paired::ratio(r.geomean),
+                    r.low.unwrap_or(f64::NAN),
+                    r.high.unwrap_or(f64::NAN),
+                    r.level * 100.0,
+                    self.gate.threshold
+                ),
+            ));
+        }
+        self
+    }
+
     /// Datasets that failed.
     pub fn failed(&self) -> usize {
         self.rows.iter().filter(|r| r.failed()).count()

@@ -229,11 +229,9 @@ fn judge_unit(
     let mut findings = Findings::default();
     // Absolute times are compared: the yardstick does not matter.
     let exp = |d: &ResultsDir| d.meta.experiment(&c.dataset).without_yardstick();
-    let other = judge::comparable(
-        &exp(base),
-        &exp(current),
-        ["the baseline", "the current run"],
-    );
+    let names = ["the baseline", "the current run"];
+    let mut other = judge::comparable(&exp(base), &exp(current), names);
+    other.extend(judge::puzzles_recorded(&exp(base), &exp(current), names));
     let (sb, sc) = (b.side("the baseline"), c.side("the current run"));
     findings.extend(judge::believable(&sb));
     findings.extend(judge::believable(&sc));

@@ -49,6 +49,10 @@ use std::time::{Duration, Instant};
 /// measurement among 0.1 to 0.8: docs/GENERATE.md.)
 pub const T0: f64 = 0.2;
 
+/// The whole search's time when neither a step nor a time budget is
+/// given: each chain also stops at its share of it.
+pub const DEFAULT_CAP: Duration = Duration::from_secs(300);
+
 /// Steps per chain when neither a step nor a time budget is given.
 pub const DEFAULT_STEPS: u64 = 250_000;
 
@@ -107,6 +111,10 @@ pub struct ClimbConfig {
     pub steps: Option<u64>,
     /// Wall-clock budget of the whole search, shared evenly by the chains.
     pub budget: Option<Duration>,
+    /// Without a budget: a safety stop for the whole search, shared like a
+    /// budget. A search it does not cut is the same as without it; one it
+    /// cuts ends early (its puzzle's `steps` are under the step limit).
+    pub cap: Option<Duration>,
     /// Keep every state minimal (no clue can be removed).
     pub minimal: bool,
     /// Keep every state symmetric under 180° rotation.
@@ -369,27 +377,32 @@ impl Chain<'_> {
         } else {
             // Relabel a clue: another digit no peer clue has; the new
             // puzzle must have exactly one solution, which becomes `S`.
-            pick(&mut self.rng, &filled).and_then(|a| {
-                let c = orbit(a, symmetric)
-                    [below(&mut self.rng, 2) as usize % orbit(a, symmetric).len()];
-                let mut used = 1u16 << q.get(c);
-                for &n in &PEERS[c] {
-                    used |= 1 << q.get(n as usize);
-                }
-                let free: Vec<u8> = (1..=9u8).filter(|&d| used & (1 << d) == 0).collect();
-                if free.is_empty() {
-                    return None;
-                }
-                q.set(c, free[below(&mut self.rng, free.len() as u32) as usize]);
-                let r = self
-                    .solver
-                    .fast_restricted(&q, &[0x1ff; CELLS], &Limits::uniqueness());
-                (r.status == Status::Solved).then_some((q, r.grid))
-            })
+            pick(&mut self.rng, &filled).and_then(|a| self.relabel(q, a))
         };
         self.cells = filled;
         self.others = blank;
         out
+    }
+
+    /// `q` with a clue of `a`'s orbit given another digit no peer clue
+    /// has, when the result has exactly one solution (the new solution
+    /// with it).
+    fn relabel(&mut self, mut q: Grid, a: usize) -> Option<(Grid, Grid)> {
+        let symmetric = self.cfg.symmetric;
+        let c = orbit(a, symmetric)[below(&mut self.rng, 2) as usize % orbit(a, symmetric).len()];
+        let mut used = 1u16 << q.get(c);
+        for &n in &PEERS[c] {
+            used |= 1 << q.get(n as usize);
+        }
+        let free: Vec<u8> = (1..=9u8).filter(|&d| used & (1 << d) == 0).collect();
+        if free.is_empty() {
+            return None;
+        }
+        q.set(c, free[below(&mut self.rng, free.len() as u32) as usize]);
+        let r = self
+            .solver
+            .fast_restricted(&q, &[0x1ff; CELLS], &Limits::uniqueness());
+        (r.status == Status::Solved).then_some((q, r.grid))
     }
 
     fn allowed(&self, p: &Grid) -> bool {
@@ -458,20 +471,8 @@ impl Chain<'_> {
         let (mut steps, mut accepted) = (0u64, 0u64);
         let score = |m: &Measure| (1.0 + m.value as f64).ln();
         while steps < limit {
-            // Progress through the chain, 0 → 1: steps or time.
-            let frac = match slice {
-                Some(d) => {
-                    let f = started.elapsed().as_secs_f64() / d.as_secs_f64().max(1e-9);
-                    if f >= 1.0 {
-                        break;
-                    }
-                    if limit == u64::MAX {
-                        f
-                    } else {
-                        f.max(steps as f64 / limit as f64)
-                    }
-                }
-                None => steps as f64 / limit as f64,
+            let Some(frac) = progress(started, slice, (steps, limit)) else {
+                break;
             };
             if steps % 64 == 0 {
                 if stop.load(Ordering::Relaxed) {
@@ -526,6 +527,23 @@ impl Chain<'_> {
     }
 }
 
+/// Progress through a chain, 0 → 1: its steps out of `limit`, or its time
+/// out of `slice` (whichever is further); `None` once the time is up.
+fn progress(started: Instant, slice: Option<Duration>, (steps, limit): (u64, u64)) -> Option<f64> {
+    let by_steps = steps as f64 / limit as f64;
+    let Some(d) = slice else {
+        return Some(by_steps);
+    };
+    let f = started.elapsed().as_secs_f64() / d.as_secs_f64().max(1e-9);
+    if f >= 1.0 {
+        None
+    } else if limit == u64::MAX {
+        Some(f)
+    } else {
+        Some(f.max(by_steps))
+    }
+}
+
 /// Runs `cfg.count` chains on `cfg.threads` threads and hands each result
 /// to `on_puzzle` in chain order. `stop` ends the search early
 /// ([`ClimbError::Interrupted`]); `progress` is updated as chains advance.
@@ -543,7 +561,7 @@ pub fn climb(
     // Each chain's share of the time budget: the chains run `threads` at a
     // time, so each gets budget × threads / count (all of it when there are
     // fewer chains than threads).
-    let slice = cfg.budget.map(|b| {
+    let slice = cfg.budget.or(cfg.cap).map(|b| {
         let rounds = u32::try_from(cfg.count.div_ceil(threads).max(1)).unwrap_or(u32::MAX);
         b / rounds
     });

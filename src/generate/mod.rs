@@ -8,7 +8,9 @@
 //! 2. [`remove_clues`]: clues removed in random order while the solution
 //!    stays unique (to a clue target, or until the puzzle is minimal).
 //! 3. [`measure`] + [`GenConfig::selects`]: the puzzle is solved with the
-//!    effort strategy and kept when its guess count is in range.
+//!    effort strategy and kept when its guess count is in range, and (with
+//!    [`GenConfig::rating`]) when its technique rating ([`crate::rating`])
+//!    is in the band.
 //!
 //! [`generate`] drives them. Candidate `k` draws all its randomness from a
 //! ChaCha8 generator seeded with [`GenConfig::seed`] on stream `k`, and the
@@ -35,9 +37,10 @@ pub use dig::{
     is_minimal, is_unique, remove_clues, unique_after_removing, uniqueness_strategy, Removal,
 };
 pub use fill::full_grid;
-pub use output::{CsvWriter, CSV_HEADER};
+pub use output::{CsvWriter, CSV_HEADER, RATING_HEADER};
 
 use crate::grid::Grid;
+use crate::rating::{self, Band, Brief, Outcome, Unsound};
 use crate::solver::{Limits, SolveResult, Solver, Status, Strategy};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -66,6 +69,9 @@ pub struct GenConfig {
     /// Give up after this many candidates (`None`: `1000 × count + 1000`).
     /// Raise it for strict selections with a low acceptance rate.
     pub max_attempts: Option<u64>,
+    /// Keep puzzles whose technique rating is in this band (`None`: any;
+    /// puzzles are then not rated).
+    pub rating: Option<Band>,
     /// Worker threads (0: one per core). Does not change the output.
     pub threads: usize,
 }
@@ -83,6 +89,7 @@ impl Default for GenConfig {
             min_guesses: 0,
             max_guesses: None,
             max_attempts: None,
+            rating: None,
             threads: 0,
         }
     }
@@ -144,6 +151,8 @@ pub struct GeneratedPuzzle {
     pub guesses: u64,
     pub backtracks: u64,
     pub max_depth: u32,
+    /// The technique rating, when the selection was on one.
+    pub rating: Option<Brief>,
 }
 
 /// Totals of one [`generate`] run.
@@ -166,7 +175,7 @@ pub enum GenError {
     BadClueTarget(usize),
     #[error(
         "only {found} of {count} puzzles met the selection after {attempts} candidates \
-         (raise --max-attempts or widen the guess range)"
+         (raise --max-attempts, or widen the guess range or the rating band)"
     )]
     AttemptsExhausted {
         found: usize,
@@ -175,6 +184,8 @@ pub enum GenError {
     },
     #[error("cannot start worker threads: {0}")]
     Threads(#[from] rayon::ThreadPoolBuildError),
+    #[error("rating candidate {candidate}: {error} (a bug of the rater)")]
+    Unsound { candidate: u64, error: Unsound },
 }
 
 /// The RNG of candidate `k`: ChaCha8 keyed by `seed`, stream `k`.
@@ -189,17 +200,35 @@ pub fn measure(cfg: &GenConfig, solver: &mut Solver, puzzle: &Grid) -> SolveResu
     solver.solve(puzzle, &cfg.effort_strategy, &cfg.effort_limits)
 }
 
-/// Builds candidate `k` (full grid, clue removal, effort measurement);
-/// `Some` when it meets the selection of `cfg`.
-pub fn candidate(cfg: &GenConfig, k: u64, solver: &mut Solver) -> Option<GeneratedPuzzle> {
+/// Builds candidate `k` (full grid, clue removal, effort measurement,
+/// rating); `Some` when it meets the selection of `cfg`. An unsound step of
+/// the rater is an error.
+pub fn candidate(
+    cfg: &GenConfig,
+    k: u64,
+    solver: &mut Solver,
+) -> Result<Option<GeneratedPuzzle>, GenError> {
     let mut rng = candidate_rng(cfg.seed, k);
     let solution = full_grid(&mut rng);
     let puzzle = remove_clues(&solution, &cfg.removal, &mut rng, solver);
     let effort = measure(cfg, solver, &puzzle);
     if !cfg.selects(&effort) || effort.grid != solution {
-        return None;
+        return Ok(None);
     }
-    Some(GeneratedPuzzle {
+    let rating = match cfg.rating {
+        None => None,
+        Some(band) => match rating::rate_using(solver, &puzzle, None) {
+            Ok(Outcome::Rated(r)) if band.contains(r.value) => Some(r.brief()),
+            Ok(_) => return Ok(None),
+            Err(error) => {
+                return Err(GenError::Unsound {
+                    candidate: k,
+                    error,
+                })
+            }
+        },
+    };
+    Ok(Some(GeneratedPuzzle {
         candidate: k,
         puzzle,
         solution,
@@ -207,7 +236,8 @@ pub fn candidate(cfg: &GenConfig, k: u64, solver: &mut Solver) -> Option<Generat
         guesses: effort.counters.guesses,
         backtracks: effort.counters.backtracks,
         max_depth: effort.counters.max_depth,
-    })
+        rating,
+    }))
 }
 
 /// Generates `cfg.count` puzzles, handing each to `on_puzzle` in order.
@@ -251,13 +281,16 @@ pub fn generate_until(
             });
         }
         let end = next.saturating_add(batch).min(limit);
-        let found: Vec<GeneratedPuzzle> = pool.install(|| {
+        let found: Vec<Result<Option<GeneratedPuzzle>, GenError>> = pool.install(|| {
             (next..end)
                 .into_par_iter()
                 .map_init(Solver::new, |solver, k| candidate(cfg, k, solver))
-                .flatten_iter()
                 .collect()
         });
+        let found = found
+            .into_iter()
+            .filter_map(Result::transpose)
+            .collect::<Result<Vec<_>, _>>()?;
         stats.candidates = end;
         next = end;
         for p in found {

@@ -15,29 +15,53 @@ pub const CSV_HEADER: [&str; 6] = [
     "max_depth",
 ];
 
-/// Writes generated puzzles as CSV rows under [`CSV_HEADER`].
+/// The columns added after [`CSV_HEADER`] when puzzles are selected by
+/// rating: the rating (a dataset's rating column), its class and the
+/// hardest technique.
+pub const RATING_HEADER: [&str; 3] = ["rating", "class", "hardest"];
+
+/// Writes generated puzzles as CSV rows under [`CSV_HEADER`] (and
+/// [`RATING_HEADER`]).
 pub struct CsvWriter<W: Write> {
     inner: csv::Writer<W>,
+    rated: bool,
 }
 
 impl<W: Write> CsvWriter<W> {
     /// Wraps `out` and writes the header row.
     pub fn new(out: W) -> csv::Result<Self> {
+        Self::with_ratings(out, false)
+    }
+
+    /// Wraps `out` and writes the header row, with the rating columns when
+    /// `rated`.
+    pub fn with_ratings(out: W, rated: bool) -> csv::Result<Self> {
         let mut inner = csv::Writer::from_writer(out);
-        inner.write_record(CSV_HEADER)?;
-        Ok(CsvWriter { inner })
+        let mut header = CSV_HEADER.to_vec();
+        if rated {
+            header.extend(RATING_HEADER);
+        }
+        inner.write_record(header)?;
+        Ok(CsvWriter { inner, rated })
     }
 
     /// Writes one puzzle.
     pub fn write(&mut self, p: &GeneratedPuzzle) -> csv::Result<()> {
-        self.inner.write_record([
+        let mut row = vec![
             p.puzzle.to_line_zeros(),
             p.solution.to_line_zeros(),
             p.clues.to_string(),
             p.guesses.to_string(),
             p.backtracks.to_string(),
             p.max_depth.to_string(),
-        ])
+        ];
+        if self.rated {
+            let r = p.rating;
+            row.push(r.map_or(String::new(), |r| r.value.to_string()));
+            row.push(r.map_or(String::new(), |r| r.class.label().to_string()));
+            row.push(r.map_or(String::new(), |r| r.hardest.name().to_string()));
+        }
+        self.inner.write_record(row)
     }
 
     /// Flushes and returns the underlying writer.
@@ -69,6 +93,7 @@ mod tests {
             guesses: 3,
             backtracks: 2,
             max_depth: 1,
+            rating: None,
         };
         let mut w = CsvWriter::new(Vec::new()).unwrap();
         w.write(&p).unwrap();

@@ -100,6 +100,12 @@ pub struct Line {
     pub repeated: u64,
     #[serde(default)]
     pub repeat_far_faster: u64,
+    /// A later round of a budgeted gate was far faster than the first.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cache_across_rounds: bool,
+    /// A self-timed solver's kept times over its passes' mean total.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_share: Option<f64>,
     /// `harness`, `solver` or `round_trip`.
     #[serde(default = "harness_clock")]
     pub clock: String,
@@ -164,12 +170,8 @@ impl Line {
     /// The line of one result of a run; `series` names it in the history.
     pub fn of(meta: &Meta, results: &[ResultRecord], r: &ResultRecord, series: &str) -> Line {
         let side = r.side(series);
-        let detail = |name: &str| {
-            meta.options
-                .strategy_details
-                .iter()
-                .find(|d| d.name == name)
-        };
+        let details = &meta.options.strategy_details;
+        let detail = |name: &str| details.iter().find(|d| d.name == name);
         let revision = detail(&r.strategy)
             .and_then(|d| d.revision.clone())
             .or_else(|| legacy_revision(meta, detail(&r.strategy).map(|d| d.kind.as_str())));
@@ -235,6 +237,8 @@ impl Line {
             unverified: side.unverified,
             repeated: side.repeated,
             repeat_far_faster: side.repeat_far_faster,
+            cache_across_rounds: side.cache_across_rounds,
+            kept_share: side.kept_share,
             clock: side.clock.as_str().to_string(),
             claimed_share: side.claimed_share,
             claimed_mean_ns: side.claimed_mean_ns,
@@ -255,6 +259,8 @@ impl Line {
             unverified: self.unverified,
             repeated: self.repeated,
             repeat_far_faster: self.repeat_far_faster,
+            cache_across_rounds: self.cache_across_rounds,
+            kept_share: self.kept_share,
             clock: Clock::parse(&self.clock).unwrap_or_default(),
             claimed_share: self.claimed_share,
             claimed_mean_ns: self.claimed_mean_ns,
@@ -276,6 +282,37 @@ impl Line {
             ));
         }
         f
+    }
+
+    /// The line of one difficulty class of the unit it was made from:
+    /// the class's times and ratio to the yardstick (`row`; `yardstick`,
+    /// the yardstick's own row of the class), its puzzles, a series of
+    /// its own (`SERIES [effort 256+]`) and an experiment that no
+    /// whole-dataset line or other class shares.
+    pub fn of_class(
+        mut self,
+        row: &crate::results::classes::ClassRow,
+        yardstick: Option<&crate::results::classes::ClassRow>,
+    ) -> Line {
+        let class = format!("{} {}", row.scheme, row.class);
+        self.series = format!("{} [{class}]", self.series);
+        self.puzzles = row.puzzles;
+        (self.mean_ns, self.p50_ns, self.p99_ns) = (row.mean_ns, row.p50_ns, row.p99_ns);
+        self.yardstick = self.yardstick.take().and_then(|mut y| {
+            let r = row.ratio.as_ref()?;
+            y.mean_ns = yardstick.map_or(f64::NAN, |b| b.mean_ns);
+            (y.ratio, y.low, y.high, y.pairs) = (r.geomean, r.low, r.high, r.pairs);
+            (y.noise_low, y.noise_high) = (None, None);
+            Some(y)
+        });
+        let mut e = self.experiment();
+        e.puzzles = Some(format!(
+            "{} class {class}",
+            e.puzzles.as_deref().unwrap_or("unrecorded")
+        ));
+        self.dataset_hash.clone_from(&e.puzzles);
+        self.experiment = Some(e);
+        self
     }
 
     /// The revision, or `unknown`.
@@ -367,9 +404,17 @@ pub fn fits(existing: &[Line], new: &Line) -> Vec<Finding> {
 /// starting with `#` are skipped. A line that is not one of ours, or of a
 /// newer layout, is an error naming the file and the line.
 pub fn read(path: &Path) -> anyhow::Result<Vec<Line>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("{}: cannot read the history file", path.display()))?;
+    let text = regular_text(path)?;
     parse(&text, path)
+}
+
+/// The text of the history file at `path`, which must be a regular file
+/// (a FIFO would block the command) of UTF-8.
+fn regular_text(path: &Path) -> anyhow::Result<String> {
+    let bytes = crate::support::files::read_regular(path)
+        .with_context(|| format!("{}: cannot read the history file", path.display()))?;
+    String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("{}: the history file is not UTF-8 text", path.display()))
 }
 
 /// Parses the text of a history file read from `path`.
@@ -420,8 +465,7 @@ pub fn append(path: &Path, lines: &[Line]) -> anyhow::Result<Appended> {
     let _lock = lock::Held::take(path)
         .with_context(|| format!("{}: cannot open the history file", path.display()))?;
     let old = if path.exists() {
-        std::fs::read_to_string(path)
-            .with_context(|| format!("{}: cannot read the history file", path.display()))?
+        regular_text(path)?
     } else {
         String::new()
     };
@@ -560,6 +604,8 @@ mod tests {
             unverified: 0,
             repeated: 0,
             repeat_far_faster: 0,
+            cache_across_rounds: false,
+            kept_share: None,
             clock: harness_clock(),
             claimed_share: None,
             claimed_mean_ns: None,

@@ -33,6 +33,11 @@ pub struct Experiment {
     /// The strategy paired ratios are to (the run's baseline).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub yardstick: Option<String>,
+    /// What that strategy is: its kind and spec (`builtin fast`, `cmd …`),
+    /// so that another solver under the yardstick's label is another
+    /// yardstick.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yardstick_spec: Option<String>,
 }
 
 impl Experiment {
@@ -40,6 +45,7 @@ impl Experiment {
     /// rather than on ratios to a yardstick.
     pub fn without_yardstick(mut self) -> Experiment {
         self.yardstick = None;
+        self.yardstick_spec = None;
         self
     }
 
@@ -112,5 +118,32 @@ pub fn comparable(a: &Experiment, b: &Experiment, names: [&str; 2]) -> Vec<Findi
         a.yardstick.clone(),
         b.yardstick.clone(),
     );
+    field(
+        Rule::OtherYardstick,
+        "the yardstick's solver (its kind and spec)",
+        a.yardstick_spec.clone(),
+        b.yardstick_spec.clone(),
+    );
     out
+}
+
+/// Why two measurements cannot be held to be of the same puzzles: either
+/// does not record its dataset's content (a results directory whose
+/// meta.json lost it, or one written before it was recorded). Verdicts
+/// on two results directories require it; `comparable` alone passes a
+/// field recorded on neither side.
+pub fn puzzles_recorded(a: &Experiment, b: &Experiment, names: [&str; 2]) -> Vec<Finding> {
+    [(a, names[0]), (b, names[1])]
+        .into_iter()
+        .filter(|(e, _)| e.puzzles.is_none())
+        .map(|(_, name)| {
+            Finding::unjudged(
+                Rule::OtherPuzzles,
+                format!(
+                    "{name} does not record its dataset's content (meta.json's content_hash): \
+                     whether both measured the same puzzles cannot be checked"
+                ),
+            )
+        })
+        .collect()
 }

@@ -34,7 +34,7 @@
 mod experiment;
 mod side;
 
-pub use experiment::{comparable, Experiment};
+pub use experiment::{comparable, puzzles_recorded, Experiment};
 pub use side::{against, believable, Side, CLAIMED_SHARE_MIN, CLAIM_SLACK};
 
 use serde::{Deserialize, Serialize};
@@ -122,6 +122,8 @@ pub enum Rule {
     DuplicatePuzzles,
     /// The time regressed beyond the threshold.
     Regressed,
+    /// The time regressed beyond the threshold in one class of difficulty.
+    ClassRegressed,
     /// A verdict-specific fact (left-out puzzles, a later round).
     Other,
 }
@@ -157,6 +159,7 @@ impl Rule {
             NoPerPuzzleData => "no-per-puzzle-data",
             DuplicatePuzzles => "duplicate-puzzles",
             Regressed => "regressed",
+            ClassRegressed => "class-regressed",
             Other => "other",
         }
     }

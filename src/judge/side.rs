@@ -38,6 +38,13 @@ pub struct Side {
     /// Repeated solves, and those far faster than their first.
     pub repeated: u64,
     pub repeat_far_faster: u64,
+    /// A self-timed side's kept times (the least of each puzzle's
+    /// measured passes) over its passes' mean total: near 1 for a solver
+    /// whose claims vary as little as solve times do.
+    pub kept_share: Option<f64>,
+    /// A later round of a budgeted gate was far faster than the first on
+    /// the same puzzles (or their isomorphs): a cache kept across rounds.
+    pub cache_across_rounds: bool,
     pub clock: Clock,
     /// Its own clock's claims over the harness's time around its calls.
     pub claimed_share: Option<f64>,
@@ -54,10 +61,19 @@ pub struct Side {
 }
 
 impl Side {
-    /// Most repeated solves far faster than their first: it may remember
-    /// answers rather than solve them.
+    /// More than a quarter of its repeated solves far faster than their
+    /// first: it may remember answers rather than solve them. (A practised
+    /// solve of an honest solver is at most about a quarter faster, not
+    /// [`CACHE_FACTOR`](crate::bench::metrics::CACHE_FACTOR) times; only
+    /// the tiniest solves, where the first call's cold caches are most of
+    /// the time, come near, so a share, not any one solve, is the sign.)
     pub fn cache_suspect(&self) -> bool {
-        self.repeated > 0 && 2 * self.repeat_far_faster > self.repeated
+        self.repeated > 0 && 4 * self.repeat_far_faster > self.repeated
+    }
+
+    /// The share of repeated solves far faster than their first.
+    fn far_faster_share(&self) -> Option<f64> {
+        (self.repeated > 0).then(|| self.repeat_far_faster as f64 / self.repeated as f64)
     }
 }
 
@@ -98,6 +114,16 @@ pub fn believable(s: &Side) -> Vec<Finding> {
         ));
     }
     out.extend(clock_findings(s));
+    if s.cache_across_rounds {
+        out.push(Finding::unjudged(
+            Rule::Cache,
+            format!(
+                "{n} may be caching answers: in a later round of the budgeted gate its mean time \
+                 was at least {}× shorter than in the first on the same puzzles",
+                crate::bench::metrics::CACHE_FACTOR
+            ),
+        ));
+    }
     if s.cache_suspect() {
         out.push(Finding::unjudged(
             Rule::Cache,
@@ -144,6 +170,43 @@ fn clock_findings(s: &Side) -> Vec<Finding> {
             ),
         )];
     }
+    // Kept times far below the passes' totals: the least of a puzzle's
+    // claims is kept, and a clock that claims little on some passes (time
+    // moved from one pass's claim to another's) lowers it without
+    // changing any total the harness checks.
+    if let Some(k) = s.kept_share.filter(|&k| k < KEPT_SHARE_MIN) {
+        return vec![Finding::unjudged(
+            Rule::ClockClaimsTooLittle,
+            format!(
+                "{n} is timed by its own clock, and its kept times (the least of each puzzle's \
+                 passes) add up to {:.0}% of its passes' mean total: its claims vary from pass \
+                 to pass far more than a solve's time does, so the kept ones are not believable",
+                k * 100.0
+            ),
+        )];
+    }
+    // Per chunk: claims beyond the harness's time around the chunk's
+    // calls. Moving time from some chunks' claims to others' leaves the
+    // total alone but puts many chunks over; a hiccup in a measured pass
+    // that a warm-up pass did not have puts one over now and then, so a
+    // share of the chunks, not one, is the sign.
+    let over = -(CLAIM_SLACK * 10.0 * s.claimed_mean_ns.unwrap_or(0.0)).max(1.0);
+    let n_over = s
+        .unclaimed_chunks
+        .iter()
+        .filter(|&&u| f64::from(u) < over)
+        .count();
+    if s.unclaimed_chunks.len() >= 8 && 4 * n_over > s.unclaimed_chunks.len() {
+        return vec![Finding::fail(
+            Rule::ClockClaimsMore,
+            format!(
+                "{n} is timed by its own clock, whose claims exceed the time the harness \
+                 measured around its calls in {n_over} of {} chunks: a solve cannot take longer \
+                 than the call around it (time moved between puzzles' claims)",
+                s.unclaimed_chunks.len()
+            ),
+        )];
+    }
     if share < CLAIMED_SHARE_MIN {
         return vec![Finding::unjudged(
             Rule::ClockClaimsTooLittle,
@@ -156,6 +219,16 @@ fn clock_findings(s: &Side) -> Vec<Finding> {
     }
     Vec::new()
 }
+
+/// The least share of its passes' mean total a self-timed side's kept
+/// times may add up to (an honest solver's least of three cold passes is
+/// within a few percent of their mean; a tenth of it under heavy noise).
+pub const KEPT_SHARE_MIN: f64 = 0.6;
+
+/// How far a side's share of far faster repeats may exceed its
+/// baseline's before it may be caching (10 points: two honest builds of
+/// one solver on the same puzzles differ by a few).
+pub const CACHE_EXCESS: f64 = 0.10;
 
 /// Whether `cand`'s times can be believed against `base`'s: a candidate
 /// that gave up (or stalled) on more puzzles, or solved fewer, fails —
@@ -172,6 +245,25 @@ pub fn against(base: &Side, cand: &Side, threshold_pct: f64) -> Vec<Finding> {
                 cand.name, cand.unsolved, base.name, base.unsolved
             ),
         ));
+    }
+    // A side that remembers only some answers stays under the share of
+    // `cache_suspect`; against a baseline solved on the same puzzles, a
+    // share of far faster repeats well above the baseline's is the sign.
+    if let (Some(b), Some(c)) = (base.far_faster_share(), cand.far_faster_share()) {
+        if c > b + CACHE_EXCESS && !cand.cache_suspect() {
+            out.push(Finding::unjudged(
+                Rule::Cache,
+                format!(
+                    "{} may be caching answers: {:.0}% of its repeated solves were far faster than \
+                     their first, {:.0}% of {}'s; judge it on first calls (--repeat 1 --warmup 0) \
+                     of a dataset without repeated puzzles",
+                    cand.name,
+                    100.0 * c,
+                    100.0 * b,
+                    base.name
+                ),
+            ));
+        }
     }
     let explained = cand.unsolved > base.unsolved || cand.rejected + cand.faults > 0;
     if cand.solved < base.solved && !explained {

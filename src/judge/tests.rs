@@ -14,6 +14,8 @@ fn side(name: &str) -> Side {
         unverified: 0,
         repeated: 0,
         repeat_far_faster: 0,
+        cache_across_rounds: false,
+        kept_share: None,
         clock: Clock::Harness,
         claimed_share: None,
         claimed_mean_ns: None,
@@ -78,13 +80,33 @@ fn a_clock_claiming_more_than_the_call_fails_and_one_claiming_almost_nothing_is_
         rules(&believable(&little)),
         [(Rule::ClockClaimsTooLittle, Weight::Unjudged)]
     );
+    // Time moved between chunks: the total holds, but half the chunks
+    // claim 300 ns a solve more than the harness measured around them.
+    let moved = Side {
+        unclaimed_chunks: (0..20)
+            .map(|i| if i % 2 == 0 { -300.0 } else { 500.0 })
+            .collect(),
+        ..self_timed("a", 900.0, 1000.0)
+    };
+    assert_eq!(
+        rules(&believable(&moved)),
+        [(Rule::ClockClaimsMore, Weight::Fail)]
+    );
+    // One chunk over (a hiccup a warm-up pass did not have) is not a sign.
+    let hiccup = Side {
+        unclaimed_chunks: (0..20)
+            .map(|i| if i == 7 { -300.0 } else { 100.0 })
+            .collect(),
+        ..self_timed("a", 900.0, 1000.0)
+    };
+    assert!(believable(&hiccup).is_empty());
 }
 
 #[test]
 fn a_cache_or_nothing_solved_is_not_judged() {
     let cache = Side {
         repeated: 100,
-        repeat_far_faster: 51,
+        repeat_far_faster: 26,
         ..side("a")
     };
     assert_eq!(
@@ -93,10 +115,32 @@ fn a_cache_or_nothing_solved_is_not_judged() {
     );
     let honest = Side {
         repeated: 100,
-        repeat_far_faster: 50,
+        repeat_far_faster: 25,
         ..side("a")
     };
     assert!(believable(&honest).is_empty());
+    // A partial cache under the share, against a baseline on the same
+    // puzzles with few far faster repeats: not judged.
+    let base = Side {
+        repeated: 100,
+        repeat_far_faster: 3,
+        ..side("base")
+    };
+    let partial = Side {
+        repeated: 100,
+        repeat_far_faster: 20,
+        ..side("a")
+    };
+    assert!(believable(&partial).is_empty());
+    assert_eq!(
+        rules(&against(&base, &partial, 3.0)),
+        [(Rule::Cache, Weight::Unjudged)]
+    );
+    let near = Side {
+        repeat_far_faster: 12,
+        ..partial
+    };
+    assert!(against(&base, &near, 3.0).is_empty());
     let none = Side {
         solved: 0,
         unsolved: 1000,
@@ -203,10 +247,11 @@ fn experiments_differing_in_a_recorded_field_are_not_comparable() {
         search_budget: Some("--max-guesses 1000".into()),
         timing: Some("cold".into()),
         yardstick: Some("fast".into()),
+        yardstick_spec: Some("builtin fast".into()),
     };
     assert!(comparable(&a, &a.clone(), ["a", "b"]).is_empty());
     type Change = fn(&mut Experiment);
-    let cases: [(Rule, Change); 6] = [
+    let cases: [(Rule, Change); 7] = [
         (Rule::OtherPuzzles, |e| {
             e.puzzles = Some("xxh3-sum:2".into())
         }),
@@ -217,6 +262,10 @@ fn experiments_differing_in_a_recorded_field_are_not_comparable() {
         }),
         (Rule::OtherTiming, |e| e.timing = Some("practised".into())),
         (Rule::OtherYardstick, |e| e.yardstick = Some("mrv".into())),
+        // Another solver under the yardstick's label.
+        (Rule::OtherYardstick, |e| {
+            e.yardstick_spec = Some("cmd".into())
+        }),
     ];
     for (rule, change) in cases {
         let mut b = a.clone();

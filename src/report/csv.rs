@@ -83,6 +83,11 @@ pub struct SummaryRow {
     pub nodes_total: Option<u64>,
     pub naked_singles_total: Option<u64>,
     pub hidden_singles_total: Option<u64>,
+    pub locked_eliminations_total: Option<u64>,
+    pub subset_eliminations_total: Option<u64>,
+    pub fish_eliminations_total: Option<u64>,
+    pub wing_eliminations_total: Option<u64>,
+    pub chain_eliminations_total: Option<u64>,
     pub threads: usize,
     pub wall_ns: u64,
     pub solve_ns_total: u64,
@@ -207,6 +212,11 @@ impl SummaryRow {
         self.nodes_total = r.nodes_total;
         self.naked_singles_total = r.naked_singles_total;
         self.hidden_singles_total = r.hidden_singles_total;
+        self.locked_eliminations_total = r.locked_eliminations_total;
+        self.subset_eliminations_total = r.subset_eliminations_total;
+        self.fish_eliminations_total = r.fish_eliminations_total;
+        self.wing_eliminations_total = r.wing_eliminations_total;
+        self.chain_eliminations_total = r.chain_eliminations_total;
         self.threads = r.threads;
         self.wall_ns = r.wall_ns;
         self.solve_ns_total = r.solve_ns_total;
@@ -267,7 +277,7 @@ impl Exporter for SummaryCsv {
 
 /// The column names, in order (the header row): the fields of
 /// [`SummaryRow`] (a test keeps the two the same).
-pub const COLUMNS: [&str; 77] = [
+pub const COLUMNS: [&str; 82] = [
     "dataset",
     "strategy",
     "puzzles",
@@ -315,6 +325,11 @@ pub const COLUMNS: [&str; 77] = [
     "nodes_total",
     "naked_singles_total",
     "hidden_singles_total",
+    "locked_eliminations_total",
+    "subset_eliminations_total",
+    "fish_eliminations_total",
+    "wing_eliminations_total",
+    "chain_eliminations_total",
     "threads",
     "wall_ns",
     "solve_ns_total",

@@ -198,7 +198,10 @@ pub fn comparison(results: &[ResultRecord], r: &ResultRecord) -> Option<Comparis
         basis: Basis::MeanRatio,
         ratio: q,
         ci: None,
-        words: if trusted(r) {
+        // The same judge as a paired comparison's: each side believed,
+        // and each against the other (a fastest that gave up on more
+        // puzzles is not faster; nor is this one).
+        words: if trusted(r) && judged_against(best, r) && judged_against(r, best) {
             words(q)
         } else {
             NOT_JUDGED.to_string()

@@ -107,6 +107,7 @@ fn caption(kind: ChartKind) -> &'static str {
         ChartKind::Latency => "Solve-time percentile distribution (HdrHistogram style). Read a curve left to right: the typical puzzle at 0–50%, the hard tail at 99% and beyond; the right end is the slowest puzzle. Lower is faster.",
         ChartKind::Guesses => "The share of the dataset each strategy solved with fewer than 1, 2, 4, 8, … guesses (cumulative; at 0: solved by logic alone). A line that rises early and high belongs to a strategy that guesses little; more propagation lifts the left end.",
         ChartKind::Paired => "How each strategy's time compares with the baseline's on the same puzzle (interleaved run: both timed on one thread, one right after the other). Left of 1× the strategy was faster. The axis reaches every ratio measured, however far (its ticks are powers of two, or of 4, 16, … on a wide axis). The dashed line is the geometric mean of the ratios, the statistic with the confidence interval in the summary table.",
+        ChartKind::Classes => "Each strategy's time ratio to the reference by difficulty: the puzzles grouped by the number of guesses the fast engine needs (0, 1–3, 4–15, … a power of four apart), easiest left. The point is the geometric mean of the per-puzzle ratios in the class, the bar its 95% interval. A line that rises to the right belongs to a strategy that wins on easy puzzles and loses on hard ones.",
         ChartKind::Scatter => "Each point is one puzzle (at most 5,000 per strategy, sampled deterministically from puzzles.csv). Time grows with guesses; the vertical spread at a fixed guess count is the cost per node of each strategy.",
     }
 }
@@ -267,6 +268,7 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
                 (banners(report))
                 (summary_section(report))
                 (paired_section(report))
+                (classes_section(report))
                 (notes(report))
                 @for ds in &datasets {
                     (dataset_section(report, ds, charts))
@@ -421,12 +423,46 @@ fn paired_section(report: &Report) -> Markup {
     }
 }
 
+/// Every comparison by difficulty: a class × strategy table (the chart is
+/// with each dataset's charts).
+fn classes_section(report: &Report) -> Markup {
+    use super::classes::{note, rows, COLUMNS, TEXT};
+    let Some(b) = report.by_class.as_ref().filter(|b| !b.rows.is_empty()) else {
+        return html! {};
+    };
+    let rows = rows(b);
+    html! {
+        h3 #classes { "By difficulty" }
+        details.all open {
+            summary { "Each class of puzzles: times, and the ratio to the reference" }
+            div.tw {
+                table.summary {
+                    thead { tr { @for c in COLUMNS { th { (c) } } } }
+                    tbody {
+                        @for row in &rows {
+                            tr {
+                                @for (i, cell) in row.iter().enumerate() {
+                                    td class=[(!TEXT.contains(&i)).then_some("n")] { (cell) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        p.note { (note(b)) }
+    }
+}
+
 /// The run's warnings, and what the tables show of external solvers.
 fn notes(report: &Report) -> Markup {
     let warnings = super::terminal::warnings(report.meta, &report.results);
     let clocks = clock_notes(&report.results);
-    let external_note =
-        !clocks.is_empty() || report.results.iter().any(|r| r.counters != CounterSet::ALL);
+    let external_note = !clocks.is_empty()
+        || report
+            .results
+            .iter()
+            .any(|r| !r.counters.contains(CounterSet::SEARCH));
     html! {
         @for w in &warnings {
             p.note { strong { "Warning:" } " " (w) "." }

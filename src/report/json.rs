@@ -12,13 +12,14 @@ impl Exporter for SummaryJson {
         "summary.json"
     }
     fn render(&self, report: &Report) -> anyhow::Result<Vec<Output>> {
-        let bytes = crate::results::Summary::of(
+        let mut summary = crate::results::Summary::of(
             report.meta,
             &report.results,
             report.units,
             report.gate.as_ref(),
-        )
-        .to_bytes()?;
+        );
+        summary.by_class.clone_from(&report.by_class);
+        let bytes = summary.to_bytes()?;
         Ok(vec![Output::new("summary.json", bytes)])
     }
 }

@@ -14,6 +14,7 @@ pub fn render(report: &Report) -> String {
     run_lines(&mut s, report.meta);
     summary_table(&mut s, report);
     paired_section(&mut s, report);
+    classes_section(&mut s, report);
     notes(&mut s, report);
     worst(report, &mut s);
     s
@@ -121,7 +122,7 @@ fn notes(s: &mut String, report: &Report) {
     if report
         .results
         .iter()
-        .any(|r| r.counters != crate::solver::CounterSet::ALL)
+        .any(|r| !r.counters.contains(crate::solver::CounterSet::SEARCH))
     {
         let _ = writeln!(
             s,
@@ -222,6 +223,17 @@ fn paired_section(s: &mut String, report: &Report) {
         }
         let _ = writeln!(s, "\n{}", paired_note());
     }
+}
+
+/// Every comparison by difficulty, when the run has classes.
+fn classes_section(s: &mut String, report: &Report) {
+    use super::classes::{note, rows, COLUMNS, TEXT};
+    let Some(b) = report.by_class.as_ref().filter(|b| !b.rows.is_empty()) else {
+        return;
+    };
+    let _ = writeln!(s, "\n## By difficulty\n");
+    table(s, &COLUMNS, &rows(b), &TEXT);
+    let _ = writeln!(s, "\n{}", note(b));
 }
 
 impl Exporter for SummaryMarkdown {

@@ -4,6 +4,7 @@
 
 pub mod bmf;
 pub mod charts;
+pub mod classes;
 pub mod comment;
 pub mod csv;
 pub mod finish;
@@ -42,6 +43,9 @@ pub struct Report<'a> {
     charts: std::cell::OnceCell<Vec<charts::Chart>>,
     /// The verdict of `run --gate`, for summary.json.
     pub gate: Option<crate::results::gate::GateRecord>,
+    /// Every comparison by difficulty ([`Report::with_classes`]); `None`
+    /// without puzzles.csv.
+    pub by_class: Option<crate::results::classes::ByClass>,
 }
 
 impl<'a> Report<'a> {
@@ -68,6 +72,7 @@ impl<'a> Report<'a> {
             worst: None,
             charts: std::cell::OnceCell::new(),
             gate: None,
+            by_class: None,
         }
     }
 
@@ -82,6 +87,7 @@ impl<'a> Report<'a> {
             worst: self.worst.clone(),
             charts: std::cell::OnceCell::new(),
             gate: self.gate.clone(),
+            by_class: self.by_class.clone(),
         }
     }
 
@@ -101,11 +107,12 @@ impl<'a> Report<'a> {
     }
 
     /// Adds what `dir/puzzles.csv` holds, when there is one: the scatter
-    /// chart's points and the tables of [`with_worst`](Self::with_worst).
+    /// chart's points, the tables of [`with_worst`](Self::with_worst) and
+    /// the classes of [`with_classes`](Self::with_classes).
     pub fn with_scatter(mut self, dir: &Path) -> anyhow::Result<Self> {
         self.scatter = charts::read_samples(&dir.join("puzzles.csv"))?;
         self.charts = std::cell::OnceCell::new();
-        self.with_worst(dir)
+        self.with_worst(dir)?.with_classes(dir)
     }
 
     /// The slowest puzzles and each candidate's largest losses, `None`
@@ -130,6 +137,14 @@ impl<'a> Report<'a> {
         if let Some(w) = &mut self.worst {
             w.locate(&self.meta.datasets);
         }
+        Ok(self)
+    }
+
+    /// Adds the classes of difficulty of the results directory `dir` (read
+    /// from its puzzles.csv; none without one).
+    pub fn with_classes(mut self, dir: &Path) -> anyhow::Result<Self> {
+        self.by_class = crate::results::classes::ByClass::of_dir(dir, self.meta)?;
+        self.charts = std::cell::OnceCell::new();
         Ok(self)
     }
 

@@ -138,8 +138,8 @@ impl ResultsDir {
         let dir = self.path.join("histograms");
         let base = crate::support::names::unit_file_base_in(&dir, dataset, strategy);
         let file = dir.join(format!("{base}{suffix}.hdr"));
-        let bytes =
-            std::fs::read(&file).with_context(|| format!("{}: cannot read", file.display()))?;
+        let bytes = crate::support::files::read_regular(&file)
+            .with_context(|| format!("{}: cannot read", file.display()))?;
         hdrhistogram::serialization::Deserializer::new()
             .deserialize(&mut &bytes[..])
             .map_err(|e| anyhow::anyhow!("{}: not a V2 histogram: {e:?}", file.display()))

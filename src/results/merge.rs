@@ -372,6 +372,28 @@ pub fn merged_units(inputs: &[ResultsDir]) -> anyhow::Result<Vec<UnitStats>> {
     Ok(units)
 }
 
+/// The later gate rounds of strategy `st` on dataset `ds`, summed over the
+/// inputs that ran any (`None`: none did).
+pub fn merged_later_rounds(
+    inputs: &[ResultsDir],
+    ds: &str,
+    st: &str,
+) -> Option<super::record::LaterRounds> {
+    let mut out: Option<super::record::LaterRounds> = None;
+    for r in inputs.iter().flat_map(|d| d.results.iter()) {
+        if r.dataset != ds || r.strategy != st {
+            continue;
+        }
+        if let Some(l) = &r.later_rounds {
+            match out.as_mut() {
+                Some(o) => o.merge(l),
+                None => out = Some(l.clone()),
+            }
+        }
+    }
+    out
+}
+
 /// The statistics of strategy `st` on dataset `ds` over every input that
 /// has them (none: no input does).
 fn merged_unit(inputs: &[ResultsDir], ds: &str, st: &str) -> anyhow::Result<Option<UnitStats>> {

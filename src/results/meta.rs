@@ -94,6 +94,18 @@ impl Meta {
                 o.warmup
             )),
             yardstick: o.baseline.clone(),
+            yardstick_spec: o.baseline.as_ref().and_then(|b| {
+                o.strategy_details
+                    .iter()
+                    .find(|d| &d.name == b)
+                    // A built-in engine by its axes; an external solver by
+                    // its kind alone (its spec holds paths that differ
+                    // between checkouts of one project).
+                    .map(|d| match d.kind.as_str() {
+                        "builtin" => format!("builtin {}", d.spec),
+                        kind => kind.to_string(),
+                    })
+            }),
         }
     }
 

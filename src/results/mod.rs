@@ -8,6 +8,7 @@
 //! at a time, and [`dest`] is the rule every user-named output follows.
 
 pub mod claim;
+pub mod classes;
 pub mod dest;
 pub mod dir;
 pub mod gate;

@@ -58,6 +58,7 @@ impl PuzzleRows {
     /// Opens `path` and checks its header names the columns read.
     pub fn open(path: &Path) -> anyhow::Result<Self> {
         let ctx = || format!("{}: cannot read", path.display());
+        crate::support::files::require_regular(path).with_context(ctx)?;
         let mut rdr = csv::Reader::from_path(path).with_context(ctx)?;
         let header = rdr.headers().with_context(ctx)?.clone();
         let col = |name: &str| {

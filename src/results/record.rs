@@ -3,7 +3,7 @@
 //! ([`ResultRecord::of`]) and turned back into them for a merge
 //! ([`ResultRecord::to_unit`]).
 
-use crate::bench::metrics::UnitStats;
+use crate::bench::metrics::{UnitStats, ELIMINATIONS};
 use crate::bench::paired::Paired;
 use crate::judge::Side;
 use crate::solver::{Clock, Counter, CounterSet, Status};
@@ -19,7 +19,7 @@ pub const SHORT_WALL_NS: u64 = 10_000_000;
 
 /// One (dataset, strategy) line of the summaries. Field names are a stable
 /// interface (summary.json / summary.csv).
-#[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize, PartialEq)]
 pub struct ResultRecord {
     pub dataset: String,
     pub strategy: String,
@@ -133,6 +133,18 @@ pub struct ResultRecord {
     pub nodes_total: Option<u64>,
     pub naked_singles_total: Option<u64>,
     pub hidden_singles_total: Option<u64>,
+    /// Candidates removed by each inference level of the generic engine
+    /// (`prop=locked` and above); null for the other engines.
+    #[serde(default)]
+    pub locked_eliminations_total: Option<u64>,
+    #[serde(default)]
+    pub subset_eliminations_total: Option<u64>,
+    #[serde(default)]
+    pub fish_eliminations_total: Option<u64>,
+    #[serde(default)]
+    pub wing_eliminations_total: Option<u64>,
+    #[serde(default)]
+    pub chain_eliminations_total: Option<u64>,
     /// Share of puzzles solved without a single guess (needs guesses).
     pub no_guess_pct: Option<f64>,
     /// (slowest − fastest) / fastest measured pass, in percent.
@@ -193,6 +205,10 @@ pub struct LaterRounds {
     pub unverified: u64,
     pub repeated: u64,
     pub repeat_far_faster: u64,
+    /// A later round was far faster than the first on the same puzzles
+    /// (a cache kept across rounds).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cache_across_rounds: bool,
     /// The first rejected answers and faults, each with its round.
     pub examples: Vec<String>,
 }
@@ -229,16 +245,47 @@ impl LaterRounds {
             unverified: u.unverified,
             repeated: u.repeated,
             repeat_far_faster: u.repeat_far_faster,
+            cache_across_rounds: false,
             examples,
         }
     }
+
+    /// Adds another shard's later rounds of the same unit: counts summed,
+    /// the rounds the most either shard ran, examples kept up to the cap.
+    pub fn merge(&mut self, o: &LaterRounds) {
+        self.rounds = self.rounds.max(o.rounds);
+        self.puzzles += o.puzzles;
+        self.solved += o.solved;
+        self.unsolved += o.unsolved;
+        self.rejected += o.rejected;
+        self.faults += o.faults;
+        self.unverified += o.unverified;
+        self.repeated += o.repeated;
+        self.repeat_far_faster += o.repeat_far_faster;
+        self.cache_across_rounds |= o.cache_across_rounds;
+        let room = LATER_EXAMPLES.saturating_sub(self.examples.len());
+        self.examples.extend(o.examples.iter().take(room).cloned());
+    }
 }
 
+/// The counters of a summary written before the record listed them: the
+/// search counters, which every strategy reported then.
 fn all_counters() -> CounterSet {
-    CounterSet::ALL
+    CounterSet::SEARCH
 }
 
 impl ResultRecord {
+    /// The elimination totals, in the order of [`ELIMINATIONS`].
+    pub fn eliminations(&self) -> [Option<u64>; 5] {
+        [
+            self.locked_eliminations_total,
+            self.subset_eliminations_total,
+            self.fish_eliminations_total,
+            self.wing_eliminations_total,
+            self.chain_eliminations_total,
+        ]
+    }
+
     /// The result as one side of a verdict, named `name`.
     pub fn side(&self, name: &str) -> Side {
         let r = self;
@@ -269,6 +316,15 @@ impl ResultRecord {
             unverified: r.unverified + later.unverified,
             repeated: r.repeated + later.repeated,
             repeat_far_faster: r.repeat_far_faster + later.repeat_far_faster,
+            cache_across_rounds: later.cache_across_rounds,
+            kept_share: self_timed
+                .then(|| {
+                    let passes = r.pass_solve_ns.len();
+                    let mean = r.pass_solve_ns.iter().map(|&t| t as f64).sum::<f64>()
+                        / passes.max(1) as f64;
+                    (passes > 1 && mean > 0.0).then(|| r.solve_ns_total as f64 / mean)
+                })
+                .flatten(),
             clock: r.clock,
             claimed_share: r.claimed_share,
             claimed_mean_ns,
@@ -349,6 +405,11 @@ impl ResultRecord {
             ("nodes_total", self.nodes_total),
             ("naked_singles_total", self.naked_singles_total),
             ("hidden_singles_total", self.hidden_singles_total),
+            ("locked_eliminations_total", self.locked_eliminations_total),
+            ("subset_eliminations_total", self.subset_eliminations_total),
+            ("fish_eliminations_total", self.fish_eliminations_total),
+            ("wing_eliminations_total", self.wing_eliminations_total),
+            ("chain_eliminations_total", self.chain_eliminations_total),
         ]
         .into_iter()
         .filter(|&(_, v)| full(v))
@@ -370,28 +431,8 @@ impl ResultRecord {
     /// The record of a unit's aggregates (the `results` entries of
     /// summary.json); `threads` is the run's thread count.
     pub fn of(u: &UnitStats, threads: usize) -> ResultRecord {
-        // Means over the puzzles that have a time and counters (faults have
-        // neither).
-        let timed = u.timed();
-        let n = timed.max(1) as f64;
-        // A percentile is the highest value of its histogram bucket, which
-        // can lie above the largest time recorded: clamped to it, so that no
-        // percentile exceeds the maximum.
-        let q = |p: f64| {
-            if timed == 0 {
-                0
-            } else {
-                u.time.value_at_quantile(p).min(u.time_max)
-            }
-        };
-        let has = |c: Counter| u.counters.has(c);
-        let total = |c: Counter, v: u64| has(c).then_some(v);
-        let mean = |c: Counter, v: u64| has(c).then_some(v as f64 / n);
-        let (pmin, pmax) = (
-            u.pass_ns.iter().copied().min().unwrap_or(0),
-            u.pass_ns.iter().copied().max().unwrap_or(0),
-        );
-        ResultRecord {
+        let solver_clock = u.clock == Clock::Solver;
+        let mut r = ResultRecord {
             dataset: u.dataset.clone(),
             strategy: u.strategy.clone(),
             puzzles: u.puzzles,
@@ -417,9 +458,9 @@ impl ResultRecord {
             remeasured: u.remeasured,
             busy_ns: Some(u.busy_ns).filter(|&b| b > 0),
             claimed_share: u.claimed_share(),
-            unclaimed_ns: u.unclaimed_median().filter(|_| u.clock == Clock::Solver),
-            unclaimed_se_ns: u.unclaimed_se().filter(|_| u.clock == Clock::Solver),
-            unclaimed_chunks: if u.clock == Clock::Solver {
+            unclaimed_ns: u.unclaimed_median().filter(|_| solver_clock),
+            unclaimed_se_ns: u.unclaimed_se().filter(|_| solver_clock),
+            unclaimed_chunks: if solver_clock {
                 u.unclaimed.clone()
             } else {
                 Vec::new()
@@ -427,55 +468,98 @@ impl ResultRecord {
             skipped: u.skipped,
             threads,
             wall_ns: u.wall_ns,
-            solve_ns_total: u.solve_ns_total,
-            puzzles_per_sec: if u.wall_ns == 0 {
-                0.0
-            } else {
-                (u.puzzles * u.passes as u64) as f64 * 1e9 / u.wall_ns as f64
-            },
-            mean_ns: u.solve_ns_total as f64 / n,
-            p50_ns: q(0.5),
-            p90_ns: q(0.9),
-            p99_ns: q(0.99),
-            p999_ns: q(0.999),
-            max_ns: u.time_max,
-            guesses_total: total(Counter::Guesses, u.guesses_total),
-            guesses_mean: mean(Counter::Guesses, u.guesses_total),
-            guesses_max: total(Counter::Guesses, u.guesses_max),
-            backtracks_total: total(Counter::Backtracks, u.backtracks_total),
-            backtracks_mean: mean(Counter::Backtracks, u.backtracks_total),
-            backtracks_max: total(Counter::Backtracks, u.backtracks_max),
-            max_depth_max: total(Counter::MaxDepth, u.max_depth_max),
-            max_depth_mean: has(Counter::MaxDepth).then(|| u.depth.mean()),
-            nodes_total: total(Counter::Nodes, u.nodes_total),
-            naked_singles_total: total(Counter::NakedSingles, u.naked_total),
-            hidden_singles_total: total(Counter::HiddenSingles, u.hidden_total),
-            no_guess_pct: has(Counter::Guesses).then(|| u.no_guess as f64 * 100.0 / n),
-            repeat_spread_pct: if pmin == 0 {
-                0.0
-            } else {
-                (pmax - pmin) as f64 * 100.0 / pmin as f64
-            },
-            pass_solve_ns: u.pass_ns.clone(),
             complete: u.complete,
             counters: u.counters,
             clock: u.clock,
             paired: u.paired.clone(),
             paired_gate: u.paired_gate.clone(),
-            counters_saturated: [
-                u.solve_ns_total,
-                u.guesses_total,
-                u.backtracks_total,
-                u.nodes_total,
-                u.naked_total,
-                u.hidden_total,
-            ]
-            .iter()
-            .chain(&u.pass_ns)
-            .any(|&t| t == u64::MAX),
             too_short: u.wall_ns > 0 && u.wall_ns < SHORT_WALL_NS,
             later_rounds: None,
-        }
+            ..ResultRecord::default()
+        };
+        r.set_times(u);
+        r.set_search(u);
+        r
+    }
+
+    /// The time fields: totals, throughput, mean and percentiles, passes.
+    fn set_times(&mut self, u: &UnitStats) {
+        // Means over the puzzles that have a time and counters (faults have
+        // neither).
+        let timed = u.timed();
+        // A percentile is the highest value of its histogram bucket, which
+        // can lie above the largest time recorded: clamped to it, so that no
+        // percentile exceeds the maximum.
+        let q = |p: f64| {
+            if timed == 0 {
+                0
+            } else {
+                u.time.value_at_quantile(p).min(u.time_max)
+            }
+        };
+        let (pmin, pmax) = (
+            u.pass_ns.iter().copied().min().unwrap_or(0),
+            u.pass_ns.iter().copied().max().unwrap_or(0),
+        );
+        self.solve_ns_total = u.solve_ns_total;
+        self.puzzles_per_sec = if u.wall_ns == 0 {
+            0.0
+        } else {
+            (u.puzzles * u.passes as u64) as f64 * 1e9 / u.wall_ns as f64
+        };
+        self.mean_ns = u.solve_ns_total as f64 / timed.max(1) as f64;
+        (self.p50_ns, self.p90_ns) = (q(0.5), q(0.9));
+        (self.p99_ns, self.p999_ns) = (q(0.99), q(0.999));
+        self.max_ns = u.time_max;
+        self.repeat_spread_pct = if pmin == 0 {
+            0.0
+        } else {
+            (pmax - pmin) as f64 * 100.0 / pmin as f64
+        };
+        self.pass_solve_ns = u.pass_ns.clone();
+    }
+
+    /// The search counters' totals, means and maxima (each `None` where
+    /// the strategy does not report it), and whether a total saturated.
+    fn set_search(&mut self, u: &UnitStats) {
+        let n = u.timed().max(1) as f64;
+        let has = |c: Counter| u.counters.has(c);
+        let total = |c: Counter, v: u64| has(c).then_some(v);
+        let mean = |c: Counter, v: u64| has(c).then_some(v as f64 / n);
+        self.guesses_total = total(Counter::Guesses, u.guesses_total);
+        self.guesses_mean = mean(Counter::Guesses, u.guesses_total);
+        self.guesses_max = total(Counter::Guesses, u.guesses_max);
+        self.backtracks_total = total(Counter::Backtracks, u.backtracks_total);
+        self.backtracks_mean = mean(Counter::Backtracks, u.backtracks_total);
+        self.backtracks_max = total(Counter::Backtracks, u.backtracks_max);
+        self.max_depth_max = total(Counter::MaxDepth, u.max_depth_max);
+        self.max_depth_mean = has(Counter::MaxDepth).then(|| u.depth.mean());
+        self.nodes_total = total(Counter::Nodes, u.nodes_total);
+        self.naked_singles_total = total(Counter::NakedSingles, u.naked_total);
+        self.hidden_singles_total = total(Counter::HiddenSingles, u.hidden_total);
+        let e = ELIMINATIONS
+            .iter()
+            .zip(u.eliminations_total)
+            .map(|(&c, v)| total(c, v))
+            .collect::<Vec<_>>();
+        self.locked_eliminations_total = e[0];
+        self.subset_eliminations_total = e[1];
+        self.fish_eliminations_total = e[2];
+        self.wing_eliminations_total = e[3];
+        self.chain_eliminations_total = e[4];
+        self.no_guess_pct = has(Counter::Guesses).then(|| u.no_guess as f64 * 100.0 / n);
+        self.counters_saturated = [
+            u.solve_ns_total,
+            u.guesses_total,
+            u.backtracks_total,
+            u.nodes_total,
+            u.naked_total,
+            u.hidden_total,
+        ]
+        .iter()
+        .chain(&u.eliminations_total)
+        .chain(&u.pass_ns)
+        .any(|&t| t == u64::MAX);
     }
 
     /// Rebuilds the aggregates of a unit from what a results directory keeps:
@@ -525,6 +609,7 @@ impl ResultRecord {
             nodes_total: r.nodes_total.unwrap_or(0),
             naked_total: r.naked_singles_total.unwrap_or(0),
             hidden_total: r.hidden_singles_total.unwrap_or(0),
+            eliminations_total: r.eliminations().map(|v| v.unwrap_or(0)),
             no_guess: (r.no_guess_pct.unwrap_or(0.0) * timed.max(1) as f64 / 100.0).round() as u64,
             time_max: r.max_ns,
             pass_ns: r.pass_solve_ns.clone(),

@@ -61,7 +61,8 @@ pub fn rebuild(dir: &Path, stopped: &str) -> anyhow::Result<Rebuilt> {
         .map_err(|r| r.into_error("the results directory", dir))?;
     let meta_path = dir.join("meta.json");
     let mut meta: Meta = serde_json::from_slice(
-        &std::fs::read(&meta_path).with_context(|| format!("{}", meta_path.display()))?,
+        &crate::support::files::read_regular(&meta_path)
+            .with_context(|| format!("{}", meta_path.display()))?,
     )
     .with_context(|| format!("{}: not a bench-sudoku meta.json", meta_path.display()))?;
     let partial = dir.join("puzzles.csv.partial");
@@ -131,7 +132,8 @@ fn spills(partial: &Path) -> Vec<(usize, std::path::PathBuf)> {
 /// (a hole left by a batch whose rows were never written), then up to the
 /// last newline (a row cut in half).
 fn whole_rows(path: &Path) -> anyhow::Result<Vec<u8>> {
-    let mut bytes = std::fs::read(path).with_context(|| format!("{}", path.display()))?;
+    let mut bytes =
+        crate::support::files::read_regular(path).with_context(|| format!("{}", path.display()))?;
     if let Some(hole) = memchr::memchr(0, &bytes) {
         bytes.truncate(hole);
     }
@@ -172,7 +174,7 @@ struct Cols {
 }
 
 impl Cols {
-    const NAMES: [&'static str; 17] = crate::results::puzzles::HEADER;
+    const NAMES: [&'static str; 22] = crate::results::puzzles::HEADER;
 
     fn of(header: &csv::StringRecord) -> Cols {
         Cols {
@@ -325,6 +327,11 @@ fn outcome(cols: &Cols, r: &csv::StringRecord) -> PuzzleOutcome {
             nodes: num("nodes"),
             naked_singles: num("naked_singles"),
             hidden_singles: num("hidden_singles"),
+            locked_eliminations: num("locked_eliminations"),
+            subset_eliminations: num("subset_eliminations"),
+            fish_eliminations: num("fish_eliminations"),
+            wing_eliminations: num("wing_eliminations"),
+            chain_eliminations: num("chain_eliminations"),
         },
         givens: num("givens").min(81) as u8,
         matches_solution: match (cols.get(r, "matches_solution"), answer) {

@@ -40,6 +40,9 @@ pub struct Summary {
     /// The verdict of `run --gate` (absent without one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate: Option<super::gate::GateRecord>,
+    /// Every comparison by difficulty class (absent without puzzles.csv).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by_class: Option<super::classes::ByClass>,
 }
 
 /// The rows listed for one unit.
@@ -130,6 +133,7 @@ impl Summary {
             skipped_rows: rows(units, |u| &u.skipped_list, Skipped::clone),
             fault_list: rows(units, |u| &u.fault_list, Fault::clone),
             gate: gate.cloned(),
+            by_class: None,
         }
     }
 
@@ -175,8 +179,8 @@ impl Summary {
                 dir.display()
             );
         }
-        let bytes =
-            std::fs::read(&file).with_context(|| format!("{}: cannot read", file.display()))?;
+        let bytes = crate::support::files::read_regular(&file)
+            .with_context(|| format!("{}: cannot read", file.display()))?;
         // The version first: a later layout may not parse as this one.
         #[derive(Deserialize)]
         struct Version {
@@ -229,7 +233,8 @@ fn stopped(meta: &Meta) -> String {
 
 /// Reads `meta.json`.
 fn read_meta(file: &Path) -> anyhow::Result<Meta> {
-    let bytes = std::fs::read(file).with_context(|| format!("{}: cannot read", file.display()))?;
+    let bytes = crate::support::files::read_regular(file)
+        .with_context(|| format!("{}: cannot read", file.display()))?;
     serde_json::from_slice(&bytes).with_context(|| {
         format!(
             "{}: malformed meta (not a bench-sudoku meta.json)",

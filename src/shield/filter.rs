@@ -35,6 +35,11 @@ pub(super) struct Numbers {
     pub fcntl64: Option<u32>,
     pub pidfd_send_signal: u32,
     pub pidfd_getfd: u32,
+    /// Calls that change another process's scheduling: `setpriority`
+    /// (which, who) and `sched_setparam`, `sched_setscheduler`,
+    /// `sched_setaffinity`, `sched_setattr` (pid first).
+    pub setpriority: u32,
+    pub sched_set: [u32; 4],
     /// x86_64: calls with the x32 bit are refused.
     pub x32: bool,
 }
@@ -55,6 +60,8 @@ pub(super) const X86_64: Numbers = Numbers {
     fcntl64: None,
     pidfd_send_signal: 424,
     pidfd_getfd: 438,
+    setpriority: 141,
+    sched_set: [142, 144, 203, 314],
     x32: true,
 };
 
@@ -74,6 +81,8 @@ pub(super) const I386: Numbers = Numbers {
     fcntl64: Some(221),
     pidfd_send_signal: 424,
     pidfd_getfd: 438,
+    setpriority: 97,
+    sched_set: [154, 156, 241, 351],
     x32: false,
 };
 
@@ -93,6 +102,8 @@ pub(super) const AARCH64: Numbers = Numbers {
     fcntl64: None,
     pidfd_send_signal: 424,
     pidfd_getfd: 438,
+    setpriority: 140,
+    sched_set: [118, 119, 122, 274],
     x32: false,
 };
 
@@ -112,6 +123,8 @@ pub(super) const ARM: Numbers = Numbers {
     fcntl64: Some(221),
     pidfd_send_signal: 424,
     pidfd_getfd: 438,
+    setpriority: 97,
+    sched_set: [154, 156, 241, 380],
     x32: false,
 };
 
@@ -460,12 +473,38 @@ fn arch_section(a: &mut Asm, p: &Protected, mode: Mode, n: &Numbers) {
     for nr in std::iter::once(n.fcntl).chain(n.fcntl64) {
         rule(a, nr, &|a: &mut Asm| fcntl_rule(a, mode));
     }
+    rule(a, n.setpriority, &|a: &mut Asm| {
+        own_scheduling_only(a, true)
+    });
+    for nr in n.sched_set {
+        rule(a, nr, &|a: &mut Asm| own_scheduling_only(a, false));
+    }
     for nr in [n.pidfd_send_signal, n.pidfd_getfd] {
         rule(a, nr, &|a: &mut Asm| {
             a.ret(libc::SECCOMP_RET_ERRNO | ENOSYS)
         });
     }
     a.ret(ALLOW);
+}
+
+/// Another process's priority or CPUs: a solver that lowers the harness's
+/// priority, or pins its threads to a busy core, slows what it is measured
+/// against. Its own (target 0) it may change; anything else fails with
+/// EPERM. `setpriority` names its target by (which, who), the `sched_set*`
+/// calls by their first argument.
+fn own_scheduling_only(a: &mut Asm, setpriority: bool) {
+    let deny = a.label();
+    if setpriority {
+        a.load(arg_lo(0));
+        a.jne(0 /* PRIO_PROCESS */, deny);
+        a.load(arg_lo(1));
+    } else {
+        a.load(arg_lo(0));
+    }
+    a.jne(0, deny);
+    a.ret(ALLOW);
+    a.mark(deny);
+    a.ret(libc::SECCOMP_RET_ERRNO | libc::EPERM as u32);
 }
 
 /// A refused call: the process killed, or SIGSYS with what was tried.

@@ -15,6 +15,7 @@
 
 use super::observer::{observe, Contradiction, Locked, Observer, Reason};
 use super::strategy::{Branch, Config, Propagation, ValueOrder};
+use super::techniques::{self, Elims, Technique, CHAINS, FISH, SUBSETS, WINGS};
 use super::{Counters, Limits, SolveResult, Status};
 use crate::grid::{Grid, CELLS, CELL_UNITS, PEERS, UNITS};
 
@@ -25,6 +26,10 @@ const LVL_FORWARD: u8 = 1;
 const LVL_NAKED: u8 = 2;
 const LVL_HIDDEN: u8 = 3;
 const LVL_LOCKED: u8 = 4;
+const LVL_SUBSETS: u8 = 5;
+const LVL_FISH: u8 = 6;
+const LVL_WINGS: u8 = 7;
+const LVL_CHAINS: u8 = 8;
 
 fn level(p: Propagation) -> u8 {
     match p {
@@ -33,6 +38,10 @@ fn level(p: Propagation) -> u8 {
         Propagation::Naked => LVL_NAKED,
         Propagation::Hidden => LVL_HIDDEN,
         Propagation::Locked => LVL_LOCKED,
+        Propagation::Subsets => LVL_SUBSETS,
+        Propagation::Fish => LVL_FISH,
+        Propagation::Wings => LVL_WINGS,
+        Propagation::Chains => LVL_CHAINS,
     }
 }
 
@@ -156,7 +165,11 @@ impl Workspace {
             LVL_FORWARD => self.solve_at::<LVL_FORWARD, O>(puzzle, allowed, config, limits, obs),
             LVL_NAKED => self.solve_at::<LVL_NAKED, O>(puzzle, allowed, config, limits, obs),
             LVL_HIDDEN => self.solve_at::<LVL_HIDDEN, O>(puzzle, allowed, config, limits, obs),
-            _ => self.solve_at::<LVL_LOCKED, O>(puzzle, allowed, config, limits, obs),
+            LVL_LOCKED => self.solve_at::<LVL_LOCKED, O>(puzzle, allowed, config, limits, obs),
+            LVL_SUBSETS => self.solve_at::<LVL_SUBSETS, O>(puzzle, allowed, config, limits, obs),
+            LVL_FISH => self.solve_at::<LVL_FISH, O>(puzzle, allowed, config, limits, obs),
+            LVL_WINGS => self.solve_at::<LVL_WINGS, O>(puzzle, allowed, config, limits, obs),
+            _ => self.solve_at::<LVL_CHAINS, O>(puzzle, allowed, config, limits, obs),
         }
     }
 
@@ -219,7 +232,11 @@ impl Workspace {
             LVL_FORWARD => run.propagate::<LVL_FORWARD>(&mut b),
             LVL_NAKED => run.propagate::<LVL_NAKED>(&mut b),
             LVL_HIDDEN => run.propagate::<LVL_HIDDEN>(&mut b),
-            _ => run.propagate::<LVL_LOCKED>(&mut b),
+            LVL_LOCKED => run.propagate::<LVL_LOCKED>(&mut b),
+            LVL_SUBSETS => run.propagate::<LVL_SUBSETS>(&mut b),
+            LVL_FISH => run.propagate::<LVL_FISH>(&mut b),
+            LVL_WINGS => run.propagate::<LVL_WINGS>(&mut b),
+            _ => run.propagate::<LVL_CHAINS>(&mut b),
         };
 
         let mut solutions = 0u32;
@@ -520,8 +537,46 @@ impl<O: Observer> Run<'_, O> {
             if LV >= LVL_LOCKED && self.locked_pass(b) {
                 continue;
             }
+            if LV >= LVL_SUBSETS && self.pattern_step(b, &SUBSETS) {
+                continue;
+            }
+            if LV >= LVL_FISH && self.pattern_step(b, &FISH) {
+                continue;
+            }
+            if LV >= LVL_WINGS && self.pattern_step(b, &WINGS) {
+                continue;
+            }
+            if LV >= LVL_CHAINS && self.pattern_step(b, &CHAINS) {
+                continue;
+            }
             return true;
         }
+    }
+
+    /// The first of `ladder`'s techniques that removes a candidate, applied
+    /// (new singles queued, an emptied cell flagged) and counted. Returns
+    /// false when none applies.
+    #[inline(never)]
+    fn pattern_step(&mut self, b: &mut Board, ladder: &[Technique]) -> bool {
+        let mut found = Elims::new();
+        for &t in ladder {
+            if !techniques::find(t, &b.cand, &mut found) {
+                continue;
+            }
+            let n = u64::from(found.count());
+            match t.family() {
+                Some(techniques::Family::Subsets) => self.counters.subset_eliminations += n,
+                Some(techniques::Family::Fish) => self.counters.fish_eliminations += n,
+                Some(techniques::Family::Wings) => self.counters.wing_eliminations += n,
+                _ => self.counters.chain_eliminations += n,
+            }
+            for (c, m) in found.iter() {
+                observe!(O, self.obs.inferred(c as u8, m, t));
+                self.remove(b, c, m);
+            }
+            return true;
+        }
+        false
     }
 
     /// One sweep over the 27 units placing every hidden single found.
@@ -688,8 +743,9 @@ impl<O: Observer> Run<'_, O> {
         let mut acc = 0;
         for &c in &cells {
             let c = c as usize;
+            let gone = b.cand[c] & mask;
+            self.counters.locked_eliminations += u64::from(gone.count_ones());
             observe!(O, {
-                let gone = b.cand[c] & mask;
                 if gone != 0 {
                     self.obs.eliminated(c as u8, gone, why);
                 }

@@ -23,6 +23,7 @@ pub mod observer;
 pub mod revision;
 pub mod seam;
 pub mod strategy;
+pub mod techniques;
 
 pub use observer::{NoopObserver, Observer, TraceObserver};
 pub use seam::{Answer, Capabilities, Clock, Counter, CounterSet, ExternalSolver, SolverInstance};
@@ -151,6 +152,38 @@ pub struct Counters {
     pub naked_singles: u64,
     /// Cells placed by the hidden-single rule.
     pub hidden_singles: u64,
+    /// Candidates removed by locked candidates (pointing and claiming).
+    pub locked_eliminations: u64,
+    /// Candidates removed by naked and hidden subsets (`prop=subsets` and
+    /// above).
+    pub subset_eliminations: u64,
+    /// Candidates removed by X-wings, swordfish and jellyfish (`prop=fish`
+    /// and above).
+    pub fish_eliminations: u64,
+    /// Candidates removed by XY- and XYZ-wings (`prop=wings` and above).
+    pub wing_eliminations: u64,
+    /// Candidates removed by chains (`prop=chains`).
+    pub chain_eliminations: u64,
+}
+
+impl Counters {
+    /// The highest inference level whose rule placed or removed something
+    /// (`singles`, `locked`, `subsets`, `fish`, `wings`, `chains`): how far
+    /// up the technique ladder a solve got (for a `stalled` one, where it
+    /// stopped). `None` when no rule did anything.
+    pub fn highest_level(&self) -> Option<&'static str> {
+        [
+            (self.chain_eliminations, "chains"),
+            (self.wing_eliminations, "wings"),
+            (self.fish_eliminations, "fish"),
+            (self.subset_eliminations, "subsets"),
+            (self.locked_eliminations, "locked"),
+            (self.naked_singles + self.hidden_singles, "singles"),
+        ]
+        .into_iter()
+        .find(|&(n, _)| n > 0)
+        .map(|(_, level)| level)
+    }
 }
 
 /// What one solve may spend.

@@ -7,6 +7,7 @@
 //! well: a build to hold the default one against
 //! (`cargo build --release --features strip-observer`).
 
+use super::techniques::Technique;
 use crate::grid::cell_name;
 use std::fmt::Write as _;
 
@@ -56,6 +57,9 @@ pub trait Observer {
     fn guess(&mut self, _cell: u8, _digit: u8, _candidates: u16, _depth: u32) {}
     /// Candidates removed from a cell by locked candidates.
     fn eliminated(&mut self, _cell: u8, _digits: u16, _why: Locked) {}
+    /// Candidates removed from a cell by a technique of the levels above
+    /// locked candidates (subsets, fish, wings, chains).
+    fn inferred(&mut self, _cell: u8, _digits: u16, _technique: Technique) {}
     /// A dead end.
     fn contradiction(&mut self, _what: Contradiction, _depth: u32) {}
     /// The engine undoes a guess; `depth` is the frame it returns to.
@@ -173,6 +177,16 @@ impl Observer for TraceObserver {
             0,
             format_args!(
                 "removed {} from {} ({text})",
+                digits_of(digits),
+                cell_name(cell as usize)
+            ),
+        );
+    }
+    fn inferred(&mut self, cell: u8, digits: u16, technique: Technique) {
+        self.line(
+            0,
+            format_args!(
+                "removed {} from {} ({technique})",
                 digits_of(digits),
                 cell_name(cell as usize)
             ),

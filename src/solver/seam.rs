@@ -28,16 +28,28 @@ pub enum Counter {
     Nodes,
     NakedSingles,
     HiddenSingles,
+    /// Candidates removed by the generic engine's inference levels: locked
+    /// candidates, subsets, fish, wings, chains.
+    LockedEliminations,
+    SubsetEliminations,
+    FishEliminations,
+    WingEliminations,
+    ChainEliminations,
 }
 
 impl Counter {
-    pub const ALL: [Counter; 6] = [
+    pub const ALL: [Counter; 11] = [
         Counter::Guesses,
         Counter::Backtracks,
         Counter::MaxDepth,
         Counter::Nodes,
         Counter::NakedSingles,
         Counter::HiddenSingles,
+        Counter::LockedEliminations,
+        Counter::SubsetEliminations,
+        Counter::FishEliminations,
+        Counter::WingEliminations,
+        Counter::ChainEliminations,
     ];
 
     /// The name used in reports and `puzzles.csv` columns.
@@ -49,6 +61,11 @@ impl Counter {
             Counter::Nodes => "nodes",
             Counter::NakedSingles => "naked_singles",
             Counter::HiddenSingles => "hidden_singles",
+            Counter::LockedEliminations => "locked_eliminations",
+            Counter::SubsetEliminations => "subset_eliminations",
+            Counter::FishEliminations => "fish_eliminations",
+            Counter::WingEliminations => "wing_eliminations",
+            Counter::ChainEliminations => "chain_eliminations",
         }
     }
 
@@ -65,23 +82,33 @@ impl Counter {
             Counter::Nodes => c.nodes,
             Counter::NakedSingles => c.naked_singles,
             Counter::HiddenSingles => c.hidden_singles,
+            Counter::LockedEliminations => c.locked_eliminations,
+            Counter::SubsetEliminations => c.subset_eliminations,
+            Counter::FishEliminations => c.fish_eliminations,
+            Counter::WingEliminations => c.wing_eliminations,
+            Counter::ChainEliminations => c.chain_eliminations,
         }
     }
 
-    const fn bit(self) -> u8 {
-        1 << self as u8
+    const fn bit(self) -> u16 {
+        1 << self as u16
     }
 }
 
 /// A set of [`Counter`]s: the ones a solver reports.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct CounterSet(u8);
+pub struct CounterSet(u16);
 
 impl CounterSet {
     /// No counter (a solver that reports only its answers).
     pub const NONE: CounterSet = CounterSet(0);
-    /// Every counter (the built-in engines).
+    /// Every counter (the generic engine).
     pub const ALL: CounterSet = CounterSet((1 << Counter::ALL.len()) - 1);
+    /// The six search-effort counters every built-in engine reports (and
+    /// the C interface can carry): guesses to hidden singles. The
+    /// elimination counters of the generic engine's inference levels are
+    /// the rest of [`CounterSet::ALL`].
+    pub const SEARCH: CounterSet = CounterSet((1 << 6) - 1);
 
     pub const fn of(counters: &[Counter]) -> CounterSet {
         let mut bits = 0;
@@ -93,14 +120,25 @@ impl CounterSet {
         CounterSet(bits)
     }
 
-    /// The set whose bit `1 << i` stands for `Counter::ALL[i]` (the order
-    /// of the C interface's `reports` bits); unknown bits are dropped.
-    pub const fn from_bits(bits: u8) -> CounterSet {
+    /// The set whose bit `1 << i` stands for `Counter::ALL[i]`; unknown
+    /// bits are dropped.
+    pub const fn from_bits(bits: u16) -> CounterSet {
         CounterSet(bits & CounterSet::ALL.0)
     }
 
-    pub const fn bits(self) -> u8 {
+    /// The set a C solver's `reports` byte names: bit `1 << i` for
+    /// `Counter::ALL[i]`, of the six [`CounterSet::SEARCH`] counters only.
+    pub const fn from_c_bits(bits: u8) -> CounterSet {
+        CounterSet(bits as u16 & CounterSet::SEARCH.0)
+    }
+
+    pub const fn bits(self) -> u16 {
         self.0
+    }
+
+    /// True when every counter of `other` is in this set.
+    pub const fn contains(self, other: CounterSet) -> bool {
+        self.0 & other.0 == other.0
     }
 
     pub const fn with(self, c: Counter) -> CounterSet {
@@ -219,12 +257,18 @@ pub struct Capabilities {
 }
 
 impl Capabilities {
-    /// The built-in engines: every counter, harness clock, traces, budget.
+    /// The generic engine: every counter, harness clock, traces, budget.
     pub const BUILTIN: Capabilities = Capabilities {
         counters: CounterSet::ALL,
         clock: Clock::Harness,
         trace: true,
         budget: true,
+    };
+    /// The fixed engines (`fast`, `dlx`): the search counters (they have no
+    /// inference levels whose eliminations could be counted alike).
+    pub const FIXED_ENGINE: Capabilities = Capabilities {
+        counters: CounterSet::SEARCH,
+        ..Capabilities::BUILTIN
     };
 }
 

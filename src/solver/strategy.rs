@@ -29,6 +29,15 @@ pub enum Propagation {
     Hidden,
     /// Hidden + locked candidates (pointing and claiming).
     Locked,
+    /// Locked + naked and hidden pairs, triples and quads.
+    Subsets,
+    /// Subsets + X-wing, swordfish, jellyfish.
+    Fish,
+    /// Fish + XY-wing, XYZ-wing.
+    Wings,
+    /// Wings + single-digit chains, bivalue chains and alternating
+    /// inference chains: the whole technique ladder of the rater.
+    Chains,
 }
 
 /// Which empty cell the search branches on.
@@ -183,14 +192,14 @@ pub const NAMED: &[Named] = &[
     Named {
         name: "logic",
         engine: Builtin::Generic(Config {
-            root: P::Hidden,
-            node: P::Hidden,
+            root: P::Chains,
+            node: P::Chains,
             branch: Mrv,
             order: Asc,
             guess: false,
         }),
         explosive: false,
-        description: "naked + hidden singles only, never guesses (unfinished grids: stalled)",
+        description: "the whole technique ladder (singles to chains), never guesses (unfinished grids: stalled)",
     },
     Named {
         name: "hidden",
@@ -253,8 +262,10 @@ pub struct SpecError {
 pub fn spec_help() -> String {
     format!(
         "A strategy is a name ({}) or a spec: comma-separated key=value pairs, optionally \
-starting from a named strategy. Keys: prop=none|forward|naked|hidden|locked (propagation at \
-every node), branch=first|mrv|max (branch cell), order=asc|desc (value order), root=<prop> \
+starting from a named strategy. Keys: prop=none|forward|naked|hidden|locked|subsets|fish|wings|chains \
+(inference at every node, each level including the ones before it: subsets adds naked and \
+hidden pairs/triples/quads, fish X-wing/swordfish/jellyfish, wings XY- and XYZ-wing, chains \
+single-digit, bivalue and alternating inference chains), branch=first|mrv|max (branch cell), order=asc|desc (value order), root=<prop> \
 (propagation applied once before the search), guess=yes|no. Unset keys default to \
 prop=hidden,branch=mrv,order=asc. name=LABEL gives any strategy the label reports use (the same \
 strategy twice under two labels makes an A/A run). rev=REVISION records which revision of the \
@@ -354,8 +365,24 @@ impl Strategy {
             let (label, solver) = external::parse(spec_t, ctx).map_err(err)?;
             return Ok(Strategy::external(label, solver));
         }
-        // `name=LABEL` relabels any other strategy (e.g. the same one twice
-        // under two labels, for an A/A run).
+        if let Some(s) = Self::relabelled(spec, spec_t, ctx)? {
+            return Ok(s);
+        }
+        Self::generic_spec(spec, spec_t)
+    }
+
+    /// `name=LABEL` with another strategy: that strategy under the label
+    /// (e.g. the same one twice under two labels, for an A/A run); `None`
+    /// where the spec has no `name=`.
+    fn relabelled(
+        spec: &str,
+        spec_t: &str,
+        ctx: &external::Context,
+    ) -> Result<Option<Self>, SpecError> {
+        let err = |why: String| SpecError {
+            spec: spec.to_string(),
+            why,
+        };
         let mut label: Option<String> = None;
         let mut rest: Vec<&str> = Vec::new();
         for tok in spec_t.split(',').map(str::trim) {
@@ -377,37 +404,28 @@ impl Strategy {
             }
             let mut s = Self::parse_in(&rest.join(","), ctx)?;
             s.name = label;
-            return Ok(s);
+            return Ok(Some(s));
         }
+        Ok(None)
+    }
+
+    /// A generic-engine spec: an optional named base, then `key=value`
+    /// axes (`prop`, `root`, `branch`, `order`, `guess`).
+    fn generic_spec(spec: &str, spec_t: &str) -> Result<Self, SpecError> {
+        let err = |why: String| SpecError {
+            spec: spec.to_string(),
+            why,
+        };
         let mut config = Config::new(P::Hidden, Mrv, Asc);
         let mut root: Option<Propagation> = None;
         let mut seen: Vec<&str> = Vec::new();
         for (i, tok) in spec_t.split(',').map(str::trim).enumerate() {
             let Some((key, value)) = tok.split_once('=') else {
                 if i == 0 {
-                    match Self::named(tok) {
-                        Some(Strategy {
-                            engine: Engine::Builtin(Builtin::Generic(c)),
-                            ..
-                        }) => {
-                            config = c;
-                            // Keep a base's extra root propagation (rowmajor).
-                            root = (c.root > c.node).then_some(c.root);
-                            continue;
-                        }
-                        Some(_) => {
-                            return Err(err(format!(
-                                "strategy {tok:?} has no axes to set (use it alone)"
-                            )))
-                        }
-                        None => {
-                            return Err(err(format!(
-                                "unknown strategy {tok:?}{} (known: {})",
-                                did_you_mean(tok, &names()),
-                                names().join(", ")
-                            )))
-                        }
-                    }
+                    config = Self::base_config(tok).map_err(err)?;
+                    // Keep a base's extra root propagation (rowmajor).
+                    root = (config.root > config.node).then_some(config.root);
+                    continue;
                 }
                 return Err(err(format!(
                     "{tok:?} is not key=value (a base strategy may only come first)"
@@ -462,6 +480,25 @@ impl Strategy {
         Ok(Self::generic(config))
     }
 
+    /// The configuration of the named generic strategy `tok`, the base a
+    /// spec's axes change.
+    fn base_config(tok: &str) -> Result<Config, String> {
+        match Self::named(tok) {
+            Some(Strategy {
+                engine: Engine::Builtin(Builtin::Generic(c)),
+                ..
+            }) => Ok(c),
+            Some(_) => Err(format!(
+                "strategy {tok:?} has no axes to set (use it alone)"
+            )),
+            None => Err(format!(
+                "unknown strategy {tok:?}{} (known: {})",
+                did_you_mean(tok, &names()),
+                names().join(", ")
+            )),
+        }
+    }
+
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -507,7 +544,8 @@ impl Strategy {
     /// What the strategy reports and which clock times it.
     pub fn capabilities(&self) -> Capabilities {
         match &self.engine {
-            Engine::Builtin(_) => Capabilities::BUILTIN,
+            Engine::Builtin(Builtin::Generic(_)) => Capabilities::BUILTIN,
+            Engine::Builtin(Builtin::Fast | Builtin::Dlx) => Capabilities::FIXED_ENGINE,
             Engine::External(e) => e.capabilities(),
         }
     }
@@ -659,6 +697,10 @@ fn parse_prop(v: &str) -> Option<Propagation> {
         "naked" => P::Naked,
         "hidden" => P::Hidden,
         "locked" => P::Locked,
+        "subsets" => P::Subsets,
+        "fish" => P::Fish,
+        "wings" => P::Wings,
+        "chains" => P::Chains,
         _ => return None,
     })
 }
@@ -668,7 +710,7 @@ fn bad_value(err: &dyn Fn(String) -> SpecError, key: &str, value: &str) -> SpecE
         "branch" => "first, mrv, max",
         "order" => "asc, desc",
         "guess" => "yes, no",
-        _ => "none, forward, naked, hidden, locked",
+        _ => "none, forward, naked, hidden, locked, subsets, fish, wings, chains",
     };
     let options: Vec<&str> = allowed.split(", ").collect();
     err(format!(
@@ -684,6 +726,10 @@ pub fn prop_name(p: Propagation) -> &'static str {
         P::Naked => "naked",
         P::Hidden => "hidden",
         P::Locked => "locked",
+        P::Subsets => "subsets",
+        P::Fish => "fish",
+        P::Wings => "wings",
+        P::Chains => "chains",
     }
 }
 
@@ -721,8 +767,12 @@ mod tests {
         assert_eq!(s.name(), "prop=locked,branch=mrv,order=desc");
         let s = Strategy::parse(" prop = naked , branch = max ").unwrap();
         assert_eq!(s.name(), "prop=naked,branch=max,order=asc");
-        let s = Strategy::parse("hidden,guess=no").unwrap();
+        let s = Strategy::parse("prop=chains,guess=no").unwrap();
         assert_eq!(s.name(), "logic");
+        let s = Strategy::parse("hidden,guess=no").unwrap();
+        assert_eq!(s.name(), "prop=hidden,branch=mrv,order=asc,guess=no");
+        let s = Strategy::parse("prop=fish").unwrap();
+        assert_eq!(s.name(), "prop=fish,branch=mrv,order=asc");
         let s = Strategy::parse("prop=forward,root=naked,branch=first").unwrap();
         assert_eq!(s.name(), "rowmajor");
         let s = Strategy::parse("rowmajor,branch=mrv").unwrap();

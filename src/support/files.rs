@@ -43,3 +43,24 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         }
     }
 }
+
+/// Reads the whole file at `path`, which must be a regular file: a FIFO
+/// would block the command until something writes to it (or forever), and
+/// a device need never end. Results directories and history files are
+/// always regular files, so anything else is refused before it is opened.
+pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    require_regular(path)?;
+    std::fs::read(path)
+}
+
+/// An error unless `path` is a regular file (following links).
+pub fn require_regular(path: &Path) -> std::io::Result<()> {
+    let meta = std::fs::metadata(path)?;
+    if meta.is_file() {
+        Ok(())
+    } else {
+        Err(std::io::Error::other(
+            "not a regular file (a FIFO, a device or a directory): refused",
+        ))
+    }
+}

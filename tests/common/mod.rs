@@ -18,8 +18,14 @@ pub const LOGIC_SOLVES: [&str; 3] = [
     "000007308200000007097805600070100906005903700901008030002304560800000001504200000",
     "100040007050002090008000400070200008006090100300008050001000600020800040600030005",
 ];
-pub const LOGIC_STALLS: &str =
+/// Singles alone (`prop=hidden,guess=no`) stall on it; locked candidates
+/// finish it.
+pub const SINGLES_STALL: &str =
     "850000200060000010001000437000302000005080900000701000586000300020000050007000046";
+/// The whole technique ladder (`logic`) stalls on it with 16 cells filled
+/// (from datasets/hard.csv).
+pub const LADDER_STALLS: &str =
+    "090007050004030008805200040000800400001050030700000000000900000100500020200008600";
 pub const EASY: &str =
     "060593000901000500030400090108020004400309001200010609080006020004000807000785010";
 pub const FAMOUS_HARD: &str =
@@ -169,6 +175,41 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
 }
 
 /// A fresh, empty scratch directory, unique to this test binary and process.
+/// Removes the scratch folders of earlier runs of test binary `tag` whose
+/// process is gone (Linux: no `/proc/PID`), so that what tests leave
+/// behind never outlives the next run.
+fn sweep_scratch(tag: &str) {
+    let prefix = format!("bench-sudoku-{tag}-");
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let gone = cfg!(target_os = "linux") && !Path::new(&format!("/proc/{pid}")).exists();
+        if gone && pid != std::process::id() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// A tool a test needs is missing: outside CI the test is skipped (it
+/// says so); in CI (`BENCH_SUDOKU_E2E`, which `.ci/run` sets) the test
+/// fails, since a test that passed without its tool would prove nothing.
+pub fn skip_without(tool: &str, why: &str) {
+    assert!(
+        std::env::var_os("BENCH_SUDOKU_E2E").is_none(),
+        "this test needs {tool} ({why}), and CI must have it"
+    );
+    eprintln!("skipped: no {tool} ({why})");
+}
+
 pub fn scratch(name: &str) -> PathBuf {
     let exe = std::env::current_exe().ok();
     let tag = exe
@@ -176,6 +217,8 @@ pub fn scratch(name: &str) -> PathBuf {
         .and_then(|p| p.file_stem())
         .and_then(|s| s.to_str())
         .unwrap_or("test");
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    SWEPT.call_once(|| sweep_scratch(tag));
     let dir = std::env::temp_dir()
         .join(format!("bench-sudoku-{tag}-{}", std::process::id()))
         .join(name);

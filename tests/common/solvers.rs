@@ -51,7 +51,7 @@ pub fn compile_c(src: &str, name: &str, flags: &[&str], libs: &[&str]) -> Option
             Some(out)
         }
         Err(e) => {
-            eprintln!("skipped: no C compiler ({cc}: {e})");
+            skip_without("a C compiler", &format!("{cc}: {e}"));
             None
         }
     }

@@ -282,7 +282,9 @@ fn done_units(
 
 /// Strategy `k`'s pairs with strategy `r` over the chunks of a batch: each
 /// chunk's (pairs, sum of log ratios) in order, and (with two or more
-/// measured passes) the disagreement of its even and odd passes.
+/// measured passes) the disagreement of its even and odd passes. With a
+/// self-timed side, a chunk's sum is its pairs times the log of its ratio
+/// of mean pass totals.
 fn pair_blocks<'o>(
     job: &Job,
     parts: &[(usize, Vec<Chunk>)],
@@ -292,6 +294,14 @@ fn pair_blocks<'o>(
 ) -> Pairing {
     let mut blocks = Vec::with_capacity(parts.len());
     let mut noise = paired::PassNoise::default();
+    // A side timed by its own clock: only its claims' sum over a chunk
+    // is checked against the harness's time around its calls, not each
+    // claim, so a solver could move time from one puzzle's claim to
+    // another's within a chunk (the geometric mean of per-puzzle ratios
+    // would reward it). Its chunks are paired by their totals instead.
+    let self_timed =
+        |i: usize| job.strategies[i].capabilities().clock == crate::solver::Clock::Solver;
+    let by_totals = self_timed(k) || self_timed(r);
     for (a, chunks) in parts {
         if job.passes - job.warmup >= 2 {
             add_noise(&mut noise, &chunks[k].solved, &chunks[r].solved);
@@ -303,6 +313,16 @@ fn pair_blocks<'o>(
                 pairs += 1;
                 sum += l;
             }
+        }
+        if by_totals && pairs > 0 {
+            // Each pair counts with its chunk's ratio of mean pass totals:
+            // the sums the harness's time around the calls checks (a kept
+            // time, the least of a puzzle's passes, is not checked, and a
+            // clock that claims little on some passes would lower it).
+            let mean = |c: &Chunk| {
+                c.pass_ns.iter().map(|&t| t as f64).sum::<f64>() / c.pass_ns.len().max(1) as f64
+            };
+            sum = f64::from(pairs) * (mean(&chunks[k]).max(1.0) / mean(&chunks[r]).max(1.0)).ln();
         }
         blocks.push((pairs, sum));
     }

@@ -11,6 +11,7 @@ use crate::commands::interrupt::EXIT_INTERRUPTED;
 use crate::commands::{print_err, print_text};
 use crate::compare::gate::Verdict;
 use crate::report::{self, terminal, Report};
+use crate::results::classes::ByClass;
 use crate::results::meta::Meta;
 use crate::results::record::LaterRounds;
 use crate::results::ResultRecord;
@@ -26,13 +27,13 @@ pub(super) fn reports(
     measured: &Measured,
     out: &Path,
     outputs: &Outputs,
-) -> anyhow::Result<(Vec<ResultRecord>, Option<Verdict>)> {
+) -> anyhow::Result<(Vec<ResultRecord>, Option<Verdict>, Option<ByClass>)> {
     let units: &[UnitStats] = &measured.results.units;
     let report = Report::new(meta, units).with_unit_scatter(meta.options.puzzle_csv);
     // The tables of slowest puzzles are read back from the puzzles.csv
     // just written, as `report DIR` reads them.
     let mut report = if meta.options.puzzle_csv {
-        report.with_worst(out)?
+        report.with_worst(out)?.with_classes(out)?
     } else {
         report
     };
@@ -41,19 +42,26 @@ pub(super) fn reports(
     // rounds' outcomes beside the first round's times.
     for r in report.results.iter_mut() {
         if let Some((rounds, u)) = budgeted.and_then(|b| b.later_of(&r.dataset, &r.strategy)) {
-            r.later_rounds = Some(LaterRounds::of(u, rounds));
+            let mut later = LaterRounds::of(u, rounds);
+            later.cache_across_rounds =
+                budgeted.is_some_and(|b| b.cache_across_rounds(&r.dataset, &r.strategy));
+            r.later_rounds = Some(later);
         }
     }
     let verdict = plan.gate.as_ref().map(|g| {
         let complete = measured.results.stopped.is_none();
-        Verdict::of(g, &report.results, complete, budgeted)
+        let v = Verdict::of(g, &report.results, complete, budgeted);
+        match &report.by_class {
+            Some(b) => v.with_classes(b),
+            None => v,
+        }
     });
     report.gate = verdict.as_ref().map(|v| v.record(budgeted));
     report::finish::write(&report, out)?;
     for (exporter, dest) in plan.trackers.iter().zip(&outputs.exports) {
         crate::commands::export::write_tracker(exporter.as_ref(), &report, dest)?;
     }
-    Ok((report.results, verdict))
+    Ok((report.results, verdict, report.by_class))
 }
 
 /// The result table: compact (within 120 columns, one line of legend), or
@@ -63,13 +71,14 @@ pub(super) fn tables(
     args: &RunArgs,
     plan: &Plan,
     meta: &Meta,
-    results: &[ResultRecord],
+    (results, by_class): (&[ResultRecord], Option<&ByClass>),
 ) -> anyhow::Result<()> {
     if !args.details {
         print_text(&terminal::compact_table(results))?;
         if plan.external {
             print_text(&format!("revisions: {}\n", meta.revisions().join("; ")))?;
         }
+        print_classes(by_class, false)?;
         return Ok(());
     }
     let opts = &plan.opts;
@@ -91,6 +100,31 @@ pub(super) fn tables(
     if plan.external {
         print_text(&format!("revisions: {}\n", meta.revisions().join("; ")))?;
     }
+    print_classes(by_class, true)?;
+    Ok(())
+}
+
+/// The table by difficulty: the effort classes (with `details`, the
+/// rating classes too), when the run has a reference and two classes or
+/// more.
+fn print_classes(by_class: Option<&ByClass>, details: bool) -> anyhow::Result<()> {
+    use crate::report::classes::{rows, COLUMNS, TEXT};
+    let Some(b) = by_class else {
+        return Ok(());
+    };
+    let shown: Vec<Vec<String>> = rows(b)
+        .into_iter()
+        .zip(&b.rows)
+        .filter(|(_, r)| details || r.scheme == "effort")
+        .map(|(row, _)| row.to_vec())
+        .collect();
+    let classes: std::collections::HashSet<&str> =
+        b.rows.iter().map(|r| r.class.as_str()).collect();
+    if shown.is_empty() || classes.len() < 2 || b.rows.iter().all(|r| r.ratio.is_none()) {
+        return Ok(());
+    }
+    print_text("\nby difficulty (fast's guesses per puzzle):\n")?;
+    print_text(&terminal::text_table(&COLUMNS, &shown, &TEXT))?;
     Ok(())
 }
 

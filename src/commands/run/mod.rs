@@ -389,9 +389,9 @@ fn measure(args: &RunArgs, plan: plan::Plan, started: std::time::Instant) -> Cmd
         &infos,
         pool.current_num_threads(),
     );
-    let (results, verdict) = finish::reports(&plan, &meta, &measured, &out, &outputs)?;
+    let (results, verdict, by_class) = finish::reports(&plan, &meta, &measured, &out, &outputs)?;
     if !args.scan_round {
-        finish::tables(args, &plan, &meta, &results)?;
+        finish::tables(args, &plan, &meta, (&results, by_class.as_ref()))?;
     }
     for w in terminal::warnings(&meta, &results)
         .into_iter()

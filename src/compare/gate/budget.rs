@@ -52,6 +52,8 @@ pub struct Evidence {
     settled_first: bool,
     /// Each side's mean kept time in the first round (BASE, CANDIDATE).
     first_means: (f64, f64),
+    /// The labels a later round found far faster than the first.
+    pub cache_suspects: Vec<String>,
 }
 
 impl Evidence {
@@ -64,6 +66,7 @@ impl Evidence {
             findings: Findings::default(),
             settled_first: false,
             first_means: (0.0, 0.0),
+            cache_suspects: Vec::new(),
         }
     }
 
@@ -126,9 +129,10 @@ impl Evidence {
                     .filter(|f| f.weight != Weight::Note)
                     .map(|f| f.prefixed(&prefix)),
             );
-            if !isomorphs {
-                self.cache_check(gate, round.number, (b.mean_ns, c.mean_ns));
-            }
+            // With --transform each round solves new isomorphs, but a
+            // cache keyed by a canonical form of the grid would still
+            // remember them: the check runs either way.
+            self.cache_check(gate, round.number, (b.mean_ns, c.mean_ns), isomorphs);
         }
         self.add_chunks(gate, cand, round);
     }
@@ -152,20 +156,29 @@ impl Evidence {
         });
     }
 
-    /// On the same puzzles again, a side far faster than in the first
-    /// round may be answering from a cache kept across rounds.
-    fn cache_check(&mut self, gate: &Gate, number: u32, means: (f64, f64)) {
+    /// On the same puzzles (or their isomorphs) again, a side far faster
+    /// than in the first round may be answering from a cache kept across
+    /// rounds.
+    fn cache_check(&mut self, gate: &Gate, number: u32, means: (f64, f64), isomorphs: bool) {
+        let puzzles = if isomorphs {
+            "on isomorphs of the same puzzles (a cache may key them by a canonical form)"
+        } else {
+            "on the same puzzles"
+        };
         for (label, first, now) in [
             (&gate.base, self.first_means.0, means.0),
             (&gate.candidate, self.first_means.1, means.1),
         ] {
             if now > 0.0 && first > now * CACHE_FACTOR as f64 {
+                if !self.cache_suspects.contains(label) {
+                    self.cache_suspects.push(label.clone());
+                }
                 self.findings.push(Finding::unjudged(
                     Rule::Cache,
                     format!(
                         "round {number}: {label}'s mean time is {:.1}× shorter than in the first \
-                         round on the same puzzles: it may be caching answers across rounds; judge \
-                         it with --transform SEED (new isomorphs each round)",
+                         round {puzzles}: it may be caching answers across rounds; judge it on \
+                         first calls of puzzles it has not seen",
                         first / now
                     ),
                 ));
@@ -252,6 +265,13 @@ impl Budgeted {
 
     /// The rounds after the first that measured unit (`dataset`,
     /// `strategy`), and their outcomes.
+    /// Whether a later round found `strategy` far faster than the first
+    /// on `dataset`.
+    pub fn cache_across_rounds(&self, dataset: &str, strategy: &str) -> bool {
+        self.evidence(dataset)
+            .is_some_and(|e| e.cache_suspects.iter().any(|s| s == strategy))
+    }
+
     pub fn later_of(&self, dataset: &str, strategy: &str) -> Option<(u32, &UnitStats)> {
         let u = self
             .later

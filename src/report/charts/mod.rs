@@ -8,7 +8,9 @@
 //! - `<dataset>-scatter.svg` (`scatter.rs`): solve time against guesses, one
 //!   point per puzzle (at most [`SCATTER_MAX`] per strategy);
 //! - `<dataset>-paired.svg` (`paired.rs`, interleaved runs only): the
-//!   per-puzzle time ratios to the baseline.
+//!   per-puzzle time ratios to the baseline;
+//! - `<dataset>-classes.svg` (`classes.rs`, with a reference and
+//!   puzzles.csv): each strategy's ratio to the reference by difficulty.
 //!
 //! and, for other commands, the chart of a parameter scan (`scan.rs`) and
 //! the charts of `trend` (`trend/`).
@@ -31,6 +33,7 @@ use frame::{color_of, legend_label, strategy_colors};
 use plotters::prelude::*;
 
 mod axes;
+mod classes;
 mod frame;
 mod guesses;
 mod latency;
@@ -57,14 +60,16 @@ pub enum ChartKind {
     Guesses,
     Scatter,
     Paired,
+    Classes,
 }
 
 impl ChartKind {
-    pub const ALL: [ChartKind; 4] = [
+    pub const ALL: [ChartKind; 5] = [
         ChartKind::Latency,
         ChartKind::Guesses,
         ChartKind::Scatter,
         ChartKind::Paired,
+        ChartKind::Classes,
     ];
 
     /// The file-name suffix.
@@ -74,6 +79,7 @@ impl ChartKind {
             ChartKind::Guesses => "guesses",
             ChartKind::Scatter => "scatter",
             ChartKind::Paired => "paired",
+            ChartKind::Classes => "classes",
         }
     }
 }
@@ -155,6 +161,11 @@ pub fn render_all(report: &Report) -> anyhow::Result<Vec<Chart>> {
         charts.push(chart(ChartKind::Scatter, scatter));
         if let Some(svg) = paired::svg(&ds, &report.results, &units, &colors)? {
             charts.push(chart(ChartKind::Paired, svg));
+        }
+        if let Some(b) = &report.by_class {
+            if let Some(svg) = classes::svg(&ds, b, &|s| color_of(&colors, s))? {
+                charts.push(chart(ChartKind::Classes, svg));
+            }
         }
     }
     Ok(charts)

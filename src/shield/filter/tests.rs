@@ -39,6 +39,11 @@ fn check_native(n: &Numbers) {
         (n.fcntl, libc::SYS_fcntl),
         (n.pidfd_send_signal, libc::SYS_pidfd_send_signal),
         (n.pidfd_getfd, libc::SYS_pidfd_getfd),
+        (n.setpriority, libc::SYS_setpriority),
+        (n.sched_set[0], libc::SYS_sched_setparam),
+        (n.sched_set[1], libc::SYS_sched_setscheduler),
+        (n.sched_set[2], libc::SYS_sched_setaffinity),
+        (n.sched_set[3], libc::SYS_sched_setattr),
     ];
     for (ours, theirs) in pairs {
         assert_eq!(ours as libc::c_long, theirs);
@@ -255,6 +260,89 @@ fn a_solver_process_cannot_signal_or_stop_the_harness() {
         ),
     ];
     for (what, act, end) in allowed {
+        assert_eq!(in_child(Some(&f), false, act).0, end, "{what}");
+    }
+}
+
+#[test]
+fn a_solver_cannot_change_the_harness_priority_or_cpus_only_its_own() {
+    if !supported() {
+        eprintln!("skipped: this kernel has no seccomp");
+        return;
+    }
+    let f = solver_filter();
+    // Each returns 0 when the call succeeded, else its errno.
+    // SAFETY (every action): plain system calls with integer arguments,
+    // or pointers to locals that live through the call.
+    let cases: [(&str, Act, End); 5] = [
+        (
+            "setpriority(parent)",
+            |pp| unsafe {
+                let r = libc::setpriority(libc::PRIO_PROCESS, pp as libc::id_t, 19);
+                if r == -1 {
+                    errno()
+                } else {
+                    0
+                }
+            },
+            End::Exit(libc::EPERM),
+        ),
+        (
+            "setpriority(a process group)",
+            |_| unsafe {
+                // A group that does not exist: ESRCH were the call let
+                // through, so that a missing rule harms nothing.
+                let r = libc::setpriority(libc::PRIO_PGRP, 0x7fff_fff0, 19);
+                if r == -1 {
+                    errno()
+                } else {
+                    0
+                }
+            },
+            End::Exit(libc::EPERM),
+        ),
+        (
+            "sched_setaffinity(parent)",
+            |pp| unsafe {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                libc::CPU_SET(0, &mut set);
+                let r = libc::sched_setaffinity(pp, std::mem::size_of_val(&set), &set);
+                if r == -1 {
+                    errno()
+                } else {
+                    0
+                }
+            },
+            End::Exit(libc::EPERM),
+        ),
+        (
+            "setpriority(itself)",
+            |_| unsafe {
+                let r = libc::setpriority(libc::PRIO_PROCESS, 0, 1);
+                if r == -1 {
+                    errno()
+                } else {
+                    0
+                }
+            },
+            End::Exit(0),
+        ),
+        (
+            "sched_getaffinity then sched_setaffinity(itself)",
+            |_| unsafe {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set);
+                let r = libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set);
+                if r == -1 {
+                    errno()
+                } else {
+                    0
+                }
+            },
+            End::Exit(0),
+        ),
+    ];
+    for (what, act, end) in cases {
         assert_eq!(in_child(Some(&f), false, act).0, end, "{what}");
     }
 }

@@ -401,7 +401,7 @@ fn checked(
             create,
             destroy,
             solve,
-            reports: CounterSet::from_bits(desc.reports as u8),
+            reports: CounterSet::from_c_bits(desc.reports as u8),
         },
         description,
     ))
@@ -625,6 +625,7 @@ impl LibInstance {
                     nodes: stats.nodes,
                     naked_singles: stats.naked_singles,
                     hidden_singles: stats.hidden_singles,
+                    ..Counters::default()
                 };
                 (count, counters, stats.stopped, ns)
             }

@@ -377,7 +377,8 @@ impl Fields {
             Counter::Backtracks => self.counters.backtracks = value,
             Counter::MaxDepth => self.counters.max_depth = value.min(u32::MAX as u64) as u32,
             Counter::Nodes => self.counters.nodes = value,
-            Counter::NakedSingles | Counter::HiddenSingles => unreachable!("not a protocol key"),
+            // KEYS names only the four above.
+            _ => unreachable!("not a protocol key"),
         }
         Ok(())
     }
@@ -472,9 +473,11 @@ mod tests {
                 solution: Some(answer.result.grid),
                 ns: Some(1234),
                 counters: Counters {
-                    naked_singles: 0,
-                    hidden_singles: 0,
-                    ..c
+                    guesses: c.guesses,
+                    backtracks: c.backtracks,
+                    max_depth: c.max_depth,
+                    nodes: c.nodes,
+                    ..Counters::default()
                 },
                 stopped: None,
             }
