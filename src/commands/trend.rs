@@ -197,41 +197,7 @@ fn verdict(all: &[Series], axis: &[String], since: Option<&str>) -> CmdResult {
         .filter(|s| s.points.iter().any(|p| p.ratio.is_some()))
         .collect();
     for s in all {
-        let newest = s.points.last().map_or(0, |p| p.x);
-        let from = since.unwrap_or(newest);
-        let counts = |i: usize| s.points[i].x >= from;
-        for st in s
-            .steps
-            .iter()
-            .filter(|st| counts(st.at) && st.change_pct() > 0.0)
-        {
-            failed.push(report::trend::step_text(s, st));
-        }
-        // The judge's findings at the revisions that count: a failure
-        // (rejected answers, faults, giving up, a lying clock) fails the
-        // job whatever the ratio says.
-        for (i, f) in s.findings.iter().filter(|(i, _)| counts(*i)) {
-            let at = format!("{}/{} at {}", s.dataset, s.name, s.points[*i].revision);
-            match f.weight {
-                Weight::Fail => failed.push(format!("{at}: {}", f.line())),
-                Weight::Unjudged => unjudged.push(format!("{at}: {}", f.line())),
-                Weight::Note => {}
-            }
-        }
-        if judged.iter().any(|j| std::ptr::eq(*j, s)) {
-            for &i in s.unjudged.iter().filter(|&&i| counts(i)) {
-                let why = s
-                    .findings
-                    .iter()
-                    .any(|(at, f)| *at == i && f.weight != Weight::Note);
-                if !why {
-                    unjudged.push(format!(
-                        "{}/{} at {}: no ratio with an interval",
-                        s.dataset, s.name, s.points[i].revision
-                    ));
-                }
-            }
-        }
+        judge_series(s, (all, &judged), since, (&mut failed, &mut unjudged));
     }
     let code = if !failed.is_empty() {
         for f in &failed {
@@ -251,4 +217,64 @@ fn verdict(all: &[Series], axis: &[String], since: Option<&str>) -> CmdResult {
         0
     };
     Ok(code)
+}
+
+/// What `--fail-on-step` finds in series `s` at the revisions that count
+/// (from `since`'s place on the axis, else the series' newest): steps to
+/// slower and the judge's failures into `failed`, what cannot be judged
+/// into `unjudged`. `judged` are the series with a ratio.
+fn judge_series(
+    s: &Series,
+    (all, judged): (&[Series], &[&Series]),
+    since: Option<usize>,
+    (failed, unjudged): (&mut Vec<String>, &mut Vec<String>),
+) {
+    let newest = s.points.last().map_or(0, |p| p.x);
+    let from = since.unwrap_or(newest);
+    let counts = |i: usize| s.points[i].x >= from;
+    for st in s
+        .steps
+        .iter()
+        .filter(|st| counts(st.at) && st.change_pct() > 0.0)
+    {
+        failed.push(report::trend::step_text(s, st));
+    }
+    // The judge's findings at the revisions that count: a failure
+    // (rejected answers, faults, giving up, a lying clock) fails the
+    // job whatever the ratio says.
+    for (i, f) in s.findings.iter().filter(|(i, _)| counts(*i)) {
+        let at = format!("{}/{} at {}", s.dataset, s.name, s.points[*i].revision);
+        match f.weight {
+            Weight::Fail => failed.push(format!("{at}: {}", f.line())),
+            Weight::Unjudged => unjudged.push(format!("{at}: {}", f.line())),
+            Weight::Note => {}
+        }
+    }
+    // A series with no ratio at any revision that is not a yardstick
+    // of another series has nothing to be judged by.
+    let yardstick_of_others = all
+        .iter()
+        .any(|o| o.dataset == s.dataset && o.yardstick.as_deref() == Some(s.name.as_str()));
+    let unpaired = !judged.iter().any(|j| std::ptr::eq(*j, s));
+    let counted = !s.points.is_empty() && counts(s.points.len() - 1);
+    if unpaired && !yardstick_of_others && !judged.is_empty() && counted {
+        unjudged.push(format!(
+            "{}/{}: no revision has a ratio to a yardstick",
+            s.dataset, s.name
+        ));
+    }
+    if judged.iter().any(|j| std::ptr::eq(*j, s)) {
+        for &i in s.unjudged.iter().filter(|&&i| counts(i)) {
+            let why = s
+                .findings
+                .iter()
+                .any(|(at, f)| *at == i && f.weight != Weight::Note);
+            if !why {
+                unjudged.push(format!(
+                    "{}/{} at {}: no ratio with an interval",
+                    s.dataset, s.name, s.points[i].revision
+                ));
+            }
+        }
+    }
 }

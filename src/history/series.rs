@@ -229,9 +229,9 @@ fn one(
     }
 }
 
-/// The judge's findings on each point (by index), from the newest run of
-/// its revision: the run alone ([`Line::findings`]), the run against the
-/// series' newest run (one experiment?) and against the newest run of the
+/// The judge's findings on each point (by index): every run of its
+/// revision alone ([`Line::findings`]) and against the series' newest run
+/// (one experiment?), and its newest run against the newest run of the
 /// point before it (gave up on more puzzles, solved fewer).
 fn judged_points(lines: &[&Line], points: &[Point], threshold_pct: f64) -> Vec<(usize, Finding)> {
     let newest_of = |rev: &str| lines.iter().rev().find(|l| revision(l) == rev).copied();
@@ -245,13 +245,22 @@ fn judged_points(lines: &[&Line], points: &[Point], threshold_pct: f64) -> Vec<(
             continue;
         };
         let name = format!("{} at {}", l.series, p.revision);
-        let mut f = l.findings();
         let newest = format!("{} at {}", last.series, revision(last));
-        f.extend(judge::comparable(
-            &last.experiment(),
-            &l.experiment(),
-            [&newest, &name],
-        ));
+        // Every run of the revision, not only its newest: each is judged
+        // on its own and must be the experiment of the series' newest.
+        let mut f: Vec<Finding> = Vec::new();
+        for run in lines.iter().filter(|r| revision(r) == p.revision) {
+            let found = run.findings().into_iter().chain(judge::comparable(
+                &last.experiment(),
+                &run.experiment(),
+                [&newest, &name],
+            ));
+            for x in found {
+                if !f.iter().any(|y| y.rule == x.rule && y.text == x.text) {
+                    f.push(x);
+                }
+            }
+        }
         // Held against the revision before it when they are one
         // experiment; when they are not, nothing before it can judge it.
         if let Some(b) = before {
@@ -457,6 +466,43 @@ mod tests {
         assert!(s.steps.is_empty());
         assert_eq!(s.points[1].untrusted, 1);
         assert!(s.points[1].ratio.is_none());
+    }
+
+    #[test]
+    fn every_run_of_a_revision_is_judged_not_only_its_newest() {
+        // r2 measured twice: the first run's answers were rejected, the
+        // newest is clean; the point still carries the failure, and a run
+        // of other puzzles among its runs keeps it from being judged.
+        let hashed = |rev: &str, started: &str, ratio: f64| Line {
+            dataset_hash: Some("xxh3-sum:same".into()),
+            ..line("mine", rev, started, ratio, 0.01)
+        };
+        let mut liar = hashed("r2", "2026-01-02T00:00:00Z", 1.0);
+        liar.rejected = 3;
+        let mut other = hashed("r2", "2026-01-02T12:00:00Z", 2.0);
+        other.dataset_hash = Some("xxh3-sum:other".into());
+        let lines = vec![
+            hashed("r1", "2026-01-01T00:00:00Z", 2.0),
+            liar,
+            other,
+            hashed("r2", "2026-01-03T00:00:00Z", 2.0),
+        ];
+        let axis = axis(&lines, &Order::FirstRun);
+        let s = &build(&lines, &axis, None, 5.0)[0];
+        let at_r2: Vec<(judge::Rule, Weight)> = s
+            .findings
+            .iter()
+            .filter(|(i, _)| *i == 1)
+            .map(|(_, f)| (f.rule, f.weight))
+            .collect();
+        assert!(
+            at_r2.contains(&(judge::Rule::Rejected, Weight::Fail)),
+            "{at_r2:?}"
+        );
+        assert!(
+            at_r2.contains(&(judge::Rule::OtherPuzzles, Weight::Unjudged)),
+            "{at_r2:?}"
+        );
     }
 
     #[test]

@@ -310,7 +310,7 @@ impl ResultRecord {
             name: name.to_string(),
             puzzles: r.puzzles,
             solved: r.solved + r.multiple,
-            unsolved: r.gave_up + r.stalled,
+            unsolved: r.gave_up + r.stalled + later.unsolved,
             rejected: r.wrong() + later.rejected,
             faults: r.faults() + later.faults,
             unverified: r.unverified + later.unverified,
