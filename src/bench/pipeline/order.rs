@@ -492,7 +492,10 @@ pub(super) fn write_placed(placed: &mut Placed, out: &Mutex<Ordered>) -> bool {
 /// A fault to inject for tests of the failure paths: with the environment
 /// variable `BENCH_SUDOKU_FAULT=STAGE:N`, the stage named (`finish`:
 /// finishing a batch; `prepare`: parsing one) panics on the batch that
-/// holds puzzle index N (docs/RELIABILITY.md). Read once.
+/// holds puzzle index N (docs/RELIABILITY.md). Read once. Only in builds
+/// with debug assertions (what `cargo test` runs): a release binary has
+/// no fault to inject.
+#[cfg(debug_assertions)]
 pub(super) fn injected_fault(stage: &str) -> Option<u64> {
     static AT: std::sync::OnceLock<Option<(String, u64)>> = std::sync::OnceLock::new();
     let (name, at) = AT
@@ -503,4 +506,11 @@ pub(super) fn injected_fault(stage: &str) -> Option<u64> {
         })
         .as_ref()?;
     (name == stage).then_some(*at)
+}
+
+/// A release build injects no fault.
+#[cfg(not(debug_assertions))]
+#[inline(always)]
+pub(super) fn injected_fault(_stage: &str) -> Option<u64> {
+    None
 }
