@@ -81,7 +81,7 @@ library tried to stop or signal bench-sudoku, which is refused)."
     Rate(commands::rate::RateArgs),
     /// Benchmark strategies on datasets: every puzzle timed and verified on
     /// all cores; CSV/JSON/Markdown reports and HdrHistograms.
-    #[command(after_help = commands::run::RUN_HELP)]
+    #[command(after_help = commands::run::run_help())]
     Run(commands::run::RunArgs),
     /// Generate unique-solution puzzles (selected by search effort, or
     /// searched to be hard for a strategy with --hard-for) or complete grids

@@ -254,3 +254,37 @@ fn every_test_a_document_names_exists() {
         missing.join("\n")
     );
 }
+
+/// The table of exit statuses in docs/RELIABILITY.md is the one the code
+/// has (`bench_sudoku::support::exit`), which `run --help` also shows;
+/// `BLESS=1` writes it.
+#[test]
+fn the_exit_status_table_is_the_codes() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/RELIABILITY.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let begin = text.find("<!-- exit-status:begin").expect("begin marker");
+    let body = begin + text[begin..].find("-->\n").unwrap() + 4;
+    let end = text.find("<!-- exit-status:end -->").expect("end marker");
+    let table = bench_sudoku::support::exit::markdown_table();
+    if std::env::var_os("BLESS").is_some() {
+        let mut new = text[..body].to_string();
+        new.push_str(&table);
+        new.push_str(&text[end..]);
+        std::fs::write(&path, new).unwrap();
+        return;
+    }
+    assert_eq!(
+        &text[body..end],
+        table,
+        "docs/RELIABILITY.md's exit statuses differ from the code's (BLESS=1 cargo test --test links writes them)"
+    );
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_bench-sudoku"))
+        .args(["run", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        help.contains("Exit status:") && help.contains("124"),
+        "{help}"
+    );
+}

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// Exit status of an interrupted command (128 + SIGINT).
-pub const EXIT_INTERRUPTED: i32 = 130;
+pub use crate::support::exit::EXIT_INTERRUPTED;
 /// How long an interrupted command may take to finish the work in flight
 /// (and, for `run`, write its partial results) before it exits without it.
 pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(10);

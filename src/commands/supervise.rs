@@ -38,9 +38,9 @@ use std::time::{Duration, Instant};
 
 /// Exit status when an in-process call did not return within `--timeout`
 /// (as `timeout(1)` exits).
-pub const EXIT_HANG: i32 = 124;
+pub use crate::support::exit::EXIT_HANG;
 /// Exit status when an in-process solver ended the process itself.
-pub const EXIT_SOLVER_EXIT: i32 = 125;
+pub use crate::support::exit::EXIT_SOLVER_EXIT;
 /// The environment variable that turns supervision off when it is `0`.
 pub const SWITCH_ENV: &str = "BENCH_SUDOKU_SUPERVISE";
 

@@ -49,7 +49,7 @@ pub const DEFAULT_THRESHOLD: f64 = crate::judge::DEFAULT_THRESHOLD_PCT;
 
 /// Exit status of a gate with an undecided dataset and nothing worse
 /// (unless `--undecided pass`).
-pub const EXIT_UNDECIDED: i32 = 3;
+pub use crate::support::exit::EXIT_UNDECIDED;
 
 /// What the gate compares.
 #[derive(Clone, Debug, PartialEq)]

@@ -5,6 +5,7 @@
 //! ([`files`]).
 
 pub mod cells;
+pub mod exit;
 pub mod files;
 pub mod names;
 pub mod text;

@@ -75,20 +75,13 @@ Solvers cannot stop or signal bench-sudoku (Linux): every process that runs solv
 under a seccomp filter that refuses a signal or a stop aimed at bench-sudoku; a solver process
 that tries dies of SIGSYS (a fault of its puzzle), a library in the process ends the run with
 159. No output (--out, --export, --gate-summary) may replace a dataset, a --solvers file or a
-solver's library, program or script. An interrupt stops solver processes at once.
+solver's library, program or script. An interrupt stops solver processes at once.";
 
-Exit status: 0 success (with --gate: every dataset unchanged or improved); 1 when an answer
-was rejected, an external solver failed on a puzzle (crashed, timeout, protocol_error,
-error), or the --gate failed (regressed, or answers that differ); 2 on bad input (file:line:
-what is wrong), a solver that cannot be loaded or started, a solver process the system
-cannot start (too many open files, no memory: the environment, not the solver), an unusable
-output directory, or a --gate that could not judge a dataset (and nothing failed); 3 when the
---gate is undecided on a dataset (and nothing failed or was not judged; --undecided pass
-makes that 0); 70 a thread panicked; 124 a library call in the process did not return within
---timeout; 125 a library in the process ended it (exit, _exit); 128+N the measuring process
-died of signal N (139: SIGSEGV; 159: SIGSYS, a library tried to stop or signal
-bench-sudoku); 130 when interrupted. Every status but 0, 1 and 3 keeps what was measured
-before, with meta.json \"complete\": false.";
+/// `run --help`'s text after the options: [`RUN_HELP`] and the table of
+/// exit statuses ([`crate::support::exit`]).
+pub fn run_help() -> String {
+    format!("{RUN_HELP}\n\n{}", crate::support::exit::help_text())
+}
 
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
@@ -320,7 +313,7 @@ pub const DEFAULT_STRATEGIES: &[&str] = &["mrv", "hidden", "locked", "fast"];
 /// Exit status when a thread of the run panicked (an internal error; the
 /// sysexits.h code for one): what was measured before is written, marked
 /// incomplete.
-pub const EXIT_PANIC: i32 = 70;
+pub use crate::support::exit::EXIT_PANIC;
 
 /// Runs `run`: a supervised child when a solver library is loaded into
 /// the process, a scan when asked for one, else one measurement in named
