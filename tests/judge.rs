@@ -563,3 +563,48 @@ fn history_follows_one_difficulty_class() {
     assert_eq!(o.status.code(), Some(2), "{}", all(&o));
     assert!(err(&o).contains("no puzzle of class"), "{}", all(&o));
 }
+
+/// A unit that gave up or stalled on some puzzles is not exported as a
+/// clean measurement: its times would stand for solving them all.
+#[test]
+fn export_refuses_a_unit_that_stalled_on_puzzles() {
+    let dir = scratch("judge-export-stalled");
+    let out = dir.join("r");
+    // `logic` never guesses: it stalls on the puzzles it cannot finish.
+    let o = run_into(&out, 100, &["-s", "fast", "-s", "logic"]);
+    assert_eq!(o.status.code(), Some(0), "{}", all(&o));
+    let s = json(&out.join("summary.json"));
+    let logic = s["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["strategy"] == "logic")
+        .unwrap()
+        .clone();
+    assert!(logic["stalled"].as_u64().unwrap() > 0, "{logic}");
+    let bmf = dir.join("bmf.json");
+    let export = |extra: &[&str]| {
+        let mut a = vec![
+            "export",
+            out.to_str().unwrap(),
+            "--export",
+            "bmf",
+            bmf.to_str().unwrap(),
+        ];
+        a.extend_from_slice(extra);
+        bin(&a)
+    };
+    let o = export(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", all(&o));
+    assert!(
+        err(&o).contains("[gave-up] hard/logic gave up or stalled"),
+        "{}",
+        all(&o)
+    );
+    assert!(!bmf.exists());
+    let o = export(&["--allow-untrusted"]);
+    assert!(o.status.success(), "{}", all(&o));
+    let doc = std::fs::read_to_string(&bmf).unwrap();
+    assert!(doc.contains("hard/logic [untrusted]"), "{doc}");
+    assert!(doc.contains("\"hard/fast\""), "{doc}");
+}

@@ -101,20 +101,7 @@ fn untrusted(dir: &crate::results::ResultsDir) -> i32 {
     let mut findings = crate::judge::Findings::default();
     for r in &dir.results {
         let unit = format!("{}/{}", r.dataset, r.strategy);
-        let side = r.side(&unit);
-        findings.extend(crate::judge::believable(&side));
-        // A tracker keeps one time per unit: with puzzles given up on, it
-        // would stand for solving them all, and read faster than it is.
-        if side.unsolved > 0 && side.solved > 0 {
-            findings.push(crate::judge::Finding::unjudged(
-                crate::judge::Rule::GaveUp,
-                format!(
-                    "{unit} gave up or stalled on {} of {} puzzles: its times are not times of \
-                     solving the dataset",
-                    side.unsolved, r.puzzles
-                ),
-            ));
-        }
+        findings.extend(crate::judge::trackable(&r.side(&unit)));
     }
     let code = findings.exit_code();
     if code != 0 {

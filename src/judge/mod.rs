@@ -35,7 +35,7 @@ mod experiment;
 mod side;
 
 pub use experiment::{comparable, puzzles_recorded, Experiment};
-pub use side::{against, believable, Side, CLAIMED_SHARE_MIN, CLAIM_SLACK};
+pub use side::{against, believable, trackable, Side, CLAIMED_SHARE_MIN, CLAIM_SLACK};
 
 use serde::{Deserialize, Serialize};
 

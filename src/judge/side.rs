@@ -225,6 +225,25 @@ fn clock_findings(s: &Side) -> Vec<Finding> {
 /// within a few percent of their mean; a tenth of it under heavy noise).
 pub const KEPT_SHARE_MIN: f64 = 0.6;
 
+/// Whether one side's numbers may stand in a benchmark tracker as a clean
+/// measurement: [`believable`], and no puzzle given up or stalled on
+/// among solved ones (a tracker keeps one time per unit, which would stand
+/// for solving them all and read faster than it is).
+pub fn trackable(s: &Side) -> Vec<Finding> {
+    let mut out = believable(s);
+    if s.unsolved > 0 && s.solved > 0 {
+        out.push(Finding::unjudged(
+            Rule::GaveUp,
+            format!(
+                "{} gave up or stalled on {} of {} puzzles: its times are not times of solving \
+                 the dataset",
+                s.name, s.unsolved, s.puzzles
+            ),
+        ));
+    }
+    out
+}
+
 /// How far a side's share of far faster repeats may exceed its
 /// baseline's before it may be caching (10 points: two honest builds of
 /// one solver on the same puzzles differ by a few).

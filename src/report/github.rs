@@ -44,7 +44,7 @@ pub fn benchmark_name(r: &ResultRecord) -> String {
 /// The names of the judge's rules that keep a unit's numbers from being a
 /// clean measurement ([`crate::judge::believable`]); empty when none do.
 pub fn untrusted_rules(r: &ResultRecord) -> Vec<&'static str> {
-    crate::judge::believable(&r.side(&r.strategy))
+    crate::judge::trackable(&r.side(&r.strategy))
         .iter()
         .filter(|f| f.weight != crate::judge::Weight::Note)
         .map(|f| f.rule.name())
