@@ -1,8 +1,9 @@
 //! README.md's example output (between its quick-start-output markers,
 //! written by scripts/readme-example.sh) shows what the quick-start
-//! command prints: every exact counter in its table — puzzles, solved,
-//! guesses/puzzle, no-guess — equals a fresh run's. Times are never
-//! compared: they are the generating machine's.
+//! command prints: every exact counter in its table — solved out of the
+//! puzzles, guesses/puzzle — and the puzzles of each difficulty class equal
+//! a fresh run's. Times are never compared: they are the generating
+//! machine's.
 
 mod common;
 
@@ -37,15 +38,19 @@ fn block(readme: &str) -> Vec<&str> {
     lines[start + 1..end].to_vec()
 }
 
-/// The cells of the comparison table's rows, by column name: a
-/// right-aligned column's cell ends where its header ends, and the left-
-/// aligned `dataset` and `strategy` start where theirs start (positions in
-/// characters: `µs` is one).
-fn table(block: &[&str]) -> Vec<std::collections::HashMap<&'static str, String>> {
+/// The cells of the rows of the table whose header starts with `head`, by
+/// column name: a right-aligned column's cell (`right`) ends where its
+/// header ends, a left-aligned one (`left`) starts where its header starts
+/// (positions in characters: `µs` is one).
+fn table(
+    block: &[&str],
+    head: &str,
+    (left, right): (&[&'static str], &[&'static str]),
+) -> Vec<std::collections::HashMap<&'static str, String>> {
     let header_at = block
         .iter()
-        .position(|l| l.starts_with("dataset  strategy  puzzles  solved"))
-        .expect("the block holds the comparison table");
+        .position(|l| l.starts_with(head))
+        .unwrap_or_else(|| panic!("the block holds the table headed {head:?}"));
     let header: Vec<char> = block[header_at].chars().collect();
     let find = |name: &str| -> (usize, usize) {
         let h: String = header.iter().collect();
@@ -62,12 +67,12 @@ fn table(block: &[&str]) -> Vec<std::collections::HashMap<&'static str, String>>
             break;
         }
         let mut row = std::collections::HashMap::new();
-        for name in ["dataset", "strategy"] {
+        for &name in left {
             let (start, _) = find(name);
             let rest: String = chars[start..].iter().collect();
             row.insert(name, rest.split_whitespace().next().unwrap().to_string());
         }
-        for name in ["puzzles", "solved", "guesses/puzzle", "no-guess"] {
+        for &name in right {
             let (_, end) = find(name);
             let before: String = chars[..end].iter().collect();
             row.insert(name, before.split_whitespace().last().unwrap().to_string());
@@ -82,7 +87,11 @@ fn the_readme_example_shows_a_fresh_runs_exact_counters() {
     let readme = readme();
     let args = quick_start_args(&readme);
     let block = block(&readme);
-    let shown = table(&block);
+    let shown = table(
+        &block,
+        "dataset  strategy  solved",
+        (&["dataset", "strategy", "solved"], &["guesses/puzzle"]),
+    );
     assert!(!shown.is_empty(), "no rows in README.md's example block");
     let command = format!("cargo run --release -- {}", args.join(" "));
     assert!(
@@ -115,15 +124,10 @@ fn the_readme_example_shows_a_fresh_runs_exact_counters() {
         assert_eq!(row["dataset"], r["dataset"].as_str().unwrap(), "{unit}");
         assert_eq!(row["strategy"], r["strategy"].as_str().unwrap(), "{unit}");
         let fresh = [
-            ("puzzles", r["puzzles"].to_string()),
-            ("solved", r["solved"].to_string()),
+            ("solved", format!("{}/{}", r["solved"], r["puzzles"])),
             (
                 "guesses/puzzle",
                 format!("{:.2}", r["guesses_mean"].as_f64().unwrap()),
-            ),
-            (
-                "no-guess",
-                format!("{:.1}%", r["no_guess_pct"].as_f64().unwrap()),
             ),
         ];
         for (name, value) in fresh {
@@ -133,5 +137,25 @@ fn the_readme_example_shows_a_fresh_runs_exact_counters() {
                 row[name]
             );
         }
+    }
+    // The table by difficulty: each class's puzzles, as the fresh run's.
+    let classes = table(
+        &block,
+        "dataset  class",
+        (&["dataset", "class", "strategy"], &["puzzles"]),
+    );
+    assert!(!classes.is_empty(), "no rows by difficulty");
+    let rows = summary["by_class"]["rows"].as_array().expect("by_class");
+    for c in &classes {
+        let label = c["class"].clone();
+        let fresh = rows
+            .iter()
+            .find(|r| {
+                r["scheme"] == "effort"
+                    && r["class"] == label.as_str()
+                    && r["strategy"] == c["strategy"].as_str()
+            })
+            .unwrap_or_else(|| panic!("no class {label} of {} in a fresh run", c["strategy"]));
+        assert_eq!(c["puzzles"], fresh["puzzles"].to_string(), "class {label}");
     }
 }
