@@ -68,7 +68,7 @@ impl Side {
     /// the tiniest solves, where the first call's cold caches are most of
     /// the time, come near, so a share, not any one solve, is the sign.)
     pub fn cache_suspect(&self) -> bool {
-        self.repeated > 0 && 4 * self.repeat_far_faster > self.repeated
+        self.repeat_far_faster >= CACHE_MIN_SOLVES && 4 * self.repeat_far_faster > self.repeated
     }
 
     /// The share of repeated solves far faster than their first.
@@ -244,6 +244,11 @@ pub fn trackable(s: &Side) -> Vec<Finding> {
     out
 }
 
+/// The fewest far faster repeated solves that can make a side a cache
+/// suspect: on a handful of puzzles two or three cold first solves are
+/// noise, not a sign (a cache of a five-puzzle dataset still makes five).
+pub const CACHE_MIN_SOLVES: u64 = 5;
+
 /// How far a side's share of far faster repeats may exceed its
 /// baseline's before it may be caching (10 points: two honest builds of
 /// one solver on the same puzzles differ by a few).
@@ -269,7 +274,10 @@ pub fn against(base: &Side, cand: &Side, threshold_pct: f64) -> Vec<Finding> {
     // `cache_suspect`; against a baseline solved on the same puzzles, a
     // share of far faster repeats well above the baseline's is the sign.
     if let (Some(b), Some(c)) = (base.far_faster_share(), cand.far_faster_share()) {
-        if c > b + CACHE_EXCESS && !cand.cache_suspect() {
+        if c > b + CACHE_EXCESS
+            && cand.repeat_far_faster >= CACHE_MIN_SOLVES
+            && !cand.cache_suspect()
+        {
             out.push(Finding::unjudged(
                 Rule::Cache,
                 format!(

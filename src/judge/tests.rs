@@ -119,6 +119,21 @@ fn a_cache_or_nothing_solved_is_not_judged() {
         ..side("a")
     };
     assert!(believable(&honest).is_empty());
+    // A handful of puzzles: two cold first solves of five are noise.
+    let tiny = Side {
+        repeated: 5,
+        repeat_far_faster: 2,
+        ..side("a")
+    };
+    assert!(believable(&tiny).is_empty());
+    let tiny_cache = Side {
+        repeat_far_faster: 5,
+        ..tiny.clone()
+    };
+    assert_eq!(
+        rules(&believable(&tiny_cache)),
+        [(Rule::Cache, Weight::Unjudged)]
+    );
     // A partial cache under the share, against a baseline on the same
     // puzzles with few far faster repeats: not judged.
     let base = Side {
