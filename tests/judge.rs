@@ -52,20 +52,32 @@ fn require_python() {
     assert!(ok, "these tests need python3 (the judged solver is Python)");
 }
 
+/// Two runs of the first `n` puzzles beside `fast` into `dir/a` and
+/// `dir/b`: the judged solver with `args.0` at revision `r`, then with
+/// `args.1` at `r2`; and `compare` of the two.
+fn revisions_compared(
+    dir: &Path,
+    n: usize,
+    args: (&str, &str),
+) -> (PathBuf, PathBuf, std::process::Output) {
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    let base = judged(args.0, "mine");
+    let head = judged(args.1, "mine").replace("rev=r", "rev=r2");
+    for (out, spec) in [(&a, &base), (&b, &head)] {
+        let o = run_into(out, n, &["-s", "fast", "-s", spec]);
+        assert_eq!(o.status.code(), Some(0), "{}", all(&o));
+    }
+    let o = bin(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
+    (a, b, o)
+}
+
 /// Giving up is never faster: a revision that gives up on most puzzles
 /// fails `compare` and `trend --fail-on-step` whatever its times.
 #[test]
 fn a_quitter_fails_compare_and_trend() {
     require_python();
     let dir = scratch("judge-quitter");
-    let (a, b) = (dir.join("a"), dir.join("b"));
-    let honest = judged("", "mine");
-    let quitter = judged("--quit", "mine").replace("rev=r", "rev=r2");
-    for (out, spec) in [(&a, &honest), (&b, &quitter)] {
-        let o = run_into(out, 200, &["-s", "fast", "-s", spec]);
-        assert_eq!(o.status.code(), Some(0), "{}", all(&o));
-    }
-    let o = bin(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let (a, b, o) = revisions_compared(&dir, 200, ("", "--quit"));
     assert_eq!(o.status.code(), Some(1), "{}", all(&o));
     assert!(
         stdout(&o).contains("hard/mine: FAIL: [gave-up] the current run gave up or stalled"),
@@ -101,14 +113,7 @@ fn a_quitter_fails_compare_and_trend() {
 fn giving_up_on_other_puzzles_fails_compare() {
     require_python();
     let dir = scratch("judge-quit-other");
-    let (a, b) = (dir.join("a"), dir.join("b"));
-    let base = judged("--quit-on 1", "mine");
-    let head = judged("--quit-on 2", "mine").replace("rev=r", "rev=r2");
-    for (out, spec) in [(&a, &base), (&b, &head)] {
-        let o = run_into(out, 120, &["-s", "fast", "-s", spec]);
-        assert_eq!(o.status.code(), Some(0), "{}", all(&o));
-    }
-    let o = bin(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let (_, _, o) = revisions_compared(&dir, 120, ("--quit-on 1", "--quit-on 2"));
     assert_eq!(o.status.code(), Some(1), "{}", all(&o));
     assert!(
         stdout(&o).contains("puzzles the baseline answered (e.g. index"),

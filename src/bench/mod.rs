@@ -290,7 +290,7 @@ pub enum Stop {
     /// solver running in this process): where, and the panic's message.
     Panic(String),
     /// The environment refused the run what it needs (descriptors, memory,
-    /// processes), or a solver's program can no longer be run: an error of
+    /// processes), or a solver's program cannot be run any more: an error of
     /// the run, not a fault of the solver.
     Environment(String),
 }

@@ -170,18 +170,7 @@ fn supervised(args: &CheckArgs, name: &str) -> anyhow::Result<Option<i32>> {
         Some((_, line)) => format!("the puzzle at {name}:{line}"),
         None => format!("a puzzle of {name}"),
     };
-    let watched = super::supervise::Plain {
-        command: "check",
-        spec: &args.strategy,
-        solvers: &args.engine.solvers,
-        max_guesses: args.engine.max_guesses,
-        threads: 1,
-        puzzle: &puzzle,
-        writes: None,
-    };
-    let code = super::supervise::plain(&watched)?;
-    crate::board::use_slot_here(0);
-    Ok(code)
+    super::supervise::one_thread("check", &args.strategy, &args.engine, &puzzle)
 }
 
 /// The puzzle at line `line_no` of file `name` when it has something to

@@ -448,7 +448,7 @@ impl GenerateArgs {
         let strategy = self
             .solvers
             .strategy(spec, crate::solver::DEFAULT_MAX_GUESSES)?;
-        // Loaded: a supervisor no longer waits on the library alone.
+        // Tells a supervisor that loading is over and the searches begin.
         #[cfg(unix)]
         super::supervise::loaded();
         if let Some(c) = self.objective.counter() {

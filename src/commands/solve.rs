@@ -148,18 +148,7 @@ fn supervised(args: &SolveArgs) -> anyhow::Result<Option<i32>> {
             None => "a puzzle".to_string(),
         }
     };
-    let watched = super::supervise::Plain {
-        command: "solve",
-        spec: &args.strategy,
-        solvers: &args.engine.solvers,
-        max_guesses: args.engine.max_guesses,
-        threads: 1,
-        puzzle: &puzzle,
-        writes: None,
-    };
-    let code = super::supervise::plain(&watched)?;
-    crate::board::use_slot_here(0);
-    Ok(code)
+    super::supervise::one_thread("solve", &args.strategy, &args.engine, &puzzle)
 }
 
 /// What solving puzzles one after another needs.

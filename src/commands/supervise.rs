@@ -423,6 +423,29 @@ pub struct Plain<'a> {
     pub writes: Option<&'a Path>,
 }
 
+/// [`plain`] for a one-thread command (`check`, `solve`) that writes no
+/// output file: `puzzle` names the puzzle of a call; in the child, its
+/// thread takes the board's slot 0.
+pub fn one_thread(
+    command: &'static str,
+    spec: &str,
+    engine: &crate::commands::args::EngineArgs,
+    puzzle: &dyn Fn(&Call) -> String,
+) -> anyhow::Result<Option<i32>> {
+    let watched = Plain {
+        command,
+        spec,
+        solvers: &engine.solvers,
+        max_guesses: engine.max_guesses,
+        threads: 1,
+        puzzle,
+        writes: None,
+    };
+    let code = plain(&watched)?;
+    crate::board::use_slot_here(0);
+    Ok(code)
+}
+
 /// Supervision of a [`Plain`] command, before it loads its strategy. In a
 /// measuring child: says on the board that the strategy is being loaded and
 /// returns `None` (the command goes on; [`loaded`] says when it is). Where

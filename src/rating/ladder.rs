@@ -8,23 +8,9 @@ use crate::grid::{CELLS, UNITS};
 use crate::solver::techniques::{self, cells_of, cells_with, chains, Elims, Technique, UNIT_SET};
 
 /// The techniques of the ladder above locked candidates, in the order they
-/// are tried (the order of their values on the scale).
-const PATTERNS: [Technique; 14] = [
-    Technique::NakedPair,
-    Technique::XWing,
-    Technique::HiddenPair,
-    Technique::NakedTriple,
-    Technique::Swordfish,
-    Technique::HiddenTriple,
-    Technique::XyWing,
-    Technique::XyzWing,
-    Technique::NakedQuad,
-    Technique::Jellyfish,
-    Technique::HiddenQuad,
-    Technique::XChain,
-    Technique::XyChain,
-    Technique::Aic,
-];
+/// are tried (the order of their values on the scale): the part of
+/// [`Technique::ALL`] from naked pairs to chains.
+const PATTERNS: &[Technique] = Technique::ALL.split_at(6).1.split_at(14).0;
 
 /// How far the grader may go when the ladder stalls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -250,7 +236,7 @@ impl<'o, O: Oracle> Grader<'o, O> {
 
     /// The first pattern of [`PATTERNS`] that removes something.
     fn pattern(&mut self) -> Result<bool, Unsound> {
-        for t in PATTERNS {
+        for &t in PATTERNS {
             let value = match t {
                 Technique::XChain | Technique::XyChain | Technique::Aic => {
                     let kind = match t {
@@ -288,5 +274,17 @@ impl<'o, O: Oracle> Grader<'o, O> {
                 .filter(move |&d| pos.cand[c] & bit(d) != 0)
                 .map(move |d| (c, d))
         })
+    }
+}
+
+#[cfg(test)]
+mod patterns_tests {
+    use super::*;
+
+    #[test]
+    fn the_patterns_run_from_naked_pairs_to_chains() {
+        assert_eq!(PATTERNS.first(), Some(&Technique::NakedPair));
+        assert_eq!(PATTERNS.last(), Some(&Technique::Aic));
+        assert_eq!(PATTERNS.len(), 14);
     }
 }
