@@ -13,6 +13,9 @@
 3. No long function: every `fn` of src/ (tests excluded) fits in LIMIT lines (default 80),
    counted from its `fn` line to its closing brace, but for the engines' hot paths listed in
    HOT_PATHS below.
+4. The environment is read in `commands` (and `cli`) alone: no other module of src/ (tests
+   excluded) calls `std::env::var`, `var_os`, `vars`, `set_var` or `remove_var`, but for
+   `PATH`, which is read where an external solver's program is looked up, as a shell does.
 
 usage: scripts/check-structure.py [--limit N] [--graph]
   --graph  also print every top-level module's imports
@@ -192,6 +195,28 @@ def imports():
     return graph
 
 
+ENV_READERS = ("commands", "cli")
+ENV_CALL = re.compile(r"\benv::(var|var_os|vars|vars_os|set_var|remove_var)\b")
+
+
+def environment_reads():
+    """Every call that reads or changes the environment outside `commands` and `cli`."""
+    found = []
+    for d, _, names in os.walk(SRC):
+        for f in sorted(names):
+            p = os.path.join(d, f)
+            if not f.endswith(".rs") or f == "tests.rs" or module_of(p)[:1] in [(m,) for m in ENV_READERS]:
+                continue
+            text = open(p, encoding="utf-8").read()
+            lines = text.split("\n")
+            code = test_free(strip_comments_and_strings(text))
+            for m in ENV_CALL.finditer(code):
+                line = code.count("\n", 0, m.start())
+                if '"PATH"' not in lines[line]:
+                    found.append((os.path.relpath(p, ROOT), line + 1, lines[line].strip()))
+    return found
+
+
 def cycles(graph):
     index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
 
@@ -349,6 +374,9 @@ def main():
             for b in comp:
                 if b in graph[a]:
                     print(f"  {'::'.join(a)} imports {'::'.join(b)}")
+    for path, line, text in environment_reads():
+        bad += 1
+        print(f"environment read outside commands: {path}:{line} {text}")
     for path, line, name, n in long_functions(limit):
         bad += 1
         print(f"long function: {path}:{line} {name} ({n} lines, limit {limit})")
@@ -356,7 +384,8 @@ def main():
         return 1
     print(
         f"layers as ARCHITECTURE.md's code map says; no import cycle in src/; "
-        f"no function over {limit} lines outside the engines' hot paths"
+        f"no function over {limit} lines outside the engines' hot paths; "
+        f"the environment read in commands alone"
     )
     return 0
 

@@ -26,44 +26,46 @@ use std::sync::OnceLock;
 /// The environment variable that hands a measuring child its board's path.
 pub const ENV: &str = "BENCH_SUDOKU_BOARD";
 
-/// This process's board, when it is a supervised measuring child (its
-/// environment names a board that can be mapped); made on first use.
+static BOARD: OnceLock<Option<Board>> = OnceLock::new();
+
+/// This process's board, when it is a supervised measuring child whose
+/// board could be mapped ([`attach`]).
 pub fn this() -> Option<&'static Board> {
-    static BOARD: OnceLock<Option<Board>> = OnceLock::new();
-    BOARD
-        .get_or_init(|| {
-            use std::os::unix::ffi::OsStrExt;
-            // `<parent pid>:<path>`: only the parent's own child attaches
-            // (a process the child starts may inherit the variable).
-            let value = std::env::var_os(ENV)?;
-            let bytes = value.as_bytes();
-            let colon = bytes.iter().position(|&b| b == b':')?;
-            let parent: u32 = std::str::from_utf8(&bytes[..colon]).ok()?.parse().ok()?;
-            if std::os::unix::process::parent_id() != parent {
-                return None;
+    BOARD.get()?.as_ref()
+}
+
+/// Attaches this process to the board `value` names (the value of [`ENV`],
+/// `<parent pid>:<path>`, which `commands` reads from the environment and
+/// removes from it before any thread starts). Only the parent's own child
+/// attaches (a process the child starts may inherit the variable). Once
+/// attached, the child dies with its parent, its shield is installed and
+/// the board is watched for culprits. A board that cannot be mapped is
+/// warned about: measuring goes on, and the supervisor then cannot name a
+/// puzzle the child dies on, and says so. Called once; later calls do
+/// nothing.
+pub fn attach(value: &std::ffi::OsStr) {
+    BOARD.get_or_init(|| {
+        use std::os::unix::ffi::OsStrExt;
+        let bytes = value.as_bytes();
+        let colon = bytes.iter().position(|&b| b == b':')?;
+        let parent: u32 = std::str::from_utf8(&bytes[..colon]).ok()?.parse().ok()?;
+        if std::os::unix::process::parent_id() != parent {
+            return None;
+        }
+        die_with_parent(parent);
+        protect(parent);
+        let path = Path::new(std::ffi::OsStr::from_bytes(&bytes[colon + 1..]));
+        match Board::open(path) {
+            Ok(b) => {
+                watch_for_culprits(&b);
+                Some(b)
             }
-            die_with_parent(parent);
-            protect(parent);
-            let path = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&bytes[colon + 1..]));
-            // Not left where a library in this process would read it. The
-            // first call of `this()` is made by `run` before it starts any
-            // thread, so no other thread reads the environment meanwhile.
-            std::env::remove_var(ENV);
-            let path = path.as_path();
-            match Board::open(path) {
-                Ok(b) => {
-                    watch_for_culprits(&b);
-                    Some(b)
-                }
-                Err(e) => {
-                    // Measuring goes on; the supervisor then cannot name a
-                    // puzzle it dies on, and says so.
-                    eprintln!("bench-sudoku: warning: cannot map the supervisor's board: {e}");
-                    None
-                }
+            Err(e) => {
+                eprintln!("bench-sudoku: warning: cannot map the supervisor's board: {e}");
+                None
             }
-        })
-        .as_ref()
+        }
+    });
 }
 
 /// Asks the kernel to kill this process when its parent dies (Linux), so

@@ -213,6 +213,10 @@ pub fn main_with(solvers: Vec<(String, std::sync::Arc<dyn crate::solver::Externa
             return 2;
         }
     }
+    if let Err(e) = commands::environment::apply() {
+        eprintln!("bench-sudoku: error: {e}");
+        return 2;
+    }
     commands::interrupt::ignore_file_size_signal();
     let cli = Cli::parse();
     // A solve given up (the environment, an interrupt) unwinds out of a

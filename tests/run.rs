@@ -726,6 +726,33 @@ fn every_fast_build_gives_the_same_rows() {
     }
 }
 
+/// A measurement setting in the environment that means nothing is an error
+/// naming the variable and what it may be (exit 2, nothing written), never
+/// a silent fall-back to the default.
+#[test]
+fn a_misspelt_measurement_variable_is_an_error() {
+    let dir = scratch("bad-env");
+    for (var, value, says) in [
+        ("BENCH_SUDOKU_FAST_PATH", "pxet", "portable, bmi, pext"),
+        ("BENCH_SUDOKU_FAULT", "finish", "STAGE:N"),
+    ] {
+        let out = dir.join(var);
+        let o = common::command()
+            .env(var, value)
+            .args(["run", "datasets/hard.csv", "-s", "fast", "-q", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{var}={value}: {err}");
+        assert!(
+            err.contains(&format!("{var}={value}")) && err.contains(says),
+            "{err}"
+        );
+        assert!(!out.exists(), "{var}={value} wrote {}", out.display());
+    }
+}
+
 /// A run too short to time says so on every surface: the terminal, the
 /// summary.json flag, summary.csv, summary.md and report.html, with its
 /// puzzles/s marked.

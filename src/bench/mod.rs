@@ -24,6 +24,7 @@ pub mod metrics;
 pub mod outcome;
 pub mod paired;
 mod pipeline;
+pub use pipeline::diagnostics;
 pub use pipeline::MIN_CHUNK;
 pub mod points;
 pub mod rounds;

@@ -7,6 +7,7 @@ pub mod comment;
 pub mod compare;
 pub mod completions;
 pub mod corpora;
+pub mod environment;
 pub mod export;
 pub mod generate;
 pub mod history;

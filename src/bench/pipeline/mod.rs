@@ -75,6 +75,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
 mod aggregate;
+pub mod diagnostics;
 mod helpers;
 mod order;
 mod probe;
@@ -88,6 +89,7 @@ mod workers;
 
 use aggregate::*;
 pub use aggregate::{GroupFacts, SerialTime};
+use diagnostics::{injected_fault, skip as probe_skip};
 use helpers::*;
 use order::*;
 use read::*;
@@ -242,7 +244,7 @@ pub(super) fn run_group(
     let mut stats: Vec<UnitStats> = stats
         .into_iter()
         .zip(&formats)
-        .map(|(u, f)| u.sampling(f.is_some() && probe::skip() < probe::Skip::Sample))
+        .map(|(u, f)| u.sampling(f.is_some() && probe_skip() < probe::Skip::Sample))
         .collect();
     let (mut tally, gate_pair) = Tally::for_group(strategies, baseline, opts.gate_pair);
     let job = Job::new(

@@ -109,13 +109,13 @@ fn finish_batch_unguarded(
             panic!("injected by BENCH_SUDOKU_FAULT=finish:{at}");
         }
     }
-    if probe::skip() < probe::Skip::Hash {
+    if probe_skip() < probe::Skip::Hash {
         add_content(partials, records);
     }
     let mut verified: Vec<Verified> = (0..job.strategies.len())
         .map(|k| verify_unit(job, records, parts, k))
         .collect();
-    if probe::skip() < probe::Skip::Stats {
+    if probe_skip() < probe::Skip::Stats {
         let mut outcomes: Vec<&mut Vec<PuzzleOutcome>> =
             verified.iter_mut().map(|v| &mut v.outcomes).collect();
         partials.seen.mark(records, &mut outcomes);
@@ -126,7 +126,7 @@ fn finish_batch_unguarded(
         .iter_mut()
         .map(|v| std::mem::take(&mut v.outcomes))
         .collect();
-    if probe::skip() < probe::Skip::Stats {
+    if probe_skip() < probe::Skip::Stats {
         partials.add(slot, seq, job.refs(), outcomes);
     }
     done_units(records.len(), verified, paired, rows, gate)
@@ -169,7 +169,7 @@ fn verify_unit(job: &Job, records: &[Record], parts: &[(usize, Vec<Chunk>)], k: 
         if self_timed {
             unclaimed.extend(unclaimed_per_solve(job, chunk));
         }
-        if probe::skip() < probe::Skip::Verify {
+        if probe_skip() < probe::Skip::Verify {
             verify(
                 &records[*a..*a + chunk.solved.len()],
                 chunk,
@@ -218,7 +218,7 @@ fn pair_units(
     parts: &[(usize, Vec<Chunk>)],
     verified: &[Verified],
 ) -> (Vec<Pairing>, Option<(usize, Pairing)>) {
-    let pairing = probe::skip() < probe::Skip::Verify;
+    let pairing = probe_skip() < probe::Skip::Verify;
     let outcomes_of = |k: usize| &verified[k].outcomes[..];
     let paired = (0..verified.len())
         .map(|k| match job.baseline.filter(|&b| pairing && b != k) {
@@ -245,7 +245,7 @@ fn format_rows(
         .iter()
         .zip(job.formats)
         .map(|(v, format)| match format {
-            Some(f) if probe::skip() < probe::Skip::Rows => {
+            Some(f) if probe_skip() < probe::Skip::Rows => {
                 rows_in_input_order(records, &v.outcomes, shuffled, f)
             }
             _ => Vec::new(),
@@ -469,7 +469,7 @@ impl<'a> Ordered<'a> {
 /// failed.
 pub(super) fn write_placed(placed: &mut Placed, out: &Mutex<Ordered>) -> bool {
     let mut failed = None;
-    let write = probe::skip() < probe::Skip::Write;
+    let write = probe_skip() < probe::Skip::Write;
     for (slot, rows) in placed.drain(..) {
         if !write {
             continue;
@@ -487,30 +487,4 @@ pub(super) fn write_placed(placed: &mut Placed, out: &Mutex<Ordered>) -> bool {
     out.error.get_or_insert(e);
     out.pending.clear();
     true
-}
-
-/// A fault to inject for tests of the failure paths: with the environment
-/// variable `BENCH_SUDOKU_FAULT=STAGE:N`, the stage named (`finish`:
-/// finishing a batch; `prepare`: parsing one) panics on the batch that
-/// holds puzzle index N (docs/RELIABILITY.md). Read once. Only in builds
-/// with debug assertions (what `cargo test` runs): a release binary has
-/// no fault to inject.
-#[cfg(debug_assertions)]
-pub(super) fn injected_fault(stage: &str) -> Option<u64> {
-    static AT: std::sync::OnceLock<Option<(String, u64)>> = std::sync::OnceLock::new();
-    let (name, at) = AT
-        .get_or_init(|| {
-            let v = std::env::var("BENCH_SUDOKU_FAULT").ok()?;
-            let (name, at) = v.split_once(':')?;
-            Some((name.to_string(), at.parse().ok()?))
-        })
-        .as_ref()?;
-    (name == stage).then_some(*at)
-}
-
-/// A release build injects no fault.
-#[cfg(not(debug_assertions))]
-#[inline(always)]
-pub(super) fn injected_fault(_stage: &str) -> Option<u64> {
-    None
 }

@@ -1,13 +1,14 @@
 //! Diagnostic builds only: what each part of finishing a batch costs.
 //!
 //! With the `harness-probe` feature, the environment variable
-//! `BENCH_SUDOKU_PROBE_SKIP` names how much of the finishing work to leave
+//! `BENCH_SUDOKU_PROBE_SKIP` (read by `commands`, handed over in
+//! [`super::diagnostics::Diagnostics`]) names how much of the finishing work to leave
 //! out, cumulatively, in the order of [`Skip`]; `scripts/harness-probe.sh`
 //! runs the same dataset at each level and takes the process's CPU time
 //! beyond the solves. What is skipped is then
 //! missing from the results (no rows, no statistics, answers not checked),
 //! so such a build is for measuring the harness, never for results. In a
-//! default build [`skip`] is a constant `Skip::Nothing` and every check
+//! default build `diagnostics::skip` is a constant `Skip::Nothing` and every check
 //! compiles to nothing.
 
 /// How much of the finishing work a probe build leaves out: each level
@@ -42,36 +43,18 @@ impl Skip {
     ];
 }
 
-/// The level set for this process (read once).
-#[inline(always)]
-pub(super) fn skip() -> Skip {
-    if !cfg!(feature = "harness-probe") {
-        return Skip::Nothing;
-    }
-    static LEVEL: std::sync::OnceLock<Skip> = std::sync::OnceLock::new();
-    *LEVEL.get_or_init(|| {
-        let Ok(name) = std::env::var("BENCH_SUDOKU_PROBE_SKIP") else {
-            return Skip::Nothing;
-        };
-        match Skip::ALL.iter().find(|(_, n)| *n == name) {
-            Some(&(s, _)) => {
-                if s != Skip::Nothing {
-                    eprintln!(
-                        "bench-sudoku: BENCH_SUDOKU_PROBE_SKIP={name}: work left out for a \
-                         harness measurement: this run's results are incomplete"
-                    );
-                }
-                s
-            }
-            None => {
-                // A diagnostic build: a misspelt level must not pass for
-                // a measurement of the full harness.
-                eprintln!(
+impl Skip {
+    /// The level of this name, or an error naming the levels there are.
+    pub(super) fn named(name: &str) -> Result<Skip, String> {
+        Skip::ALL
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|&(s, _)| s)
+            .ok_or_else(|| {
+                format!(
                     "BENCH_SUDOKU_PROBE_SKIP={name} is not one of: {}",
                     Skip::ALL.map(|(_, n)| n).join(", ")
-                );
-                std::process::exit(2);
-            }
-        }
-    })
+                )
+            })
+    }
 }

@@ -25,12 +25,10 @@ pub(super) struct StageCpu {
     ns: [AtomicU64; 2],
 }
 
-/// Whether `BENCH_SUDOKU_STAGE_TIMES` asks for stage times (read once).
+/// Whether stage times are on ([`super::diagnostics`]).
+#[inline]
 pub(super) fn enabled() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| {
-        std::env::var_os("BENCH_SUDOKU_STAGE_TIMES").is_some_and(|v| !v.is_empty() && v != "0")
-    })
+    super::diagnostics::stage_times()
 }
 
 impl StageCpu {

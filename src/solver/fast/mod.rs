@@ -112,6 +112,9 @@ pub enum Path {
     BmiPext,
 }
 
+/// The path asked for with [`Path::prefer`].
+static PREFERRED: std::sync::OnceLock<Path> = std::sync::OnceLock::new();
+
 impl Path {
     /// The name `meta.json` records (`strategy_details[].code_path`).
     pub fn name(self) -> &'static str {
@@ -122,18 +125,29 @@ impl Path {
         }
     }
 
-    /// The path named by `BENCH_SUDOKU_FAST_PATH` (`portable`, `bmi` or
-    /// `pext`) when this CPU supports it, else the fastest path this CPU
-    /// runs correctly and fast. The variable is for measuring one build
-    /// against another on one machine; `meta.json` records the path taken.
-    pub fn detect() -> Path {
-        let forced = match std::env::var("BENCH_SUDOKU_FAST_PATH").as_deref() {
-            Ok("portable") => Some(Path::Portable),
-            Ok("bmi") => Some(Path::Bmi),
-            Ok("pext") => Some(Path::BmiPext),
+    /// The path of one of the names `portable`, `bmi` and `pext`.
+    pub fn named(name: &str) -> Option<Path> {
+        match name {
+            "portable" => Some(Path::Portable),
+            "bmi" => Some(Path::Bmi),
+            "pext" => Some(Path::BmiPext),
             _ => None,
-        };
-        if let Some(p) = forced.filter(|p| p.supported()) {
+        }
+    }
+
+    /// Makes `p` the path [`Path::detect`] gives in this process when this
+    /// CPU supports it (`BENCH_SUDOKU_FAST_PATH`, read by `commands`: for
+    /// measuring one build against another on one machine; `meta.json`
+    /// records the path taken). Set once, before the first solve; a second
+    /// call is ignored, so every solve of a process takes one path.
+    pub fn prefer(p: Path) {
+        let _ = PREFERRED.set(p);
+    }
+
+    /// The path set by [`Path::prefer`] when this CPU supports it, else the
+    /// fastest path this CPU runs correctly and fast.
+    pub fn detect() -> Path {
+        if let Some(&p) = PREFERRED.get().filter(|p| p.supported()) {
             return p;
         }
         if !Path::Bmi.supported() {
