@@ -38,6 +38,8 @@ pub mod results;
 #[cfg(unix)]
 pub mod shield;
 pub mod solver;
+#[cfg(unix)]
+pub mod supervise;
 pub mod support;
 
 pub use grid::Grid;

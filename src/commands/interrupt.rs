@@ -6,11 +6,12 @@
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 
+/// How long an interrupted command may take to finish the work in flight
+/// (and, for `run`, write its partial results) before it exits without it;
+/// the supervisor waits that long and a margin before it kills the child.
+pub use crate::supervise::STOP_GRACE;
 /// Exit status of an interrupted command (128 + SIGINT).
 pub use crate::support::exit::EXIT_INTERRUPTED;
-/// How long an interrupted command may take to finish the work in flight
-/// (and, for `run`, write its partial results) before it exits without it.
-pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The stop flag raised by SIGINT/SIGTERM. The first signal prints
 /// "interrupt: `doing`" and raises the flag; a second one exits at once.

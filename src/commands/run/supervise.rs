@@ -12,9 +12,10 @@
 
 use super::RunArgs;
 use crate::board::{self, Call, Phase, Reading};
-use crate::commands::supervise::{self as core, code_of, Ending, Stuck};
+use crate::commands::supervise as core;
 use crate::commands::CmdResult;
 use crate::solver::external;
+use crate::supervise::{code_of, Ending, Stuck};
 use std::path::{Path, PathBuf};
 
 pub use core::{EXIT_HANG, EXIT_SOLVER_EXIT, SWITCH_ENV};
@@ -43,14 +44,16 @@ pub fn run(args: &RunArgs) -> CmdResult {
     let slots = threads
         .max(crate::bench::sysinfo::logical_cores())
         .clamp(1, 4096);
-    let (reading, ending, _) = core::child(slots, args.engine.solvers.timeout)?;
+    let (reading, ending, _) = crate::supervise::child(slots, args.engine.solvers.timeout, &|w| {
+        crate::commands::print_err(w)
+    })?;
     Ok(verdict(args, &reading, ending))
 }
 
 /// The exit status of the run: the child's own when it finished as it
 /// says, otherwise the fault's (said, and what was measured kept).
 fn verdict(args: &RunArgs, reading: &Reading, ending: Ending) -> i32 {
-    let interrupted = core::interrupted();
+    let interrupted = crate::supervise::interrupted();
     match ending {
         Ending::Exited(status) if reading.phase == Some(Phase::Finished) => {
             let code = reading.exit.unwrap_or_else(|| code_of(status));
@@ -93,7 +96,7 @@ fn complete(dir: &Path) -> bool {
 /// returns the exit status of the fault.
 fn fault(args: &RunArgs, reading: &Reading, ending: Ending) -> i32 {
     let labels = reading.dir.as_deref().map(labels).unwrap_or_default();
-    let (what, code) = core::what_ended(args.engine.solvers.timeout, reading, &ending);
+    let (what, code) = crate::supervise::what_ended(args.engine.solvers.timeout, reading, &ending);
     let calls = match &ending {
         Ending::Killed(Stuck::Call(call)) => vec![call.clone()],
         // The thread that raised the signal or called exit(), when it is
