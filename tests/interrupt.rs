@@ -139,7 +139,9 @@ fn a_second_signal_exits_at_once() {
     let start = Instant::now();
     signal(child.id(), "-INT");
     let o = child.wait_with_output().unwrap();
-    assert!(start.elapsed().as_secs() < 5, "took {:?}", start.elapsed());
+    // Ignoring the second signal would mean waiting out STOP_GRACE (10 s)
+    // after the first; a loaded machine still exits well within it.
+    assert!(start.elapsed().as_secs() < 9, "took {:?}", start.elapsed());
     assert_eq!(o.status.code(), Some(130));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("second interrupt"), "{err}");

@@ -2,8 +2,11 @@
 //! over whole passes from outside (scripts/whole-pass.c: one clock read per
 //! pass, every puzzle solved once a pass, tdoku's run_benchmark method).
 //!
-//! The bounds are loose on purpose: the test machines are shared and a
-//! single pass of either method moves by 10-20 % with the load. What it
+//! The comparison with whole passes is an end-to-end check
+//! (`BENCH_SUDOKU_E2E`, which `.ci/run` sets): its outcome depends on the
+//! machine's load, so plain `cargo test` leaves it out. The bounds are
+//! loose on purpose: a single pass of either method moves by 10-20 % with
+//! the load, and three alternations are tried before it fails. What it
 //! catches is a method that measures something else (a practised puzzle,
 //! the harness's own work, a lost or doubled solve). The close comparison
 //! on the corpora is scripts/cold-check.sh (docs/MEASUREMENT.md).
@@ -39,6 +42,9 @@ fn whole_pass_ns(harness: &PathBuf, lib: &PathBuf, file: &PathBuf) -> f64 {
 
 #[test]
 fn the_default_time_of_a_c_solver_agrees_with_its_whole_passes() {
+    if !end_to_end("the fixture's time against its whole passes") {
+        return;
+    }
     let (Some(lib), Some(harness)) = (fixtures(), whole_pass_harness()) else {
         return;
     };

@@ -210,6 +210,18 @@ pub fn skip_without(tool: &str, why: &str) {
     eprintln!("skipped: no {tool} ({why})");
 }
 
+/// Whether the end-to-end checks run (`BENCH_SUDOKU_E2E`, which `.ci/run`
+/// sets): the release install, the headless browser and the comparisons of
+/// timings with an independent method, whose outcome a loaded machine can
+/// move. Outside them the test says it was left out.
+pub fn end_to_end(what: &str) -> bool {
+    let on = std::env::var_os("BENCH_SUDOKU_E2E").is_some();
+    if !on {
+        eprintln!("{what}: an end-to-end check; set BENCH_SUDOKU_E2E=1 (.ci/run does)");
+    }
+    on
+}
+
 pub fn scratch(name: &str) -> PathBuf {
     let exe = std::env::current_exe().ok();
     let tag = exe
