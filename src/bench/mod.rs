@@ -84,6 +84,38 @@ pub struct RunOptions {
     /// round `r` starts `r − 1` places on, so that over the rounds a
     /// chunk's puzzles meet every order: [`rounds`]).
     pub rotation: usize,
+    /// Strategies that make other passes than `repeat` and `warmup` say
+    /// (their spec's `repeat=` and `warmup=` keys), by name: a slow
+    /// solver measured once beside a fast one measured three times.
+    pub strategy_passes: Vec<(String, Passes)>,
+}
+
+/// The passes a strategy makes over each puzzle: `warmup` discarded, then
+/// `repeat` measured (its kept time is the minimum of those).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Passes {
+    pub warmup: u32,
+    pub repeat: u32,
+}
+
+impl Passes {
+    /// Every pass, warm-up included.
+    pub fn total(self) -> u32 {
+        self.warmup + self.repeat.max(1)
+    }
+}
+
+impl RunOptions {
+    /// The passes the strategy named `name` makes: its own, else the run's.
+    pub fn passes_of(&self, name: &str) -> Passes {
+        self.strategy_passes.iter().find(|(n, _)| n == name).map_or(
+            Passes {
+                warmup: self.warmup,
+                repeat: self.repeat.max(1),
+            },
+            |&(_, p)| p,
+        )
+    }
 }
 
 /// One of N deterministic parts of every dataset (`--shard K/N`): the

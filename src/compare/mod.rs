@@ -228,7 +228,11 @@ fn judge_unit(
     let k = (c.dataset.clone(), c.strategy.clone());
     let mut findings = Findings::default();
     // Absolute times are compared: the yardstick does not matter.
-    let exp = |d: &ResultsDir| d.meta.experiment(&c.dataset).without_yardstick();
+    let exp = |d: &ResultsDir| {
+        d.meta
+            .experiment_of(&c.dataset, &c.strategy)
+            .without_yardstick()
+    };
     let names = ["the baseline", "the current run"];
     let mut other = judge::comparable(&exp(base), &exp(current), names);
     other.extend(judge::puzzles_recorded(&exp(base), &exp(current), names));

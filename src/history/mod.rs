@@ -218,7 +218,7 @@ impl Line {
                 None => format!("{} {}", meta.tool, meta.version),
             },
             timing: meta.options.timing.clone(),
-            repeat: meta.options.repeat,
+            repeat: meta.options.passes_of(&r.strategy).repeat,
             puzzles: r.puzzles,
             solved: r.solved,
             rejected: side.rejected,
@@ -232,7 +232,7 @@ impl Line {
             nodes_total: r.nodes_total,
             yardstick,
             complete: meta.complete && r.complete,
-            experiment: Some(meta.experiment(&r.dataset)),
+            experiment: Some(meta.experiment_of(&r.dataset, &r.strategy)),
             unsolved: side.unsolved,
             unverified: side.unverified,
             repeated: side.repeated,
@@ -267,6 +267,7 @@ impl Line {
             unclaimed_ns: self.unclaimed_ns,
             unclaimed_se_ns: self.unclaimed_se_ns,
             unclaimed_chunks: Vec::new(),
+            measured_passes: None,
         }
     }
 

@@ -58,6 +58,9 @@ pub struct Side {
     /// one interleaved run, which solved the same chunks one right after the
     /// other, are compared chunk by chunk.
     pub unclaimed_chunks: Vec<f32>,
+    /// Measured passes over each puzzle (its kept time is their minimum);
+    /// `None` where not recorded.
+    pub measured_passes: Option<u32>,
 }
 
 impl Side {
@@ -261,6 +264,21 @@ pub const CACHE_EXCESS: f64 = 0.10;
 /// the solve time are not judged.
 pub fn against(base: &Side, cand: &Side, threshold_pct: f64) -> Vec<Finding> {
     let mut out = Vec::new();
+    // A kept time is the least of a puzzle's measured passes: the side with
+    // more passes has more draws to take the least of, and is favoured.
+    if let (Some(b), Some(c)) = (base.measured_passes, cand.measured_passes) {
+        if b != c {
+            out.push(Finding::unjudged(
+                Rule::OtherTiming,
+                format!(
+                    "{} made {c} measured passes over each puzzle and {} {b}: a kept time is the \
+                     least of its passes, so the side with more is favoured; give both the same \
+                     repeat= (or --repeat)",
+                    cand.name, base.name
+                ),
+            ));
+        }
+    }
     if cand.unsolved > base.unsolved {
         out.push(Finding::fail(
             Rule::GaveUp,

@@ -22,7 +22,27 @@ fn side(name: &str) -> Side {
         unclaimed_ns: None,
         unclaimed_se_ns: None,
         unclaimed_chunks: Vec::new(),
+        measured_passes: None,
     }
+}
+
+/// Sides whose kept times are the least of other numbers of passes are
+/// not held against each other: the side with more draws is favoured.
+#[test]
+fn sides_with_other_measured_passes_are_not_judged_against_each_other() {
+    let with = |n: Option<u32>| Side {
+        measured_passes: n,
+        ..side("x")
+    };
+    let unjudged = |b: Option<u32>, c: Option<u32>| {
+        against(&with(b), &with(c), 5.0)
+            .iter()
+            .any(|f| f.rule == Rule::OtherTiming && f.weight == Weight::Unjudged)
+    };
+    assert!(unjudged(Some(3), Some(1)));
+    assert!(unjudged(Some(1), Some(2)));
+    assert!(!unjudged(Some(3), Some(3)));
+    assert!(!unjudged(None, Some(3)));
 }
 
 /// A side timed by its own clock: `claimed` ns per solve, the harness

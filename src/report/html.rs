@@ -188,7 +188,13 @@ fn option_facts(m: &crate::results::meta::Meta) -> Vec<(&'static str, String)> {
     facts.extend([
         (
             "repeat / warm-up",
-            format!("{} / {} (time kept: {})", o.repeat, o.warmup, o.time_kept),
+            format!(
+                "{} / {} (time kept: {}){}",
+                o.repeat,
+                o.warmup,
+                o.time_kept,
+                o.own_passes_text()
+            ),
         ),
         ("solution limit", o.solution_limit.to_string()),
         ("guess budget", o.max_guesses.to_string()),

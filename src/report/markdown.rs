@@ -44,12 +44,13 @@ fn run_lines(s: &mut String, m: &crate::results::meta::Meta) {
     );
     let _ = writeln!(
         s,
-        "Started {} · solution limit {} · guess budget {} · repeat {} (warm-up {}, per-puzzle time = {}){}{}\n",
+        "Started {} · solution limit {} · guess budget {} · repeat {} (warm-up {}{}, per-puzzle time = {}){}{}\n",
         m.started,
         m.options.solution_limit,
         m.options.max_guesses,
         m.options.repeat,
         m.options.warmup,
+        crate::support::text::md_cell(&m.options.own_passes_text()),
         m.options.time_kept,
         m.options
             .schedule

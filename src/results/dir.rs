@@ -163,7 +163,7 @@ impl ResultsDir {
                 self.histogram(&r.dataset, &r.strategy, suffix)
             }
         };
-        let passes = self.meta.options.warmup + self.meta.options.repeat.max(1);
+        let passes = self.meta.options.passes_of(&r.strategy).total();
         let mut u = r.to_unit(
             h("", None)?,
             h(".guesses", Some(Counter::Guesses))?,

@@ -65,6 +65,16 @@ pub struct Meta {
     pub load_average: Option<f64>,
 }
 
+/// How times were taken, in words: the experiment's `timing`.
+fn timing_text(o: &RunOptionsMeta, repeat: u32, warmup: u32) -> String {
+    format!(
+        "{}, {}, {repeat} measured pass{}, {warmup} warm-up",
+        o.timing,
+        o.time_kept,
+        if repeat == 1 { "" } else { "es" },
+    )
+}
+
 /// Repeat spread (per-pass totals, max / min − 1) above which a run is
 /// called noisy: docs/MEASUREMENT.md.
 pub const NOISY_SPREAD_PCT: f64 = 5.0;
@@ -85,14 +95,7 @@ impl Meta {
                 o.max_guesses,
                 o.timeout.as_deref().unwrap_or("none")
             )),
-            timing: Some(format!(
-                "{}, {}, {} measured pass{}, {} warm-up",
-                o.timing,
-                o.time_kept,
-                o.repeat,
-                if o.repeat == 1 { "" } else { "es" },
-                o.warmup
-            )),
+            timing: Some(timing_text(o, o.repeat, o.warmup)),
             yardstick: o.baseline.clone(),
             yardstick_spec: o.baseline.as_ref().and_then(|b| {
                 o.strategy_details
@@ -106,6 +109,16 @@ impl Meta {
                         kind => kind.to_string(),
                     })
             }),
+        }
+    }
+
+    /// The experiment of strategy `strategy` on dataset `dataset`: the
+    /// run's, with the passes that strategy made (`repeat=`, `warmup=`).
+    pub fn experiment_of(&self, dataset: &str, strategy: &str) -> Experiment {
+        let p = self.options.passes_of(strategy);
+        Experiment {
+            timing: Some(timing_text(&self.options, p.repeat, p.warmup)),
+            ..self.experiment(dataset)
         }
     }
 
@@ -174,6 +187,21 @@ impl Meta {
 pub const COLD_SOLVES: usize = 256;
 
 impl RunOptionsMeta {
+    /// The strategies that made other passes than the run's, in words
+    /// (`; python: repeat 1, warm-up 0`), or nothing.
+    pub fn own_passes_text(&self) -> String {
+        self.strategy_details
+            .iter()
+            .filter_map(|d| {
+                let p = d.passes?;
+                Some(format!(
+                    "; {}: repeat {}, warm-up {}",
+                    d.name, p.repeat, p.warmup
+                ))
+            })
+            .collect()
+    }
+
     /// A cold run whose batches are too small for cold repeats: the
     /// repeats of a puzzle are only a batch of solves apart.
     pub fn practised_warning(&self) -> Option<String> {
@@ -323,6 +351,10 @@ pub struct StrategyMeta {
     /// Where `revision` came from, in words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revision_from: Option<String>,
+    /// The passes this strategy made when they differ from the run's
+    /// (`repeat=`, `warmup=` in its spec); absent when it made the run's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passes: Option<crate::bench::Passes>,
 }
 
 impl StrategyMeta {
@@ -338,7 +370,23 @@ impl StrategyMeta {
             code_path: s.code_path().map(str::to_string),
             revision: s.revision().map(|r| r.id.clone()),
             revision_from: s.revision().map(|r| r.from.text()),
+            passes: None,
         }
+    }
+}
+
+impl RunOptionsMeta {
+    /// The passes strategy `name` made: its own when they differ from the
+    /// run's, else the run's.
+    pub fn passes_of(&self, name: &str) -> crate::bench::Passes {
+        self.strategy_details
+            .iter()
+            .find(|d| d.name == name)
+            .and_then(|d| d.passes)
+            .unwrap_or(crate::bench::Passes {
+                warmup: self.warmup,
+                repeat: self.repeat.max(1),
+            })
     }
 }
 

@@ -331,6 +331,7 @@ impl ResultRecord {
             unclaimed_ns,
             unclaimed_se_ns: r.unclaimed_se_ns,
             unclaimed_chunks: r.unclaimed_chunks.clone(),
+            measured_passes: (!r.pass_solve_ns.is_empty()).then_some(r.pass_solve_ns.len() as u32),
         }
     }
 

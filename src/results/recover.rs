@@ -291,7 +291,7 @@ fn build_units(meta: &Meta, rows: &Rows, keep: &[bool]) -> Vec<UnitStats> {
                         (d.counters, d.clock)
                     });
                 units.push(
-                    UnitStats::new(dataset, strategy, meta.options.repeat)
+                    UnitStats::new(dataset, strategy, meta.options.passes_of(strategy).repeat)
                         .reporting(counters, clock),
                 );
                 units.len() - 1
@@ -300,7 +300,7 @@ fn build_units(meta: &Meta, rows: &Rows, keep: &[bool]) -> Vec<UnitStats> {
         units[at].record(&outcome(&cols, r));
     }
     for u in &mut units {
-        u.passes = meta.options.repeat + meta.options.warmup;
+        u.passes = meta.options.passes_of(&u.strategy).total();
         u.settle();
     }
     units

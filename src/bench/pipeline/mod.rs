@@ -305,14 +305,14 @@ fn runners(strategies: &[Strategy], threads: usize) -> Vec<Runner> {
 /// Each strategy's statistics before the first puzzle: what the strategy
 /// reports (its counters and clock) and how many passes it makes.
 fn unit_stats(opts: &RunOptions, info: &DatasetInfo, strategies: &[Strategy]) -> Vec<UnitStats> {
-    let repeat = opts.repeat.max(1);
     strategies
         .iter()
         .map(|s| {
             let caps = s.capabilities();
-            let mut u =
-                UnitStats::new(&info.name, s.name(), repeat).reporting(caps.counters, caps.clock);
-            u.passes = opts.warmup + repeat;
+            let p = opts.passes_of(s.name());
+            let mut u = UnitStats::new(&info.name, s.name(), p.repeat.max(1))
+                .reporting(caps.counters, caps.clock);
+            u.passes = p.total();
             u
         })
         .collect()
@@ -364,8 +364,10 @@ struct Job<'a> {
     dataset: &'a str,
     strategies: &'a [Strategy],
     limits: &'a Limits,
+    /// The most passes any strategy of the group makes.
     passes: u32,
-    warmup: u32,
+    /// Each strategy's passes.
+    each: Vec<crate::bench::Passes>,
     /// What solves for each strategy.
     runners: &'a [Runner],
     /// How each strategy's `puzzles.csv` rows are formatted (`None`: no
@@ -417,8 +419,15 @@ impl<'a> Job<'a> {
             worker_chunk: chunk_for(WORKER_CHUNK, n),
             strategies,
             limits: &opts.limits,
-            passes: opts.warmup + opts.repeat.max(1),
-            warmup: opts.warmup,
+            passes: strategies
+                .iter()
+                .map(|s| opts.passes_of(s.name()).total())
+                .max()
+                .unwrap_or(1),
+            each: strategies
+                .iter()
+                .map(|s| opts.passes_of(s.name()))
+                .collect(),
             runners,
             formats,
             baseline: tally.baseline,
@@ -446,6 +455,21 @@ impl<'a> Job<'a> {
         } else {
             chunk
         }
+    }
+
+    /// Strategy `k`'s warm-up passes.
+    fn warmup(&self, k: usize) -> u32 {
+        self.each[k].warmup
+    }
+
+    /// Strategy `k`'s passes, warm-up included.
+    fn passes_of(&self, k: usize) -> u32 {
+        self.each[k].total()
+    }
+
+    /// Strategy `k`'s measured passes.
+    fn measured(&self, k: usize) -> u32 {
+        self.passes_of(k) - self.warmup(k)
     }
 
     /// Where an external strategy's counts are checked (`None` for the
@@ -573,6 +597,7 @@ mod tests {
             transform: None,
             gate_pair: None,
             rotation: 0,
+            strategy_passes: Vec::new(),
         }
     }
 
@@ -887,6 +912,45 @@ mod tests {
             // The wall time is shared out, not counted once per strategy.
             let wall: u64 = together.iter().map(|u| u.wall_ns).sum();
             assert!(together.iter().all(|u| u.wall_ns > 0 && u.wall_ns < wall));
+        }
+    }
+
+    /// A strategy with passes of its own (`repeat=`, `warmup=`) makes just
+    /// those beside strategies that make the run's: its per-pass totals,
+    /// its repeats and its passes are its own; answers, counters and the
+    /// pairing are those of a run where every strategy makes one pass.
+    #[test]
+    fn a_strategy_makes_its_own_passes_beside_the_others() {
+        let path = dataset("own-passes.txt", 300, 0);
+        let strategies: Vec<Strategy> = ["fast", "mrv"]
+            .iter()
+            .map(|s| Strategy::parse(s).unwrap())
+            .collect();
+        for layout in [Layout::Helpers(1), Layout::WorkersOnly] {
+            let mut o = options(path.clone());
+            o.repeat = 3;
+            o.warmup = 1;
+            let own = crate::bench::Passes {
+                warmup: 0,
+                repeat: 1,
+            };
+            o.strategy_passes = vec![("mrv".to_string(), own)];
+            let (mixed, stopped, _) = run_strategies(layout, &o, &strategies, None, false);
+            assert!(stopped.is_none());
+            let (fast, mrv) = (&mixed[0], &mixed[1]);
+            assert_eq!((fast.passes, fast.pass_ns.len()), (4, 3), "{layout:?}");
+            assert_eq!((mrv.passes, mrv.pass_ns.len()), (1, 1), "{layout:?}");
+            assert_eq!(fast.repeated, 300);
+            assert_eq!(mrv.repeated, 0);
+            let mut one = options(path.clone());
+            one.warmup = 0;
+            let (single, _, _) = run_strategies(layout, &one, &strategies, None, false);
+            for (a, b) in mixed.iter().zip(&single) {
+                assert_eq!(summary(a), summary(b), "{}", a.strategy);
+                assert_eq!(a.nodes_total, b.nodes_total);
+            }
+            let p = mrv.paired.as_ref().unwrap();
+            assert_eq!((p.pairs, p.answers_differ), (300, 0));
         }
     }
 }

@@ -160,14 +160,14 @@ struct Verified {
 /// `records` in order) and sums their times.
 fn verify_unit(job: &Job, records: &[Record], parts: &[(usize, Vec<Chunk>)], k: usize) -> Verified {
     let mut outcomes = Vec::with_capacity(records.len());
-    let mut pass_ns = vec![0u64; (job.passes - job.warmup) as usize];
+    let mut pass_ns = vec![0u64; job.measured(k) as usize];
     let mut busy_ns = 0;
     let self_timed = job.strategies[k].capabilities().clock == crate::solver::Clock::Solver;
     let mut unclaimed = Vec::new();
     for (a, chunks) in parts {
         let chunk = &chunks[k];
         if self_timed {
-            unclaimed.extend(unclaimed_per_solve(job, chunk));
+            unclaimed.extend(unclaimed_per_solve(job, k, chunk));
         }
         if probe_skip() < probe::Skip::Verify {
             verify(
@@ -194,14 +194,14 @@ fn verify_unit(job: &Job, records: &[Record], parts: &[(usize, Vec<Chunk>)], k: 
 /// around the solver's calls, warm-up included, over its solves) minus the
 /// solver's claim per solve (its measured passes' totals); `None` for a
 /// chunk with no measured pass or no solve.
-fn unclaimed_per_solve(job: &Job, chunk: &Chunk) -> Option<f32> {
+fn unclaimed_per_solve(job: &Job, k: usize, chunk: &Chunk) -> Option<f32> {
     let n = chunk.solved.len() as f64;
     let measured = chunk.pass_ns.len() as f64;
     if n == 0.0 || measured == 0.0 {
         return None;
     }
     let claimed = chunk.pass_ns.iter().map(|&t| t as f64).sum::<f64>() / measured / n;
-    let harness = chunk.busy_ns as f64 / f64::from(job.passes.max(1)) / n;
+    let harness = chunk.busy_ns as f64 / f64::from(job.passes_of(k).max(1)) / n;
     Some((harness - claimed) as f32)
 }
 
@@ -303,7 +303,7 @@ fn pair_blocks<'o>(
         |i: usize| job.strategies[i].capabilities().clock == crate::solver::Clock::Solver;
     let by_totals = self_timed(k) || self_timed(r);
     for (a, chunks) in parts {
-        if job.passes - job.warmup >= 2 {
+        if job.measured(k) >= 2 && job.measured(r) >= 2 {
             add_noise(&mut noise, &chunks[k].solved, &chunks[r].solved);
         }
         let range = *a..*a + chunks[k].solved.len();

@@ -209,9 +209,9 @@ fn again(
             let chunk = &mut out[b][k];
             let s = &mut chunk.solved[i];
             match chunk.extra.get_mut(i) {
-                Some(e) => external_again(s, e, a, ns, job.passes, Later::Remeasure),
+                Some(e) => external_again(s, e, a, ns, job.passes_of(k), Later::Remeasure),
                 // A built-in engine: the reference, never a fault.
-                None => s.again_remeasured(&a.result, ns, job.passes),
+                None => s.again_remeasured(&a.result, ns, job.passes_of(k)),
             }
         }
         flagged.retain(|(x, bound)| {

@@ -214,16 +214,15 @@ fn solve_chunk_unguarded(
     block: usize,
 ) -> Vec<(usize, Vec<Chunk>)> {
     let n = job.strategies.len();
-    let measured = (job.passes - job.warmup) as usize;
     let blocks: Vec<&[Record]> = records.chunks(block).collect();
     let mut out: Vec<Vec<Chunk>> = blocks
         .iter()
         .map(|b| {
             (0..n)
-                .map(|_| Chunk {
+                .map(|k| Chunk {
                     solved: Vec::with_capacity(b.len()),
                     extra: Vec::new(),
-                    pass_ns: vec![0; measured],
+                    pass_ns: vec![0; job.measured(k) as usize],
                     busy_ns: 0,
                 })
                 .collect()
@@ -325,6 +324,10 @@ impl Ctx<'_, '_> {
         }
         for j in 0..n {
             let k = turn(rotation + pass as usize, n, j);
+            if pass >= job.passes_of(k) {
+                // A strategy with fewer passes than another has made them.
+                continue;
+            }
             let start = Instant::now();
             match &job.runners[k] {
                 Runner::Builtin(b) => {
@@ -339,7 +342,7 @@ impl Ctx<'_, '_> {
                     if records.iter().any(|r| r.candidates().is_some()) {
                         pencilmark_faults(records, pass, &mut out[k]);
                     } else {
-                        solve_pass_external(puzzles, job, instances, pass, &mut out[k])
+                        solve_pass_external(puzzles, job, instances, k, pass, &mut out[k])
                     }
                 }
             }
@@ -363,7 +366,7 @@ pub(super) fn solve_pass_builtin(
     pass: u32,
     chunk: &mut Chunk,
 ) {
-    let measured = pass >= job.warmup;
+    let measured = pass >= job.warmup(k);
     let first = pass == 0;
     let solved = &mut chunk.solved;
     let mut total = 0u64;
@@ -390,7 +393,7 @@ pub(super) fn solve_pass_builtin(
         }
     });
     if measured {
-        chunk.pass_ns[(pass - job.warmup) as usize] = total;
+        chunk.pass_ns[(pass - job.warmup(k)) as usize] = total;
     }
 }
 
@@ -425,10 +428,11 @@ pub(super) fn solve_pass_external(
     puzzles: &[Grid],
     job: &Job,
     instances: &Instances,
+    k: usize,
     pass: u32,
     chunk: &mut Chunk,
 ) {
-    let measured = pass >= job.warmup;
+    let measured = pass >= job.warmup(k);
     let mut answers = Vec::with_capacity(puzzles.len());
     instances.solve_batch(puzzles, job.limits, &mut answers);
     debug_assert_eq!(answers.len(), puzzles.len());
@@ -457,7 +461,7 @@ pub(super) fn solve_pass_external(
         external_again(s, e, a, ns, pass, Later::Pass { measured });
     }
     if measured {
-        chunk.pass_ns[(pass - job.warmup) as usize] = total;
+        chunk.pass_ns[(pass - job.warmup(k)) as usize] = total;
     }
 }
 

@@ -86,7 +86,17 @@ fn options(args: &RunArgs, plan: &Plan) -> RunOptionsMeta {
         time_kept: time_kept(opts).into(),
         timing: if opts.practised { "practised" } else { "cold" }.into(),
         shard: opts.shard.map(|s| s.to_string()),
-        strategy_details: opts.strategies.iter().map(StrategyMeta::of).collect(),
+        strategy_details: opts
+            .strategies
+            .iter()
+            .map(|s| {
+                let mut m = StrategyMeta::of(s);
+                let own = opts.passes_of(s.name());
+                m.passes =
+                    (own.warmup != opts.warmup || own.repeat != opts.repeat.max(1)).then_some(own);
+                m
+            })
+            .collect(),
         timeout: plan
             .external
             .then(|| humantime::format_duration(args.engine.solvers.timeout).to_string()),

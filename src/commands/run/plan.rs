@@ -146,6 +146,7 @@ fn options(args: &RunArgs, strategies: Vec<Strategy>, gated: bool) -> RunOptions
         baseline: 0,
         gate_pair: None,
         rotation: 0,
+        strategy_passes: Vec::new(),
     }
 }
 
