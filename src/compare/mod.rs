@@ -217,6 +217,14 @@ pub fn compare(
 /// experiment? each side believable? the current run against the
 /// baseline?), the exact counter changes, and the time's verdict when
 /// nothing failed or kept it from being judged.
+/// The experiment of `r`'s unit in `d`, without its yardstick: `compare`
+/// holds absolute times against each other.
+fn experiment_of(d: &ResultsDir, r: &ResultRecord) -> crate::judge::Experiment {
+    d.meta
+        .experiment_of(&r.dataset, &r.strategy)
+        .without_yardstick()
+}
+
 fn judge_unit(
     base: &ResultsDir,
     current: &ResultsDir,
@@ -228,11 +236,7 @@ fn judge_unit(
     let k = (c.dataset.clone(), c.strategy.clone());
     let mut findings = Findings::default();
     // Absolute times are compared: the yardstick does not matter.
-    let exp = |d: &ResultsDir| {
-        d.meta
-            .experiment_of(&c.dataset, &c.strategy)
-            .without_yardstick()
-    };
+    let exp = |d: &ResultsDir| experiment_of(d, c);
     let names = ["the baseline", "the current run"];
     let mut other = judge::comparable(&exp(base), &exp(current), names);
     other.extend(judge::puzzles_recorded(&exp(base), &exp(current), names));
