@@ -1,5 +1,5 @@
 //! Reports of a run: one exporter per format behind [`Exporter`], plus the
-//! terminal table. Every file is written to a temporary name and renamed into
+//! terminal table; a parameter scan's files behind [`scan::ScanExporter`]. Every file is written to a temporary name and renamed into
 //! place, so a file that exists is a finished one.
 
 pub mod bmf;
@@ -15,6 +15,7 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod rank;
+pub mod scan;
 pub mod terminal;
 pub mod trend;
 pub mod worst;

@@ -17,6 +17,7 @@ pub mod meta;
 pub mod puzzles;
 pub mod record;
 pub mod recover;
+pub mod scan;
 pub mod summary;
 
 use anyhow::Context;
