@@ -755,7 +755,10 @@ fn a_misspelt_measurement_variable_is_an_error() {
 
 /// A run too short to time says so on every surface: the terminal, the
 /// summary.json flag, summary.csv, summary.md and report.html, with its
-/// puzzles/s marked.
+/// puzzles/s marked; and a run long enough says it nowhere. One puzzle is
+/// too short on any machine but one so loaded that the run's wall time
+/// passes the bound: whichever the run was, every surface must agree with
+/// summary.json's flag, so the test's verdict does not depend on the load.
 #[test]
 fn a_run_too_short_to_time_is_said_everywhere() {
     let dir = scratch("too-short");
@@ -767,23 +770,20 @@ fn a_run_too_short_to_time_is_said_everywhere() {
         "-s",
         "fast",
         "--limit",
-        "5",
+        "1",
         "-q",
         "--details",
         "--out",
         out.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    let stderr = text(&o.stderr);
-    assert!(stderr.contains("too short to time: easy/fast"), "{stderr}");
-    // The full table (--details) has puzzles/s, marked.
-    assert!(
-        text(&o.stdout).contains("(too short)"),
-        "{}",
-        text(&o.stdout)
-    );
     let summary = json(&out.join("summary.json"));
-    assert_eq!(summary["results"][0]["too_short"], true);
+    let short = summary["results"][0]["too_short"].as_bool().unwrap();
+    let stderr = text(&o.stderr);
+    assert_eq!(stderr.contains("too short to time: easy/fast"), short, "{stderr}");
+    // The full table (--details) has puzzles/s, marked.
+    let stdout = text(&o.stdout);
+    assert_eq!(stdout.contains("(too short)"), short, "{stdout}");
     let csv = csv_rows(&out.join("summary.csv"));
     let header = csv::Reader::from_path(out.join("summary.csv"))
         .unwrap()
@@ -791,10 +791,13 @@ fn a_run_too_short_to_time_is_said_everywhere() {
         .unwrap()
         .clone();
     let at = header.iter().position(|h| h == "too_short").unwrap();
-    assert_eq!(&csv[0][at], "true");
+    assert_eq!(&csv[0][at], if short { "true" } else { "false" });
     for f in ["summary.md", "report.html"] {
         let page = std::fs::read_to_string(out.join(f)).unwrap();
-        assert!(page.contains("too short to time"), "{f}");
-        assert!(page.contains("(too short)"), "{f}");
+        assert_eq!(page.contains("too short to time"), short, "{f}");
+        assert_eq!(page.contains("(too short)"), short, "{f}");
+    }
+    if !short {
+        eprintln!("the machine was too loaded for a one-puzzle run to be too short");
     }
 }
