@@ -178,7 +178,7 @@ fn with_value(args: &RunArgs, key: &str, value: &str) -> anyhow::Result<RunArgs>
             let set: Vec<Option<String>> = base
                 .iter()
                 .map(|s| with_spec_key(s, spec_key, value))
-                .collect();
+                .collect::<anyhow::Result<_>>()?;
             if set.iter().all(Option::is_none) {
                 anyhow::bail!(
                     "--scan {spec_key}={value}: no strategy takes {spec_key:?} ({}: a built-in \
@@ -203,52 +203,15 @@ fn with_value(args: &RunArgs, key: &str, value: &str) -> anyhow::Result<RunArgs>
 /// Strategy `spec` with `key` set to `value`, under a label that stays the
 /// same from value to value; `None` when the strategy has no such key (a
 /// built-in without axes, a `cmd=` solver, a `--solvers` label).
-fn with_spec_key(spec: &str, key: &str, value: &str) -> Option<String> {
-    use crate::solver::{external, Builtin, Strategy};
-    // (key, value) tokens; a bare first token (a built-in's base name) has
-    // an empty key.
-    let keys: Vec<(String, String)> = if external::is_external(spec) {
-        let keys = external::split_spec(spec).ok()?;
-        let lib = keys.iter().any(|(k, _)| k == "lib");
-        if !lib || !LIB_SCAN_KEYS.contains(&key) {
-            return None;
-        }
-        keys
-    } else {
-        let generic = Strategy::parse(spec)
-            .ok()
-            .is_some_and(|s| matches!(s.builtin(), Some(Builtin::Generic(_))));
-        if !generic || !SPEC_KEYS.contains(&key) {
-            return None;
-        }
-        spec.split(',')
-            .map(|t| match t.trim().split_once('=') {
-                Some((k, v)) => (k.trim().to_string(), v.trim().to_string()),
-                None => (String::new(), t.trim().to_string()),
-            })
-            .collect()
-    };
-    let lib = keys
-        .iter()
-        .find(|(k, _)| k == "lib")
-        .map(|(_, v)| v.as_str());
-    let label = keys
-        .iter()
-        .find(|(k, _)| k == "name")
-        .map(|(_, v)| v.clone())
-        .unwrap_or_else(|| scan_label(spec, lib));
-    let mut out: Vec<String> = keys
-        .iter()
-        .filter(|(k, _)| k != key && k != "name")
-        .map(|(k, v)| match (k.is_empty(), v.contains(',')) {
-            (true, _) => v.clone(),
-            (false, true) => format!("{k}='{v}'"),
-            (false, false) => format!("{k}={v}"),
-        })
-        .collect();
-    out.push(format!("{key}={value}"));
-    out.push(format!("name={label}"));
-    Some(out.join(","))
+fn with_spec_key(spec: &str, key: &str, value: &str) -> anyhow::Result<Option<String>> {
+    let mut typed = crate::solver::spec::Spec::parse(spec)?;
+    let lib = typed.library().and_then(|l| l.path.to_str());
+    let label = typed.label.clone().unwrap_or_else(|| scan_label(spec, lib));
+    if !typed.set(key, value)? {
+        return Ok(None);
+    }
+    typed.label = Some(label);
+    Ok(Some(typed.to_string()))
 }
 
 /// A label for a strategy given without one: a named strategy's name, a
