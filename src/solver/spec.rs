@@ -772,6 +772,182 @@ mod tests {
     use super::*;
 
     #[test]
+    fn specs_round_trip_through_their_canonical_text() {
+        for text in [
+            "fast",
+            "dlx",
+            "locked",
+            "locked,order=desc",
+            " prop = naked , branch = max ",
+            "propagation=fish",
+            "rowmajor,branch=mrv",
+            "prop=forward,root=naked,branch=first",
+            "hidden,guess=no",
+            "prop=chains,guess=false",
+            "fast,name=base",
+            "name=b,locked,rev=v1.2",
+            "tdoku",
+            "tdoku,name=t2,rev=abc123",
+            "lib=./libx.so",
+            "lib='/a dir/with,comma.so',solver=mine,config=3,reentrant=no,isolate=yes,name=m",
+            "isolate=yes,lib=x.so,symbol=f,rev=r1",
+            "cmd=python3 solver.py",
+            "cmd='./s --modes a,b',name=x",
+            r#"cmd=python3 "my solver.py""#,
+        ] {
+            let spec = Spec::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            let canonical = spec.to_string();
+            let again = Spec::parse(&canonical).unwrap_or_else(|e| panic!("{canonical}: {e}"));
+            assert_eq!(again, spec, "{text} -> {canonical}");
+            assert_eq!(again.to_string(), canonical, "{text}");
+        }
+        let s = Spec::parse(" prop = naked , branch = max ,name=x").unwrap();
+        assert_eq!(s.to_string(), "prop=naked,branch=max,name=x");
+        let s = Spec::parse("rev=r1,cmd='./s --modes a,b'").unwrap();
+        assert_eq!(s.to_string(), "cmd=./s --modes 'a,b',rev=r1");
+        assert_eq!(
+            s.target,
+            Target::External(External::Cmd(vec![
+                "./s".into(),
+                "--modes".into(),
+                "a,b".into()
+            ]))
+        );
+    }
+
+    #[test]
+    fn every_bad_spec_says_what_is_wrong() {
+        for (text, why) in [
+            ("", "empty strategy"),
+            ("  ", "empty strategy"),
+            (
+                "fastest,order=desc",
+                "unknown strategy \"fastest\", did you mean \"fast\"?",
+            ),
+            ("fast,order=desc", "strategy \"fast\" has no axes"),
+            ("prop=magic", "prop=\"magic\" is not one of none,"),
+            (
+                "branch=left",
+                "branch=\"left\" is not one of first, mrv, max",
+            ),
+            ("order=up", "order=\"up\" is not one of asc, desc"),
+            ("guess=maybe", "guess=\"maybe\" is not one of yes, no"),
+            ("root=all", "root=\"all\" is not one of"),
+            (
+                "hidden,mrv",
+                "\"mrv\" is not key=value (a base strategy may only come first)",
+            ),
+            ("colour=red", "unknown key \"colour\""),
+            ("prp=naked", "did you mean \"prop\"?"),
+            ("prop=naked,propagation=hidden", "key \"prop\" given twice"),
+            ("a b", "unknown strategy \"a b\""),
+            ("name=x", "name=x labels a strategy: give one too"),
+            ("name=a,name=b,fast", "name= is given twice"),
+            ("fast,name=a b", "name=\"a b\": a label is"),
+            ("rev=a,rev=b,fast", "rev= is given twice"),
+            (
+                "rev=x",
+                "rev=x gives a strategy's revision: give the strategy too",
+            ),
+            ("fast,rev=a b", "rev=\"a b\": a revision is"),
+            ("cmd='./s", "unterminated ' quote"),
+            ("lib=a.so,cmd=b", "give lib= or cmd=, not both"),
+            ("lib=a.so,lib=b.so", "key \"lib\" given twice"),
+            ("lib=a.so,oops", "\"oops\" is not key=value"),
+            (
+                "cmd=./s,symbol=f",
+                "unknown key \"symbol\" for cmd= (keys: cmd, name)",
+            ),
+            ("lib=a.so,colour=red", "unknown key \"colour\" for lib="),
+            (
+                "lib=a.so,symbol=f,solver=g",
+                "give symbol= (tdoku's signature) or solver=",
+            ),
+            (
+                "lib=a.so,symbol=a b",
+                "symbol=\"a b\" is not a C identifier",
+            ),
+            (
+                "lib=a.so,config=-1",
+                "config=\"-1\" is not a number from 0 to 4294967295",
+            ),
+            (
+                "lib=a.so,reentrant=maybe",
+                "reentrant=\"maybe\" is not yes or no",
+            ),
+            ("lib=a.so,isolate=2", "isolate=\"2\" is not yes or no"),
+            ("lib=a.so,name=a b", "name=\"a b\": a label is"),
+            ("cmd=", "cmd= is empty"),
+            ("cmd=./s\\", "cmd=\"./s\\\\\": unbalanced quotes"),
+        ] {
+            let e = Spec::parse(text).unwrap_err();
+            assert_eq!(e.spec, text, "the error names the spec as given");
+            assert!(e.why.contains(why), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn parsing_touches_nothing_outside_the_text() {
+        let s = Spec::parse("lib=/no/such/lib.so,solver=x").unwrap();
+        assert_eq!(s.library().unwrap().path, PathBuf::from("/no/such/lib.so"));
+        let s = Spec::parse("lib=relative/libnone.so,isolate=yes").unwrap();
+        assert_eq!(
+            s.library().unwrap().path,
+            PathBuf::from("relative/libnone.so")
+        );
+        let s = Spec::parse("cmd=/no/such/solver --fast").unwrap();
+        assert_eq!(
+            s.target,
+            Target::External(External::Cmd(vec![
+                "/no/such/solver".into(),
+                "--fast".into()
+            ]))
+        );
+        // A name no built-in has: a label, looked up when loaded.
+        let s = Spec::parse("no-such-solver,rev=1").unwrap();
+        assert_eq!(s.target, Target::Label("no-such-solver".into()));
+        assert_eq!(s.rev.as_deref(), Some("1"));
+        // Loading is where the files are looked for.
+        let e = crate::solver::Strategy::parse("lib=/no/such/lib.so,solver=x").unwrap_err();
+        assert!(e.why.contains("/no/such/lib.so"), "{e}");
+        let e = crate::solver::Strategy::parse("no-such-solver").unwrap_err();
+        assert!(e.why.contains("unknown strategy"), "{e}");
+    }
+
+    #[test]
+    fn a_key_is_set_on_the_typed_value() {
+        let mut s = Spec::parse("locked").unwrap();
+        assert!(s.set("prop", "naked").unwrap());
+        s.label = Some("locked".into());
+        assert_eq!(s.to_string(), "locked,prop=naked,name=locked");
+        let mut s = Spec::parse("prop=locked,branch=max").unwrap();
+        assert!(s.set("prop", "none").unwrap());
+        assert_eq!(s.to_string(), "prop=none,branch=max");
+        let mut s = Spec::parse("lib=./l.so,config=2").unwrap();
+        assert!(s.set("config", "7").unwrap());
+        assert!(!s.set("prop", "naked").unwrap(), "a library has no axes");
+        assert_eq!(s.to_string(), "lib=./l.so,symbol=solve,config=7");
+        for (text, key) in [("fast", "prop"), ("cmd=./s", "config"), ("tdoku", "prop")] {
+            let mut s = Spec::parse(text).unwrap();
+            assert!(!s.set(key, "1").unwrap(), "{text} takes no {key}");
+        }
+        let e = Spec::parse("hidden")
+            .unwrap()
+            .set("prop", "magic")
+            .unwrap_err();
+        assert_eq!(e.spec, "hidden,prop=magic");
+        assert!(e.why.contains("prop=\"magic\""), "{e}");
+        let mut s = Spec::parse("lib=./l.so,solver=mine").unwrap();
+        assert!(s.set("symbol", "f").unwrap_err().why.contains("not both"));
+        assert!(s.set("solver", "other").unwrap());
+        assert!(s
+            .set("isolate", "maybe")
+            .unwrap_err()
+            .why
+            .contains("yes or no"));
+    }
+
+    #[test]
     fn solvers_file_specs_split_at_commas_outside_quotes() {
         let kv = |s: &str| pairs(s).unwrap();
         assert_eq!(
