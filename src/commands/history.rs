@@ -61,7 +61,7 @@ pub struct AddArgs {
 }
 
 fn label(s: &str) -> Result<String, String> {
-    crate::solver::external::check_label(s).map_err(|e| e.replace("name=", "--series "))
+    crate::solver::external::check_label(s).map_err(|e| e.to_string().replace("name=", "--series "))
 }
 
 /// Runs `history`.

@@ -74,7 +74,7 @@ pub fn run(args: &ServeArgs) -> CmdResult {
     }
     if let Err(e) = protocol::parse_greeting(&String::from_utf8_lossy(&line)) {
         let mut buf = Vec::new();
-        protocol::push_error(&mut buf, &e);
+        protocol::push_error(&mut buf, &e.to_string());
         let _ = output.write_all(&buf).and_then(|()| output.flush());
         anyhow::bail!("{e}");
     }
@@ -97,7 +97,7 @@ pub fn run(args: &ServeArgs) -> CmdResult {
                     protocol::push_reply(&mut out, &a, a.time_ns, hello.counters);
                 }
             }
-            Err(e) => protocol::push_error(&mut out, &e),
+            Err(e) => protocol::push_error(&mut out, &e.to_string()),
         }
         // Flush only when the next request is not already here.
         if input.buffer().is_empty() {

@@ -19,9 +19,11 @@ pub mod dlx;
 pub mod engine;
 pub mod external;
 pub mod fast;
+mod load;
 pub mod observer;
 pub mod revision;
 pub mod seam;
+pub mod spec;
 pub mod strategy;
 pub mod techniques;
 

@@ -3,11 +3,11 @@
 //!
 //! A generic strategy is three axes (propagation, branch cell, value order)
 //! plus two switches (propagation applied once at the root, guessing allowed).
-//! Any combination can be named by a spec string; see [`Strategy::parse`].
-//! External solvers are specs too (`lib=PATH,…`, `cmd=COMMAND,…`; see
-//! [`super::external`]), or labels defined in a `--solvers` file.
+//! Any combination can be named by a spec string ([`super::spec`] reads
+//! one, [`Strategy::load`] makes it a strategy; [`Strategy::parse`] does
+//! both). External solvers are specs too (`lib=PATH,…`, `cmd=COMMAND,…`;
+//! see [`super::external`]), or labels defined in a `--solvers` file.
 
-use super::external;
 use super::revision::{self, Revision};
 use super::seam::{Capabilities, ExternalSolver, SolverInstance};
 use std::fmt;
@@ -228,12 +228,6 @@ pub const NAMED: &[Named] = &[
     },
 ];
 
-/// The keys of a generic strategy spec (and the external solvers' first
-/// keys), for "did you mean".
-const SPEC_KEYS: [&str; 9] = [
-    "prop", "branch", "order", "root", "guess", "name", "rev", "lib", "cmd",
-];
-
 /// `, did you mean "x"?` when one of `known` is close to `word` (edit
 /// distance at most 2, or one a prefix of the other); empty otherwise.
 pub fn did_you_mean(word: &str, known: &[&str]) -> String {
@@ -247,14 +241,6 @@ pub fn did_you_mean(word: &str, known: &[&str]) -> String {
         })
         .min()
         .map_or(String::new(), |(_, k)| format!(", did you mean {k:?}?"))
-}
-
-/// Why a strategy spec was not understood.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("bad strategy {spec:?}: {why}")]
-pub struct SpecError {
-    pub spec: String,
-    pub why: String,
 }
 
 /// The spec syntax, for `--help` texts and error messages; the list of
@@ -273,9 +259,21 @@ solver a run measured (default: `git describe --always --dirty` of the work tree
 external solver's file; bench-sudoku's build for the built-in ones). Examples: 'prop=naked,branch=max', \
 'locked,order=desc', 'hidden,guess=no', 'fast,name=base'.\n\n{}",
         names().join(", "),
-        external::SPEC_HELP
+        EXTERNAL_HELP
     )
 }
+
+/// The external-solver part of the spec help.
+const EXTERNAL_HELP: &str = "External solvers (docs/SOLVERS.md): \
+'lib=PATH[,symbol=NAME|,solver=NAME][,config=N][,name=LABEL][,reentrant=no][,isolate=yes]' loads \
+a shared library: symbol=NAME (default 'solve') is a function with tdoku's signature, \
+solver=NAME one of the solvers of bench-sudoku's own interface (include/bench_sudoku.h); \
+reentrant=no never calls it from two threads at once; isolate=yes runs it in child processes \
+('bench-sudoku serve'), so that a crash or a hang is counted instead of ending the run. \
+'cmd=COMMAND[,name=LABEL]' runs COMMAND (split into words like a shell does, never through a \
+shell) once per thread and speaks the line protocol of docs/SOLVER-PROTOCOL.md with it. Wrap a \
+value holding a comma in single quotes: \"cmd='./solver --modes a,b'\". A label defined in a \
+--solvers FILE is a strategy name too.";
 
 impl Strategy {
     /// A strategy running the generic engine with `config`, named canonically.
@@ -323,180 +321,14 @@ impl Strategy {
         }
     }
 
-    /// Parses a strategy name or spec (see [`spec_help`]). A spec whose
-    /// configuration equals a named strategy takes that name. External
-    /// solvers (`lib=`, `cmd=`) are loaded or started here, with default
-    /// options; see [`Strategy::parse_in`].
-    pub fn parse(spec: &str) -> Result<Self, SpecError> {
-        Self::parse_in(spec, &external::Context::default())
+    /// This strategy under `label` (a spec's `name=`).
+    pub(super) fn relabel(&mut self, label: &str) {
+        self.name = label.to_string();
     }
 
-    /// Parses a strategy name or spec, with the labels of a `--solvers`
-    /// file and the options of external solvers in `ctx`. An external
-    /// solver is checked here (its library loaded, its command started and
-    /// its handshake read), so that a bad one stops a run before any work.
-    pub fn parse_in(spec: &str, ctx: &external::Context) -> Result<Self, SpecError> {
-        let spec_t = spec.trim();
-        let err = |why: String| SpecError {
-            spec: spec.to_string(),
-            why,
-        };
-        if spec_t.is_empty() {
-            return Err(err("empty strategy".into()));
-        }
-        if let Some((rest, rev)) = take_rev(spec_t).map_err(err)? {
-            let mut s = Self::parse_in(&rest, ctx).map_err(|e| SpecError {
-                spec: spec.to_string(),
-                why: e.why,
-            })?;
-            s.revision = Some(Revision {
-                id: rev,
-                from: revision::Source::Spec,
-            });
-            return Ok(s);
-        }
-        if let Some(s) = Self::named(spec_t) {
-            return Ok(s);
-        }
-        if let Some((label, solver)) = ctx.named(spec_t).map_err(err)? {
-            return Ok(Strategy::external(label, solver));
-        }
-        if external::is_external(spec_t) {
-            let (label, solver) = external::parse(spec_t, ctx).map_err(err)?;
-            return Ok(Strategy::external(label, solver));
-        }
-        if let Some(s) = Self::relabelled(spec, spec_t, ctx)? {
-            return Ok(s);
-        }
-        Self::generic_spec(spec, spec_t)
-    }
-
-    /// `name=LABEL` with another strategy: that strategy under the label
-    /// (e.g. the same one twice under two labels, for an A/A run); `None`
-    /// where the spec has no `name=`.
-    fn relabelled(
-        spec: &str,
-        spec_t: &str,
-        ctx: &external::Context,
-    ) -> Result<Option<Self>, SpecError> {
-        let err = |why: String| SpecError {
-            spec: spec.to_string(),
-            why,
-        };
-        let mut label: Option<String> = None;
-        let mut rest: Vec<&str> = Vec::new();
-        for tok in spec_t.split(',').map(str::trim) {
-            match tok.split_once('=') {
-                Some((k, v)) if k.trim() == "name" => {
-                    if label.is_some() {
-                        return Err(err("name= is given twice".into()));
-                    }
-                    label = Some(external::check_label(v.trim()).map_err(err)?);
-                }
-                _ => rest.push(tok),
-            }
-        }
-        if let Some(label) = label {
-            if rest.is_empty() {
-                return Err(err(format!(
-                    "name={label} labels a strategy: give one too, e.g. 'fast,name={label}'"
-                )));
-            }
-            let mut s = Self::parse_in(&rest.join(","), ctx)?;
-            s.name = label;
-            return Ok(Some(s));
-        }
-        Ok(None)
-    }
-
-    /// A generic-engine spec: an optional named base, then `key=value`
-    /// axes (`prop`, `root`, `branch`, `order`, `guess`).
-    fn generic_spec(spec: &str, spec_t: &str) -> Result<Self, SpecError> {
-        let err = |why: String| SpecError {
-            spec: spec.to_string(),
-            why,
-        };
-        let mut config = Config::new(P::Hidden, Mrv, Asc);
-        let mut root: Option<Propagation> = None;
-        let mut seen: Vec<&str> = Vec::new();
-        for (i, tok) in spec_t.split(',').map(str::trim).enumerate() {
-            let Some((key, value)) = tok.split_once('=') else {
-                if i == 0 {
-                    config = Self::base_config(tok).map_err(err)?;
-                    // Keep a base's extra root propagation (rowmajor).
-                    root = (config.root > config.node).then_some(config.root);
-                    continue;
-                }
-                return Err(err(format!(
-                    "{tok:?} is not key=value (a base strategy may only come first)"
-                )));
-            };
-            let (key, value) = (key.trim(), value.trim());
-            // A key given twice would silently keep the last value.
-            let axis = if key == "propagation" { "prop" } else { key };
-            if seen.contains(&axis) {
-                return Err(err(format!("key {axis:?} given twice")));
-            }
-            seen.push(axis);
-            match key {
-                "prop" | "propagation" => {
-                    config.node = parse_prop(value).ok_or_else(|| bad_value(&err, key, value))?;
-                }
-                "root" => {
-                    root = Some(parse_prop(value).ok_or_else(|| bad_value(&err, key, value))?);
-                }
-                "branch" => {
-                    config.branch = match value {
-                        "first" => First,
-                        "mrv" => Mrv,
-                        "max" => Max,
-                        _ => return Err(bad_value(&err, key, value)),
-                    }
-                }
-                "order" => {
-                    config.order = match value {
-                        "asc" => Asc,
-                        "desc" => Desc,
-                        _ => return Err(bad_value(&err, key, value)),
-                    }
-                }
-                "guess" => {
-                    config.guess = match value {
-                        "yes" | "true" | "1" => true,
-                        "no" | "false" | "0" => false,
-                        _ => return Err(bad_value(&err, key, value)),
-                    }
-                }
-                _ => {
-                    return Err(err(format!(
-                        "unknown key {key:?}{} (keys: prop, branch, order, root, guess; \
-                         an external solver is lib=PATH,… or cmd=COMMAND,…)",
-                        did_you_mean(key, &SPEC_KEYS)
-                    )))
-                }
-            }
-        }
-        config.root = root.unwrap_or(config.node).max(config.node);
-        Ok(Self::generic(config))
-    }
-
-    /// The configuration of the named generic strategy `tok`, the base a
-    /// spec's axes change.
-    fn base_config(tok: &str) -> Result<Config, String> {
-        match Self::named(tok) {
-            Some(Strategy {
-                engine: Engine::Builtin(Builtin::Generic(c)),
-                ..
-            }) => Ok(c),
-            Some(_) => Err(format!(
-                "strategy {tok:?} has no axes to set (use it alone)"
-            )),
-            None => Err(format!(
-                "unknown strategy {tok:?}{} (known: {})",
-                did_you_mean(tok, &names()),
-                names().join(", ")
-            )),
-        }
+    /// This strategy at the revision a spec gave (`rev=`).
+    pub(super) fn set_revision(&mut self, revision: Revision) {
+        self.revision = Some(revision);
     }
 
     pub fn name(&self) -> &str {
@@ -623,40 +455,6 @@ impl Strategy {
     }
 }
 
-/// Splits a `rev=` key off a spec: the rest of the spec and the revision,
-/// or `None` when the spec has no `rev=`.
-fn take_rev(spec: &str) -> Result<Option<(String, String)>, String> {
-    let Ok(tokens) = external::tokens(spec) else {
-        // Unbalanced quotes: the parser proper says so.
-        return Ok(None);
-    };
-    let is_rev = |t: &str| t.split_once('=').is_some_and(|(k, _)| k.trim() == "rev");
-    let mut revs = tokens.iter().filter(|t| is_rev(t));
-    let Some(first) = revs.next() else {
-        return Ok(None);
-    };
-    if revs.next().is_some() {
-        return Err("rev= is given twice".into());
-    }
-    let value = first.split_once('=').map_or("", |(_, v)| v.trim());
-    let value = value
-        .strip_prefix('\'')
-        .and_then(|v| v.strip_suffix('\''))
-        .unwrap_or(value);
-    let rev = revision::check(value)?;
-    let rest: Vec<&str> = tokens
-        .iter()
-        .filter(|t| !is_rev(t))
-        .map(String::as_str)
-        .collect();
-    if rest.is_empty() {
-        return Err(format!(
-            "rev={rev} gives a strategy's revision: give the strategy too, e.g. 'lib=./libmine.so,rev={rev}'"
-        ));
-    }
-    Ok(Some((rest.join(","), rev)))
-}
-
 /// A built-in engine behind the [`SolverInstance`] seam.
 struct BuiltinInstance {
     solver: super::Solver,
@@ -688,35 +486,6 @@ impl fmt::Display for Strategy {
 /// Names of the catalogue, in order.
 pub fn names() -> Vec<&'static str> {
     NAMED.iter().map(|n| n.name).collect()
-}
-
-fn parse_prop(v: &str) -> Option<Propagation> {
-    Some(match v {
-        "none" => P::None,
-        "forward" | "fc" => P::Forward,
-        "naked" => P::Naked,
-        "hidden" => P::Hidden,
-        "locked" => P::Locked,
-        "subsets" => P::Subsets,
-        "fish" => P::Fish,
-        "wings" => P::Wings,
-        "chains" => P::Chains,
-        _ => return None,
-    })
-}
-
-fn bad_value(err: &dyn Fn(String) -> SpecError, key: &str, value: &str) -> SpecError {
-    let allowed = match key {
-        "branch" => "first, mrv, max",
-        "order" => "asc, desc",
-        "guess" => "yes, no",
-        _ => "none, forward, naked, hidden, locked, subsets, fish, wings, chains",
-    };
-    let options: Vec<&str> = allowed.split(", ").collect();
-    err(format!(
-        "{key}={value:?} is not one of {allowed}{}",
-        did_you_mean(value, &options)
-    ))
 }
 
 pub fn prop_name(p: Propagation) -> &'static str {

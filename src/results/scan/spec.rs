@@ -3,13 +3,17 @@
 //! that its rows line up across the values; the others run unchanged.
 
 use super::{LIB_KEYS, SPEC_KEYS};
-use crate::solver::{external, Builtin, Strategy};
+use crate::solver::external;
+use crate::solver::spec::{External, Spec, Target};
 
 /// `strategies` with `key` set to `value` in each that takes it; the ones
 /// that do not (a yardstick such as `fast`) run unchanged at every value.
 /// Refused when no strategy takes the key.
 pub fn set_key(strategies: &[String], key: &str, value: &str) -> Result<Vec<String>, String> {
-    let set: Vec<Option<String>> = strategies.iter().map(|s| with_key(s, key, value)).collect();
+    let set: Vec<Option<String>> = strategies
+        .iter()
+        .map(|s| with_key(s, key, value))
+        .collect::<Result<_, _>>()?;
     if set.iter().all(Option::is_none) {
         return Err(format!(
             "no strategy takes {key:?} ({}: a built-in strategy with axes takes {}; a lib= \
@@ -28,52 +32,28 @@ pub fn set_key(strategies: &[String], key: &str, value: &str) -> Result<Vec<Stri
 
 /// Strategy `spec` with `key` set to `value`, under a label that stays the
 /// same from value to value; `None` when the strategy has no such key (a
-/// built-in without axes, a `cmd=` solver, a `--solvers` label).
-pub fn with_key(spec: &str, key: &str, value: &str) -> Option<String> {
-    // (key, value) tokens; a bare first token (a built-in's base name) has
-    // an empty key.
-    let keys: Vec<(String, String)> = if external::is_external(spec) {
-        let keys = external::split_spec(spec).ok()?;
-        let lib = keys.iter().any(|(k, _)| k == "lib");
-        if !lib || !LIB_KEYS.contains(&key) {
-            return None;
-        }
-        keys
-    } else {
-        let generic = Strategy::parse(spec)
-            .ok()
-            .is_some_and(|s| matches!(s.builtin(), Some(Builtin::Generic(_))));
-        if !generic || !SPEC_KEYS.contains(&key) {
-            return None;
-        }
-        spec.split(',')
-            .map(|t| match t.trim().split_once('=') {
-                Some((k, v)) => (k.trim().to_string(), v.trim().to_string()),
-                None => (String::new(), t.trim().to_string()),
-            })
-            .collect()
+/// built-in without axes, a `cmd=` solver, a `--solvers` label) or the
+/// spec does not parse (the run refuses it before any work); an error when
+/// the key does not take the value.
+pub fn with_key(spec: &str, key: &str, value: &str) -> Result<Option<String>, String> {
+    let Ok(mut typed) = Spec::parse(spec) else {
+        return Ok(None);
     };
-    let lib = keys
-        .iter()
-        .find(|(k, _)| k == "lib")
-        .map(|(_, v)| v.as_str());
-    let label = keys
-        .iter()
-        .find(|(k, _)| k == "name")
-        .map(|(_, v)| v.clone())
-        .unwrap_or_else(|| label(spec, lib));
-    let mut out: Vec<String> = keys
-        .iter()
-        .filter(|(k, _)| k != key && k != "name")
-        .map(|(k, v)| match (k.is_empty(), v.contains(',')) {
-            (true, _) => v.clone(),
-            (false, true) => format!("{k}='{v}'"),
-            (false, false) => format!("{k}={v}"),
-        })
-        .collect();
-    out.push(format!("{key}={value}"));
-    out.push(format!("name={label}"));
-    Some(out.join(","))
+    let takes = match &typed.target {
+        Target::Builtin(axes) => axes.takes_axes() && SPEC_KEYS.contains(&key),
+        Target::External(External::Lib(_)) => LIB_KEYS.contains(&key),
+        _ => false,
+    };
+    if !takes {
+        return Ok(None);
+    }
+    let lib = typed.library().and_then(|l| l.path.to_str());
+    let label = typed.label.clone().unwrap_or_else(|| label(spec, lib));
+    if !typed.set(key, value).map_err(|e| e.to_string())? {
+        return Ok(None);
+    }
+    typed.label = Some(label);
+    Ok(Some(typed.to_string()))
 }
 
 /// A label for a strategy given without one: a named strategy's name, a
@@ -102,31 +82,45 @@ pub fn label(spec: &str, lib: Option<&str>) -> String {
 mod tests {
     use super::*;
 
+    /// `with_key` of a value the key takes.
+    fn with_key_(spec: &str, key: &str, value: &str) -> Option<String> {
+        with_key(spec, key, value).unwrap()
+    }
+
+    #[test]
+    fn a_value_the_key_does_not_take_is_an_error_naming_it() {
+        let e = with_key("hidden", "prop", "magic").unwrap_err();
+        assert!(e.contains("magic"), "{e}");
+        let e = set_key(&["fast".into(), "hidden".into()], "prop", "magic").unwrap_err();
+        assert!(e.contains("magic"), "{e}");
+    }
+
     #[test]
     fn a_built_in_with_axes_takes_its_keys_under_its_own_label() {
         assert_eq!(
-            with_key("hidden", "prop", "naked").as_deref(),
+            with_key_("hidden", "prop", "naked").as_deref(),
             Some("hidden,prop=naked,name=hidden")
         );
-        // The key's old value goes; a given label stays.
+        // The key's old value goes (the spec written in its canonical
+        // order); a given label stays.
         assert_eq!(
-            with_key("prop=naked,branch=max,name=mine", "prop", "locked").as_deref(),
-            Some("branch=max,prop=locked,name=mine")
+            with_key_("prop=naked,branch=max,name=mine", "prop", "locked").as_deref(),
+            Some("prop=locked,branch=max,name=mine")
         );
         // An engine without axes, and a key that is not a built-in's.
-        assert_eq!(with_key("fast", "prop", "naked"), None);
-        assert_eq!(with_key("hidden", "config", "1"), None);
+        assert_eq!(with_key_("fast", "prop", "naked"), None);
+        assert_eq!(with_key_("hidden", "config", "1"), None);
     }
 
     #[test]
     fn a_library_takes_its_keys_under_its_file_stem() {
         assert_eq!(
-            with_key("lib=/x/libtdoku.so,symbol=solve", "config", "7").as_deref(),
+            with_key_("lib=/x/libtdoku.so,symbol=solve", "config", "7").as_deref(),
             Some("lib=/x/libtdoku.so,symbol=solve,config=7,name=libtdoku")
         );
-        assert_eq!(with_key("lib=/x/libtdoku.so", "prop", "naked"), None);
+        assert_eq!(with_key_("lib=/x/libtdoku.so", "prop", "naked"), None);
         // A program takes no key.
-        assert_eq!(with_key("cmd=./solve", "config", "7"), None);
+        assert_eq!(with_key_("cmd=./solve", "config", "7"), None);
     }
 
     #[test]

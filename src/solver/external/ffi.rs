@@ -19,11 +19,12 @@
 //! thread ends the run with an error that says to use `isolate=yes` (child
 //! processes, where a hang or a crash is counted and the run goes on).
 
-use super::Options;
+use super::{Error, Options};
 use crate::grid::{cell_name, Grid, CELLS};
 use crate::solver::seam::{
     Answer, Capabilities, Clock, CounterSet, ExternalSolver, SolverInstance,
 };
+use crate::solver::spec::{Entry, LibSpec};
 use crate::solver::{Counters, Limits, Status};
 use libloading::Library;
 use std::ffi::{c_char, c_void, CStr};
@@ -103,133 +104,25 @@ pub mod abi {
     pub const KNOWN_REPORTS: u32 = (1 << 6) - 1;
 }
 
-/// Which function of a library a `lib=` spec names.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Entry {
-    /// A function with tdoku's signature.
-    Tdoku { symbol: String },
-    /// A solver listed by `bench_sudoku_solvers`.
-    Native { solver: String },
-}
-
-/// A parsed `lib=` spec.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LibSpec {
-    /// Absolute path of the library.
-    pub path: PathBuf,
-    pub entry: Entry,
-    pub config: u32,
-    /// False with `reentrant=no`: calls are made one at a time.
-    pub reentrant: bool,
-    /// `isolate=yes`: the library runs in child processes.
-    pub isolate: bool,
-}
-
-impl LibSpec {
-    /// Reads the keys of a `lib=` spec; a relative path is taken from
-    /// `base` or the working directory, and must exist.
-    pub(super) fn from_keys<'a>(
-        path: &str,
-        get: &dyn Fn(&str) -> Option<&'a str>,
-        base: Option<&Path>,
-    ) -> Result<LibSpec, String> {
-        let given = PathBuf::from(path);
-        let joined = match base {
-            Some(b) if given.is_relative() => b.join(&given),
-            _ => given,
-        };
-        let path = joined
-            .canonicalize()
-            .map_err(|e| format!("lib={}: {e}", joined.display()))?;
-        if !path.is_file() {
-            return Err(format!("lib={}: not a file", joined.display()));
-        }
-        let yes_no = |key: &str, default: bool| -> Result<bool, String> {
-            match get(key) {
-                None => Ok(default),
-                Some("yes" | "true" | "1") => Ok(true),
-                Some("no" | "false" | "0") => Ok(false),
-                Some(v) => Err(format!("{key}={v:?} is not yes or no")),
-            }
-        };
-        let entry = match (get("symbol"), get("solver")) {
-            (Some(_), Some(_)) => return Err(
-                "give symbol= (tdoku's signature) or solver= (bench-sudoku's interface), not both"
-                    .into(),
-            ),
-            (Some(s), None) => Entry::Tdoku {
-                symbol: check_symbol(s)?,
-            },
-            (None, Some(s)) => Entry::Native {
-                solver: s.to_string(),
-            },
-            (None, None) => Entry::Tdoku {
-                symbol: "solve".into(),
-            },
-        };
-        let config = match get("config") {
-            None => 0,
-            Some(v) => v
-                .parse::<u32>()
-                .map_err(|_| format!("config={v:?} is not a number from 0 to {}", u32::MAX))?,
-        };
-        Ok(LibSpec {
-            path,
-            entry,
-            config,
-            reentrant: yes_no("reentrant", true)?,
-            isolate: yes_no("isolate", false)?,
-        })
+/// The library of a `lib=` spec found: its path made absolute (a relative
+/// one taken from `base`, a `--solvers` file's directory, or the working
+/// directory), and checked to be a file.
+pub fn resolve(lib: &LibSpec, base: Option<&Path>) -> Result<LibSpec, Error> {
+    let joined = match base {
+        Some(b) if lib.path.is_relative() => b.join(&lib.path),
+        _ => lib.path.clone(),
+    };
+    let path = joined.canonicalize().map_err(|e| Error::Library {
+        path: joined.clone(),
+        why: e.to_string(),
+    })?;
+    if !path.is_file() {
+        return Err(Error::NotAFile { path: joined });
     }
-
-    /// The label when the spec gives no `name=`: the symbol or solver name.
-    pub fn default_label(&self) -> String {
-        match &self.entry {
-            Entry::Tdoku { symbol } => symbol.clone(),
-            Entry::Native { solver } => solver.clone(),
-        }
-    }
-
-    /// The canonical spec; with `isolate` false, what `serve` loads in an
-    /// isolated child.
-    pub fn spec(&self, isolate: bool) -> String {
-        let mut s = format!("lib={}", quote_value(&self.path.display().to_string()));
-        match &self.entry {
-            Entry::Tdoku { symbol } => s.push_str(&format!(",symbol={symbol}")),
-            Entry::Native { solver } => s.push_str(&format!(",solver={}", quote_value(solver))),
-        }
-        if self.config != 0 {
-            s.push_str(&format!(",config={}", self.config));
-        }
-        if !self.reentrant {
-            s.push_str(",reentrant=no");
-        }
-        if isolate {
-            s.push_str(",isolate=yes");
-        }
-        s
-    }
-}
-
-/// A value as a spec holds it: wrapped in single quotes when it has a
-/// comma or a quote of either kind.
-fn quote_value(v: &str) -> String {
-    if v.contains([',', '"', '\'']) && !v.contains('\'') {
-        format!("'{v}'")
-    } else {
-        v.to_string()
-    }
-}
-
-fn check_symbol(s: &str) -> Result<String, String> {
-    let ok = !s.is_empty()
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !s.starts_with(|c: char| c.is_ascii_digit());
-    if ok {
-        Ok(s.to_string())
-    } else {
-        Err(format!("symbol={s:?} is not a C identifier"))
-    }
+    Ok(LibSpec {
+        path,
+        ..lib.clone()
+    })
 }
 
 /// The function a library solver is called through.
@@ -268,26 +161,37 @@ impl LibSolver {
     /// Loads the library and finds the solver; for bench-sudoku's interface
     /// also checks the descriptor and makes and frees one state, so that a
     /// broken solver stops the run before any work.
-    pub fn load(spec: LibSpec, options: &Options) -> Result<LibSolver, String> {
-        let shown = spec.path.display().to_string();
+    pub fn load(spec: LibSpec, options: &Options) -> Result<LibSolver, Error> {
+        let path = &spec.path;
         // SAFETY: loading a library runs its initialisers, which could do
         // anything; that is inherent in loading a user's solver, which the
         // user asked for by naming the file. Nothing else is assumed here.
-        let lib = unsafe { Library::new(&spec.path) }.map_err(|e| format!("lib={shown}: {e}"))?;
+        let lib = unsafe { Library::new(path) }.map_err(|e| Error::Library {
+            path: path.clone(),
+            why: e.to_string(),
+        })?;
         let (function, description) = match &spec.entry {
             Entry::Tdoku { symbol } => {
                 let name = format!("{symbol}\0");
                 // SAFETY: the spec says that this symbol has tdoku's
                 // signature; the harness cannot check a C type, and calls it
                 // only as the header specifies.
-                let f = unsafe { lib.get::<abi::TdokuFn>(name.as_bytes()) }
-                    .map_err(|e| format!("lib={shown}: no symbol {symbol:?}: {e}"))?;
+                let f = unsafe { lib.get::<abi::TdokuFn>(name.as_bytes()) }.map_err(|e| {
+                    Error::NoSymbol {
+                        path: path.clone(),
+                        symbol: symbol.clone(),
+                        why: e.to_string(),
+                    }
+                })?;
                 (
                     Function::Tdoku(*f),
-                    format!("{symbol} in {shown} (tdoku's signature; reports guesses)"),
+                    format!(
+                        "{symbol} in {} (tdoku's signature; reports guesses)",
+                        path.display()
+                    ),
                 )
             }
-            Entry::Native { solver } => native(&lib, &shown, solver, spec.config)?,
+            Entry::Native { solver } => native(&lib, path, solver, spec.config)?,
         };
         Ok(LibSolver {
             lock: (!spec.reentrant).then(|| Arc::new(Mutex::new(()))),
@@ -300,29 +204,32 @@ impl LibSolver {
     }
 }
 
-/// Finds and checks solver `name` of bench-sudoku's interface.
+/// Finds and checks solver `name` of bench-sudoku's interface in the
+/// library loaded from `path`.
 fn native(
     lib: &Library,
-    shown: &str,
+    path: &Path,
     name: &str,
     config: u32,
-) -> Result<(Function, String), String> {
+) -> Result<(Function, String), Error> {
     let registry_name = format!("{}\0", abi::REGISTRY);
     // SAFETY: `bench_sudoku_solvers` is the interface's registry symbol; a
     // library that exports it declares it with this signature.
-    let registry = unsafe { lib.get::<abi::RegistryFn>(registry_name.as_bytes()) }.map_err(|e| {
-        format!(
-            "lib={shown}: no symbol {:?} (solver= needs bench-sudoku's interface, include/bench_sudoku.h; \
-             for tdoku's signature use symbol=): {e}",
-            abi::REGISTRY
-        )
-    })?;
+    let registry =
+        unsafe { lib.get::<abi::RegistryFn>(registry_name.as_bytes()) }.map_err(|e| {
+            Error::NoRegistry {
+                path: path.to_path_buf(),
+                why: e.to_string(),
+            }
+        })?;
     let mut count = 0usize;
     // SAFETY: the registry takes a pointer to a count and returns an array
     // of `count` descriptor pointers (the interface's contract).
     let list = unsafe { registry(&mut count) };
     if list.is_null() && count > 0 {
-        return Err(format!("lib={shown}: {} returned no list", abi::REGISTRY));
+        return Err(Error::NoList {
+            path: path.to_path_buf(),
+        });
     }
     let mut names = Vec::new();
     for i in 0..count {
@@ -341,61 +248,47 @@ fn native(
             names.push(this);
             continue;
         }
-        return checked(desc, shown, name, config);
+        let (function, description) = checked(desc, config).map_err(|why| Error::Descriptor {
+            path: path.to_path_buf(),
+            solver: name.to_string(),
+            why: Box::new(why),
+        })?;
+        let description = description.unwrap_or_else(|| format!("{name} in {}", path.display()));
+        return Ok((function, description));
     }
-    Err(format!(
-        "lib={shown}: no solver {name:?} (it has: {})",
-        if names.is_empty() {
-            "none".to_string()
-        } else {
-            names.join(", ")
-        }
-    ))
+    Err(Error::NoSuchSolver {
+        path: path.to_path_buf(),
+        solver: name.to_string(),
+        has: names,
+    })
 }
 
-/// The solver of descriptor `desc` (named `name` in `shown`) when its
-/// version, size, reports and functions are what this bench-sudoku reads,
-/// and it can make a state (made and freed once here: a solver that cannot
-/// make one stops the run now rather than on every thread).
-fn checked(
-    desc: &abi::Descriptor,
-    shown: &str,
-    name: &str,
-    config: u32,
-) -> Result<(Function, String), String> {
-    let bad = |why: String| format!("lib={shown}: solver {name:?}: {why}");
+/// The solver of descriptor `desc` when its version, size, reports and
+/// functions are what this bench-sudoku reads, and it can make a state
+/// (made and freed once here: a solver that cannot make one stops the run
+/// now rather than on every thread); with its description, if it has one.
+fn checked(desc: &abi::Descriptor, config: u32) -> Result<(Function, Option<String>), Error> {
     if desc.abi_version != abi::VERSION {
-        return Err(bad(format!(
-            "built for interface version {}; this bench-sudoku reads version {}",
-            desc.abi_version,
-            abi::VERSION
-        )));
+        return Err(Error::AbiVersion(desc.abi_version));
     }
     if (desc.struct_size as usize) < std::mem::size_of::<abi::Descriptor>() {
-        return Err(bad(format!(
-            "descriptor of {} bytes; version {} has {}",
-            desc.struct_size,
-            abi::VERSION,
-            std::mem::size_of::<abi::Descriptor>()
-        )));
+        return Err(Error::DescriptorSize(desc.struct_size));
     }
     if desc.reports & !abi::KNOWN_REPORTS != 0 {
-        return Err(bad(format!("unknown reports bits {:#x}", desc.reports)));
+        return Err(Error::ReportsBits(desc.reports));
     }
     let (Some(create), Some(destroy), Some(solve)) = (desc.create, desc.destroy, desc.solve) else {
-        return Err(bad("create, destroy and solve must all be set".into()));
+        return Err(Error::Functions);
     };
     // SAFETY: `create` and `destroy` are the descriptor's functions, called
     // as the interface specifies.
     let state = unsafe { create(config) };
     if state.is_null() {
-        return Err(bad(format!("create({config}) returned NULL")));
+        return Err(Error::CreateNull(config));
     }
     // SAFETY: `state` came from this solver's `create` and is freed once.
     unsafe { destroy(state) };
-    let description = c_text(desc.description)
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| format!("{name} in {shown}"));
+    let description = c_text(desc.description).filter(|s| !s.is_empty());
     Ok((
         Function::Native {
             create,
@@ -710,7 +603,7 @@ impl SolverInstance for LibInstance {
 
 /// Reads 81 solution bytes: digits `1`-`9` (and `.` for a blank when
 /// `blanks`); says which cell holds what otherwise.
-fn read_grid(bytes: &[u8; CELLS], blanks: bool) -> Result<Grid, String> {
+fn read_grid(bytes: &[u8; CELLS], blanks: bool) -> Result<Grid, Error> {
     // The usual case, a full grid, in one branch-free pass (it vectorises);
     // anything else takes the loop below, which says what is wrong.
     let mut cells = [0u8; CELLS];
@@ -728,15 +621,14 @@ fn read_grid(bytes: &[u8; CELLS], blanks: bool) -> Result<Grid, String> {
             b'1'..=b'9' => b - b'0',
             b'.' if blanks => 0,
             _ => {
-                return Err(format!(
-                    "{} holds {}",
-                    cell_name(i),
-                    if b.is_ascii_graphic() {
+                return Err(Error::SolutionCell {
+                    cell: cell_name(i),
+                    holds: if b.is_ascii_graphic() {
                         format!("{:?}", b as char)
                     } else {
                         format!("byte {b:#04x}")
-                    }
-                ))
+                    },
+                })
             }
         };
     }
@@ -869,9 +761,15 @@ mod tests {
         assert_eq!(g.to_line().as_bytes(), line);
         let mut bad = *line;
         bad[10] = b'0';
-        assert_eq!(read_grid(&bad, false).unwrap_err(), "r2c2 holds '0'");
+        assert_eq!(
+            read_grid(&bad, false).unwrap_err().to_string(),
+            "r2c2 holds '0'"
+        );
         bad[10] = 0;
-        assert_eq!(read_grid(&bad, false).unwrap_err(), "r2c2 holds byte 0x00");
+        assert_eq!(
+            read_grid(&bad, false).unwrap_err().to_string(),
+            "r2c2 holds byte 0x00"
+        );
         bad[10] = b'.';
         assert!(read_grid(&bad, false).is_err());
         assert_eq!(read_grid(&bad, true).unwrap().get(10), 0);
@@ -879,14 +777,14 @@ mod tests {
 
     #[test]
     fn specs_are_canonical() {
+        use crate::solver::spec::Spec;
         let here = std::env::current_exe().unwrap();
-        let get = |k: &str| match k {
-            "symbol" => Some("TdokuSolverDpllTriadSimd"),
-            "config" => Some("2"),
-            "reentrant" => Some("no"),
-            _ => None,
-        };
-        let spec = LibSpec::from_keys(here.to_str().unwrap(), &get, None).unwrap();
+        let text = format!(
+            "lib={},symbol=TdokuSolverDpllTriadSimd,config=2,reentrant=no",
+            here.display()
+        );
+        let parsed = Spec::parse(&text).unwrap();
+        let spec = resolve(parsed.library().unwrap(), None).unwrap();
         assert_eq!(spec.default_label(), "TdokuSolverDpllTriadSimd");
         assert_eq!(
             spec.spec(true),
@@ -895,9 +793,10 @@ mod tests {
                 here.canonicalize().unwrap().display()
             )
         );
-        let bad = |k: &'static str, v: &'static str| {
-            let get = move |key: &str| (key == k).then_some(v);
-            LibSpec::from_keys(here.to_str().unwrap(), &get, None).unwrap_err()
+        let bad = |k: &str, v: &str| {
+            Spec::parse(&format!("lib={},{k}={v}", here.display()))
+                .unwrap_err()
+                .why
         };
         assert!(bad("config", "-1").contains("config"));
         assert!(bad("symbol", "a b").contains("C identifier"));

@@ -10,11 +10,11 @@
 //! program cannot be run, or breaks the handshake) does an instance stop
 //! trying: its remaining puzzles are `crashed` with the reason.
 
-use super::ffi::LibSpec;
 use super::protocol::{self, Hello, Reply};
-use super::Options;
+use super::{Error, Options};
 use crate::grid::Grid;
 use crate::solver::seam::{Answer, Capabilities, Clock, ExternalSolver, SolverInstance};
+use crate::solver::spec::{quote_command, LibSpec};
 use crate::solver::{Limits, Status};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -52,9 +52,9 @@ struct Shared {
 impl ProcessSolver {
     /// `cmd=COMMAND`: starts the command once to read its handshake (a
     /// command that cannot start or answer is an error before any work).
-    pub fn command(argv: Vec<String>, options: &Options) -> Result<ProcessSolver, String> {
+    pub fn command(argv: Vec<String>, options: &Options) -> Result<ProcessSolver, Error> {
         let spec = format!("cmd={}", quote_command(&argv));
-        let hello = imp::probe(&argv, options.timeout).map_err(|e| format!("{spec}: {e}"))?;
+        let hello = probe(&argv, options.timeout, &spec)?;
         Ok(ProcessSolver {
             shared: Arc::new(Shared {
                 default_label: hello.name.clone(),
@@ -76,12 +76,10 @@ impl ProcessSolver {
     /// `lib=…,isolate=yes`: the library runs in `bench-sudoku serve`
     /// children, one per thread; a crash or a hang in it is counted like a
     /// command's. The library is never loaded into this process.
-    pub fn isolated(lib: &LibSpec, options: &Options) -> Result<ProcessSolver, String> {
+    pub fn isolated(lib: &LibSpec, options: &Options) -> Result<ProcessSolver, Error> {
         let exe = match &options.exe {
             Some(p) => p.clone(),
-            None => std::env::current_exe().map_err(|e| {
-                format!("isolate=yes: cannot find bench-sudoku's own executable: {e}")
-            })?,
+            None => std::env::current_exe().map_err(|e| Error::OwnExe(e.to_string()))?,
         };
         let argv = vec![
             exe.display().to_string(),
@@ -92,7 +90,7 @@ impl ProcessSolver {
             options.max_guesses.to_string(),
         ];
         let spec = lib.spec(true);
-        let hello = imp::probe(&argv, options.timeout).map_err(|e| format!("{spec}: {e}"))?;
+        let hello = probe(&argv, options.timeout, &spec)?;
         Ok(ProcessSolver {
             shared: Arc::new(Shared {
                 default_label: lib.default_label(),
@@ -110,6 +108,14 @@ impl ProcessSolver {
             }),
         })
     }
+}
+
+/// Starts `argv` once to read its handshake; an error names `spec`.
+fn probe(argv: &[String], timeout: Duration, spec: &str) -> Result<Hello, Error> {
+    imp::probe(argv, timeout).map_err(|why| Error::Probe {
+        spec: spec.to_string(),
+        why: Box::new(why),
+    })
 }
 
 /// The file a command is: its program when given as a path
@@ -151,18 +157,6 @@ fn reports_text(h: &Hello) -> String {
         s.push_str(&names.join(", "));
     }
     s
-}
-
-/// A command as the spec shows it: words joined by spaces, quoted where a
-/// shell would need it.
-fn quote_command(argv: &[String]) -> String {
-    let joined =
-        shlex::try_join(argv.iter().map(String::as_str)).unwrap_or_else(|_| argv.join(" "));
-    if joined.contains(',') && !joined.contains('\'') {
-        format!("'{joined}'")
-    } else {
-        joined
-    }
 }
 
 impl ExternalSolver for ProcessSolver {
@@ -240,7 +234,7 @@ mod imp {
     use std::time::Instant;
 
     /// Starts `argv`, reads its handshake, and shuts it down.
-    pub(super) fn probe(argv: &[String], timeout: Duration) -> Result<Hello, String> {
+    pub(super) fn probe(argv: &[String], timeout: Duration) -> Result<Hello, Error> {
         let p = Running::start(argv, timeout, None)?;
         let hello = p.hello.clone();
         p.shutdown();
@@ -286,7 +280,7 @@ mod imp {
     /// the run rather than of the solver: the environment (no descriptor,
     /// no memory, no process: EMFILE, ENFILE, ENOMEM, EAGAIN) or a program
     /// that cannot be run (it does not exist, is not executable).
-    fn start_error(program: &str, e: &std::io::Error) -> (String, bool) {
+    fn start_error(program: &str, e: &std::io::Error) -> (Error, bool) {
         let environment = matches!(
             e.raw_os_error(),
             Some(libc::EMFILE | libc::ENFILE | libc::ENOMEM | libc::EAGAIN)
@@ -303,13 +297,10 @@ mod imp {
                     | libc::EPERM
             )
         );
-        let why = if environment {
-            format!(
-                "cannot start {program:?}: {e}; the system refused bench-sudoku a resource (not a \
-                 fault of the solver): raise the limit (ulimit -n, ulimit -u) or free memory"
-            )
-        } else {
-            format!("cannot start {program:?}: {e}")
+        let why = Error::Start {
+            program: program.to_string(),
+            why: e.to_string(),
+            environment,
         };
         (why, environment || unrunnable)
     }
@@ -321,7 +312,7 @@ mod imp {
             argv: &[String],
             timeout: Duration,
             expect: Option<&Hello>,
-        ) -> Result<Running, String> {
+        ) -> Result<Running, Error> {
             let mut cmd = Command::new(&argv[0]);
             cmd.args(&argv[1..])
                 // A supervised run's board is its measuring process's alone.
@@ -352,7 +343,7 @@ mod imp {
                 (child.stdin.take(), child.stdout.take(), child.stderr.take())
             else {
                 kill_group(&mut child);
-                return Err("no pipes to the process".into());
+                return Err(Error::NoPipes);
             };
             let stderr = reaper::Tail::drain(err);
             let p = Running {
@@ -380,46 +371,43 @@ mod imp {
             mut self,
             timeout: Duration,
             expect: Option<&Hello>,
-        ) -> Result<Running, String> {
+        ) -> Result<Running, Error> {
             let greeting = protocol::greeting();
             if let Err(e) = self.write(greeting.as_bytes()) {
                 // A closed pipe: it ended (or closed its input) first.
                 let why = if e.kind() == std::io::ErrorKind::BrokenPipe {
-                    "it ended before its handshake".to_string()
+                    Error::EndedBeforeHandshake
                 } else {
-                    format!("cannot send the handshake ({e})")
+                    Error::SendHandshake(e.to_string())
                 };
-                return Err(self.failure(&why));
+                return Err(self.failure(why));
             }
             let line = match self.read_line(Instant::now() + timeout) {
                 Ok((line, _)) => String::from_utf8_lossy(&line).into_owned(),
                 Err(ReadFail::Timeout) => {
-                    return Err(self.failure(&format!(
-                        "no handshake within {}",
-                        humantime::format_duration(timeout)
-                    )))
+                    let within = humantime::format_duration(timeout).to_string();
+                    return Err(self.failure(Error::NoHandshake(within)));
                 }
                 Err(ReadFail::Stopped) => {
                     self.kill();
                     interrupted()
                 }
-                Err(ReadFail::Eof) => return Err(self.failure("it ended before its handshake")),
-                Err(ReadFail::TooLong) => return Err(self.failure("handshake line too long")),
+                Err(ReadFail::Eof) => return Err(self.failure(Error::EndedBeforeHandshake)),
+                Err(ReadFail::TooLong) => return Err(self.failure(Error::HandshakeTooLong)),
                 Err(ReadFail::Io(e)) => {
-                    return Err(self.failure(&format!("reading its handshake: {e}")))
+                    return Err(self.failure(Error::ReadHandshake(e.to_string())))
                 }
             };
             let hello = match Hello::parse(line.trim_end()) {
                 Ok(h) => h,
-                Err(e) => return Err(self.failure(&e)),
+                Err(e) => return Err(self.failure(e)),
             };
             if let Some(first) = expect {
                 if (hello.ns, hello.counters) != (first.ns, first.counters) {
-                    return Err(self.failure(&format!(
-                        "its handshake changed from {:?} to {:?}",
-                        first.line().trim_end(),
-                        hello.line().trim_end()
-                    )));
+                    return Err(self.failure(Error::HandshakeChanged {
+                        from: first.line().trim_end().to_string(),
+                        to: hello.line().trim_end().to_string(),
+                    }));
                 }
             }
             self.hello = hello;
@@ -486,23 +474,15 @@ mod imp {
 
         /// Ends the process after a fault and says how it ended, with the
         /// last line of its stderr: `why (exit status 1; stderr: …)`.
-        fn failure(mut self, why: &str) -> String {
+        fn failure(mut self, why: Error) -> Error {
             let status = reap(&mut self.child);
             // What it started and moved out of its group goes too.
             reaper::sweep();
-            let tail = stderr_tail(&self.stderr);
-            let mut s = why.to_string();
-            let mut facts = Vec::new();
-            if let Some(st) = status {
-                facts.push(st);
+            Error::Failed {
+                why: Box::new(why),
+                status,
+                stderr: stderr_tail(&self.stderr),
             }
-            if let Some(t) = tail {
-                facts.push(format!("stderr: {t}"));
-            }
-            if !facts.is_empty() {
-                s.push_str(&format!(" ({})", facts.join("; ")));
-            }
-            s
         }
 
         /// Kills the process with its group at once (the harness is
@@ -629,7 +609,7 @@ mod imp {
         /// Starts in a row that failed.
         failed_starts: u32,
         /// Set when the instance gave up restarting: why.
-        given_up: Option<String>,
+        given_up: Option<Error>,
         requests: Vec<u8>,
         /// Running mean of the solver's own times (exponential, 1/16).
         mean_ns: Option<f64>,
@@ -648,7 +628,7 @@ mod imp {
         }
 
         /// Makes sure a process runs; `Err` with why when none can.
-        fn ensure_running(&mut self) -> Result<(), String> {
+        fn ensure_running(&mut self) -> Result<(), Error> {
             if let Some(why) = &self.given_up {
                 return Err(why.clone());
             }
@@ -666,22 +646,22 @@ mod imp {
                 }
                 Err(e) => {
                     self.failed_starts += 1;
-                    let why = format!("the solver process did not start: {e}");
                     if self.failed_starts >= MAX_FAILED_STARTS {
-                        self.given_up = Some(format!(
-                            "not restarted after {MAX_FAILED_STARTS} failed starts in a row; last: {e}"
-                        ));
+                        self.given_up = Some(Error::GivenUp {
+                            starts: MAX_FAILED_STARTS,
+                            last: Box::new(e.clone()),
+                        });
                     }
-                    Err(why)
+                    Err(Error::NotStarted(Box::new(e)))
                 }
             }
         }
 
         /// Ends the running process after a fault; returns how it ended.
-        fn fail(&mut self, why: &str) -> String {
+        fn fail(&mut self, why: Error) -> Error {
             match self.process.take() {
                 Some(p) => p.failure(why),
-                None => why.to_string(),
+                None => why,
             }
         }
     }
@@ -724,7 +704,7 @@ mod imp {
                     settle(&mut pending, puzzles, base, out);
                 }
                 if let Err(why) = self.ensure_running() {
-                    out.push(Answer::fault(&puzzles[i], Status::Crashed, why));
+                    out.push(Answer::fault(&puzzles[i], Status::Crashed, why.to_string()));
                     i += 1;
                     continue;
                 }
@@ -733,7 +713,7 @@ mod imp {
                 let sent = match self.send(&puzzles[i..end], limit) {
                     Ok(t) => t,
                     Err(why) => {
-                        out.push(Answer::fault(&puzzles[i], Status::Crashed, why));
+                        out.push(Answer::fault(&puzzles[i], Status::Crashed, why.to_string()));
                         i += 1;
                         continue;
                     }
@@ -741,7 +721,7 @@ mod imp {
                 let fault;
                 (i, fault) = self.read_replies(puzzles, (i, end), limit, sent, out);
                 let Some((status, why)) = fault else { continue };
-                let why = self.fail(&why);
+                let why = self.fail(why);
                 if end - i > 1 {
                     // Several requests in flight: sent again one at a time
                     // to the restarted solver, and the fault kept until
@@ -756,7 +736,7 @@ mod imp {
                 } else {
                     // Its own fault: the one kept, if any, was this.
                     pending = None;
-                    out.push(Answer::fault(&puzzles[i], status, why));
+                    out.push(Answer::fault(&puzzles[i], status, why.to_string()));
                     i += 1;
                 }
             }
@@ -767,7 +747,7 @@ mod imp {
     impl Instance {
         /// Writes the requests of `puzzles` in one write; when it was sent,
         /// or why the solver could not take it (it is then restarted).
-        fn send(&mut self, puzzles: &[Grid], limit: u32) -> Result<Instant, String> {
+        fn send(&mut self, puzzles: &[Grid], limit: u32) -> Result<Instant, Error> {
             self.requests.clear();
             for p in puzzles {
                 protocol::push_request(&mut self.requests, p, limit);
@@ -776,7 +756,7 @@ mod imp {
             let sent = Instant::now();
             match p.write(&self.requests) {
                 Ok(()) => Ok(sent),
-                Err(e) => Err(self.fail(&format!("it stopped reading requests ({e})"))),
+                Err(e) => Err(self.fail(Error::StoppedReading(e.to_string()))),
             }
         }
 
@@ -791,7 +771,7 @@ mod imp {
             limit: u32,
             sent: Instant,
             out: &mut Vec<Answer>,
-        ) -> (usize, Option<(Status, String)>) {
+        ) -> (usize, Option<(Status, Error)>) {
             let timeout = self.shared.timeout;
             let mut last = sent;
             for (i, puzzle) in puzzles.iter().enumerate().take(end).skip(from) {
@@ -815,8 +795,12 @@ mod imp {
                     // The n-th reply answers the n-th request: this fault
                     // is this puzzle's whatever is in flight.
                     Err(e) => {
-                        let why = self.fail(&format!("bad reply: {e}"));
-                        out.push(Answer::fault(puzzle, Status::ProtocolError, why));
+                        let why = self.fail(Error::BadReply(Box::new(e)));
+                        out.push(Answer::fault(
+                            puzzle,
+                            Status::ProtocolError,
+                            why.to_string(),
+                        ));
                         return (i + 1, None);
                     }
                 }
@@ -826,25 +810,15 @@ mod imp {
 
         /// The fault of a reply that did not come; an interrupt ends the
         /// solves here.
-        fn read_fault(&mut self, fail: ReadFail, timeout: Duration) -> (Status, String) {
+        fn read_fault(&mut self, fail: ReadFail, timeout: Duration) -> (Status, Error) {
             match fail {
                 ReadFail::Timeout => {
                     let stopped = self
                         .process
                         .as_ref()
                         .is_some_and(|p| reaper::stopped(p.child.id()));
-                    (
-                        Status::Timeout,
-                        format!(
-                            "no reply within {}{}",
-                            humantime::format_duration(timeout),
-                            if stopped {
-                                " (the process was stopped: SIGSTOP or SIGTSTP)"
-                            } else {
-                                ""
-                            }
-                        ),
-                    )
+                    let timeout = humantime::format_duration(timeout).to_string();
+                    (Status::Timeout, Error::NoReply { timeout, stopped })
                 }
                 ReadFail::Stopped => {
                     if let Some(p) = self.process.take() {
@@ -852,12 +826,9 @@ mod imp {
                     }
                     interrupted()
                 }
-                ReadFail::Eof => (Status::Crashed, "it ended before answering".into()),
-                ReadFail::TooLong => (
-                    Status::ProtocolError,
-                    format!("a reply line longer than {} bytes", protocol::MAX_LINE),
-                ),
-                ReadFail::Io(e) => (Status::Crashed, format!("reading its reply: {e}")),
+                ReadFail::Eof => (Status::Crashed, Error::EndedBeforeAnswer),
+                ReadFail::TooLong => (Status::ProtocolError, Error::ReplyTooLong),
+                ReadFail::Io(e) => (Status::Crashed, Error::ReadReply(e.to_string())),
             }
         }
     }
@@ -915,8 +886,8 @@ mod imp {
 mod imp {
     use super::*;
 
-    pub(super) fn probe(_argv: &[String], _timeout: Duration) -> Result<Hello, String> {
-        Err("solver processes (cmd=, isolate=yes) need a Unix-like system".into())
+    pub(super) fn probe(_argv: &[String], _timeout: Duration) -> Result<Hello, Error> {
+        Err(Error::Unsupported)
     }
 
     pub(super) struct Instance;
@@ -949,10 +920,10 @@ mod tests {
             argv(&["./s", "it's", "a,b"]),
         ] {
             let spec = format!("cmd={},name=x", quote_command(&words));
-            let keys = super::super::split_spec(&spec).unwrap();
+            let keys = crate::solver::spec::pairs(&spec).unwrap();
             assert_eq!(keys.len(), 2, "{spec}");
             assert_eq!(
-                super::super::split_words(&keys[0].1).unwrap(),
+                crate::solver::spec::split_words(&keys[0].1).unwrap(),
                 words,
                 "{spec}"
             );
@@ -966,18 +937,26 @@ mod tests {
             timeout: Duration::from_secs(5),
             ..Options::default()
         };
-        let e = ProcessSolver::command(vec!["true".into()], &opts).unwrap_err();
+        let e = ProcessSolver::command(vec!["true".into()], &opts)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("ended before its handshake"), "{e}");
-        let e = ProcessSolver::command(vec!["/no/such/solver".into()], &opts).unwrap_err();
+        let e = ProcessSolver::command(vec!["/no/such/solver".into()], &opts)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("cannot start"), "{e}");
         let sh = |script: &str| vec!["sh".to_string(), "-c".to_string(), script.to_string()];
-        let e = ProcessSolver::command(sh("echo hello; echo oops >&2"), &opts).unwrap_err();
+        let e = ProcessSolver::command(sh("echo hello; echo oops >&2"), &opts)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("handshake") && e.contains("stderr: oops"), "{e}");
         let quick = Options {
             timeout: Duration::from_millis(200),
             ..Options::default()
         };
-        let e = ProcessSolver::command(sh("sleep 5"), &quick).unwrap_err();
+        let e = ProcessSolver::command(sh("sleep 5"), &quick)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no handshake within"), "{e}");
     }
 }

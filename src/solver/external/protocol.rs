@@ -3,8 +3,10 @@
 //! requests and the replies, read and written by both sides ([`super::process`]
 //! is the harness's side, `bench-sudoku serve` the reference solver).
 
+use super::Error;
 use crate::grid::{Grid, CELLS};
 use crate::solver::seam::{Answer, Counter, CounterSet};
+use crate::solver::spec::{check_label, KeyError};
 use crate::solver::{Counters, Status};
 use std::io::Write;
 
@@ -40,14 +42,11 @@ pub fn greeting() -> String {
 }
 
 /// Reads the harness's handshake line; returns the version it offers.
-pub fn parse_greeting(line: &str) -> Result<u32, String> {
+pub fn parse_greeting(line: &str) -> Result<u32, Error> {
     let mut w = line.split_ascii_whitespace();
     match (w.next(), w.next().map(str::parse::<u32>), w.next()) {
         (Some(MAGIC), Some(Ok(v)), None) if v >= 1 => Ok(v),
-        _ => Err(format!(
-            "expected the greeting '{MAGIC} VERSION', got {:?}",
-            clip(line)
-        )),
+        _ => Err(Error::Greeting(clip(line))),
     }
 }
 
@@ -82,26 +81,26 @@ impl Hello {
     }
 
     /// Reads a solver's handshake line.
-    pub fn parse(line: &str) -> Result<Hello, String> {
-        let bad = |why: String| format!("handshake {:?}: {why}", clip(line));
+    pub fn parse(line: &str) -> Result<Hello, Error> {
+        let bad = |why: Error| Error::Handshake {
+            line: clip(line),
+            why: Box::new(why),
+        };
         let mut words = line.split_ascii_whitespace();
         if let Some("error") = words.clone().next() {
-            return Err(format!(
-                "the solver refused the handshake: {}",
-                clip(line.trim_start().trim_start_matches("error").trim())
-            ));
+            return Err(Error::Refused(clip(
+                line.trim_start().trim_start_matches("error").trim(),
+            )));
         }
         if words.next() != Some(MAGIC) {
-            return Err(bad(format!("expected '{MAGIC} 1 name=… reports=…'")));
+            return Err(bad(Error::NotHandshake));
         }
         let version: u32 = words
             .next()
             .and_then(|v| v.parse().ok())
-            .ok_or_else(|| bad("no version number".into()))?;
+            .ok_or_else(|| bad(Error::NoVersion))?;
         if version != VERSION {
-            return Err(bad(format!(
-                "version {version}; the harness offered {VERSION}"
-            )));
+            return Err(bad(Error::Version(version)));
         }
         let mut hello = Hello {
             version,
@@ -113,10 +112,10 @@ impl Hello {
         for w in words {
             let (k, v) = w
                 .split_once('=')
-                .ok_or_else(|| bad(format!("{w:?} is not key=value")))?;
+                .ok_or_else(|| bad(KeyError::NotKeyValue(w.to_string()).into()))?;
             match k {
                 "name" => {
-                    hello.name = super::check_label(v).map_err(bad)?;
+                    hello.name = check_label(v).map_err(|e| bad(e.into()))?;
                 }
                 "reports" => {
                     seen_reports = true;
@@ -128,23 +127,19 @@ impl Hello {
                                 .iter()
                                 .find(|(name, _)| *name == key)
                                 .map(|&(_, c)| c)
-                                .ok_or_else(|| {
-                                    bad(format!(
-                                        "unknown report {key:?} (known: ns, guesses, backtracks, depth, nodes)"
-                                    ))
-                                })?;
+                                .ok_or_else(|| bad(Error::UnknownReport(key.to_string())))?;
                             hello.counters = hello.counters.with(c);
                         }
                     }
                 }
-                _ => return Err(bad(format!("unknown key {k:?}"))),
+                _ => return Err(bad(Error::UnknownField(k.to_string()))),
             }
         }
         if hello.name.is_empty() {
-            return Err(bad("no name=".into()));
+            return Err(bad(Error::NoName));
         }
         if !seen_reports {
-            return Err(bad("no reports= (it may be empty: reports=)".into()));
+            return Err(bad(Error::NoReports));
         }
         Ok(hello)
     }
@@ -165,19 +160,19 @@ pub fn push_request(buf: &mut Vec<u8>, puzzle: &Grid, limit: u32) {
 }
 
 /// Reads a request line (without its newline): the puzzle and the limit.
-pub fn parse_request(line: &[u8]) -> Result<(Grid, u32), String> {
+pub fn parse_request(line: &[u8]) -> Result<(Grid, u32), Error> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let text = std::str::from_utf8(line).map_err(|_| "the request is not UTF-8".to_string())?;
+    let text = std::str::from_utf8(line).map_err(|_| Error::RequestUtf8)?;
     let mut w = text.split(' ');
     let (Some(p), Some(l), None) = (w.next(), w.next(), w.next()) else {
-        return Err(format!("expected 'PUZZLE LIMIT', got {:?}", clip(text)));
+        return Err(Error::NotRequest(clip(text)));
     };
-    let grid = Grid::parse(p).map_err(|e| format!("puzzle: {e}"))?;
+    let grid = Grid::parse(p).map_err(|e| Error::Puzzle(e.to_string()))?;
     let limit = l
         .parse::<u32>()
         .ok()
         .filter(|&n| n >= 1)
-        .ok_or_else(|| format!("limit {l:?} is not a number of at least 1"))?;
+        .ok_or_else(|| Error::Limit(l.to_string()))?;
     Ok((grid, limit))
 }
 
@@ -253,9 +248,9 @@ pub enum Reply {
 /// Reads a reply line (without its newline) to a request with limit
 /// `limit`, from a solver that introduced itself with `hello`. A line that
 /// breaks the grammar is an `Err` with what is wrong.
-pub fn parse_reply(line: &[u8], hello: &Hello, limit: u32) -> Result<Reply, String> {
+pub fn parse_reply(line: &[u8], hello: &Hello, limit: u32) -> Result<Reply, Error> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let text = std::str::from_utf8(line).map_err(|_| "the reply is not UTF-8".to_string())?;
+    let text = std::str::from_utf8(line).map_err(|_| Error::ReplyUtf8)?;
     if let Some(msg) = text.strip_prefix("error") {
         if msg.is_empty() || msg.starts_with(' ') {
             return Ok(Reply::Error(msg.trim().to_string()));
@@ -268,14 +263,14 @@ pub fn parse_reply(line: &[u8], hello: &Hello, limit: u32) -> Result<Reply, Stri
         f.take(w, hello)?;
     }
     if let Some(c) = hello.counters.iter().find(|&c| !f.seen.has(c)) {
-        let key = KEYS.iter().find(|(_, k)| *k == c).map_or("?", |(n, _)| n);
-        return Err(format!("declared key {key} missing"));
+        let key = KEYS.iter().find(|(_, k)| *k == c).map_or("?", |&(n, _)| n);
+        return Err(Error::Missing(key));
     }
     if hello.ns && f.ns.is_none() {
-        return Err("declared key ns missing".into());
+        return Err(Error::Missing("ns"));
     }
     if f.stopped == Some(Status::Stalled) && count > 0 {
-        return Err("stopped=stalled with a solution".into());
+        return Err(Error::StalledWithSolution);
     }
     Ok(Reply::Answer {
         count,
@@ -292,31 +287,22 @@ fn head<'a>(
     words: &mut impl Iterator<Item = &'a str>,
     text: &str,
     limit: u32,
-) -> Result<(u32, Option<Grid>), String> {
-    let count: u32 = words.next().and_then(|w| w.parse().ok()).ok_or_else(|| {
-        format!(
-            "expected 'COUNT SOLUTION …' or 'error …', got {:?}",
-            clip(text)
-        )
-    })?;
-    if count > limit {
-        return Err(format!("count {count} is above the limit of {limit}"));
-    }
-    let sol = words
+) -> Result<(u32, Option<Grid>), Error> {
+    let count: u32 = words
         .next()
-        .ok_or_else(|| format!("no solution field in {:?}", clip(text)))?;
+        .and_then(|w| w.parse().ok())
+        .ok_or_else(|| Error::NotReply(clip(text)))?;
+    if count > limit {
+        return Err(Error::AboveLimit { count, limit });
+    }
+    let sol = words.next().ok_or_else(|| Error::NoSolution(clip(text)))?;
     let solution = match (count, sol) {
         (0, "-") => None,
-        (0, _) => {
-            return Err(format!(
-                "count 0 with solution {:?} (expected '-')",
-                clip(sol)
-            ))
-        }
+        (0, _) => return Err(Error::ZeroWithSolution(clip(sol))),
         (_, s) if s.len() == CELLS && s.bytes().all(|b| (b'1'..=b'9').contains(&b)) => {
-            Some(Grid::parse(s).map_err(|e| e.to_string())?)
+            Some(Grid::parse(s).map_err(|e| Error::SolutionGrid(e.to_string()))?)
         }
-        (_, s) => return Err(format!("solution {:?} is not 81 digits 1-9", clip(s))),
+        (_, s) => return Err(Error::NotDigits(clip(s))),
     };
     Ok((count, solution))
 }
@@ -333,30 +319,31 @@ struct Fields {
 impl Fields {
     /// Takes one field: `stopped=…`, `ns=…` or a counter declared in the
     /// handshake, each at most once.
-    fn take(&mut self, w: &str, hello: &Hello) -> Result<(), String> {
+    fn take(&mut self, w: &str, hello: &Hello) -> Result<(), Error> {
         let (k, v) = w
             .split_once('=')
-            .ok_or_else(|| format!("{:?} is not key=value", clip(w)))?;
+            .ok_or_else(|| KeyError::NotKeyValue(clip(w)))?;
         if k == "stopped" {
             if self.stopped.is_some() {
-                return Err("stopped= given twice".into());
+                return Err(Error::StoppedTwice);
             }
             self.stopped = Some(match v {
                 "gave_up" => Status::GaveUp,
                 "stalled" => Status::Stalled,
-                _ => return Err(format!("stopped={v:?} (expected gave_up or stalled)")),
+                _ => return Err(Error::Stopped(v.to_string())),
             });
             return Ok(());
         }
-        let value: u64 = v
-            .parse()
-            .map_err(|_| format!("{k}={:?} is not a number", clip(v)))?;
+        let value: u64 = v.parse().map_err(|_| Error::NotANumber {
+            key: k.to_string(),
+            value: clip(v),
+        })?;
         if k == "ns" {
             if !hello.ns {
-                return Err("key ns was not declared in the handshake".into());
+                return Err(Error::Undeclared(k.to_string()));
             }
             if self.ns.replace(value).is_some() {
-                return Err("key ns given twice".into());
+                return Err(Error::FieldTwice(k.to_string()));
             }
             return Ok(());
         }
@@ -364,12 +351,12 @@ impl Fields {
             .iter()
             .find(|(name, _)| *name == k)
             .map(|&(_, c)| c)
-            .ok_or_else(|| format!("unknown key {k:?}"))?;
+            .ok_or_else(|| Error::UnknownField(k.to_string()))?;
         if !hello.counters.has(c) {
-            return Err(format!("key {k} was not declared in the handshake"));
+            return Err(Error::Undeclared(k.to_string()));
         }
         if self.seen.has(c) {
-            return Err(format!("key {k} given twice"));
+            return Err(Error::FieldTwice(k.to_string()));
         }
         self.seen = self.seen.with(c);
         match c {
@@ -435,6 +422,7 @@ mod tests {
         }
         assert!(Hello::parse("error no version I know")
             .unwrap_err()
+            .to_string()
             .contains("no version I know"));
         assert_eq!(parse_greeting("bench-sudoku-protocol 3\n"), Ok(3));
         assert!(parse_greeting("bench-sudoku-protocol").is_err());
@@ -451,7 +439,10 @@ mod tests {
         assert!(parse_request(&buf[..81]).is_err(), "no limit");
         let mut zero = buf[..82].to_vec();
         zero.push(b'0');
-        assert!(parse_request(&zero).unwrap_err().contains("limit"));
+        assert!(parse_request(&zero)
+            .unwrap_err()
+            .to_string()
+            .contains("limit"));
     }
 
     #[test]
@@ -503,7 +494,7 @@ mod tests {
             ("yes".to_string(), "expected 'COUNT"),
             (String::new(), "expected 'COUNT"),
         ] {
-            let e = parse_reply(line.as_bytes(), &h, 1).unwrap_err();
+            let e = parse_reply(line.as_bytes(), &h, 1).unwrap_err().to_string();
             assert!(e.contains(why), "{line}: {e}");
         }
         assert_eq!(

@@ -14,6 +14,8 @@
 //! spec = "lib=./libmine.so,solver=mine"        # any spec, as given to -s
 //! ```
 
+use super::Error;
+use crate::solver::spec::{self, External, KeyError};
 use std::path::{Path, PathBuf};
 
 /// One labelled solver of a file.
@@ -25,6 +27,15 @@ pub struct Entry {
     /// The file that defined it (relative `lib=` paths start from its
     /// directory).
     pub file: PathBuf,
+}
+
+impl Entry {
+    /// The solver its keys name, and the label their `name=` gives, read
+    /// by the spec parser (nothing is loaded). Done when the label is
+    /// used, so that an entry no run uses is never refused.
+    pub fn solver(&self) -> Result<(Option<String>, External), KeyError> {
+        External::from_pairs(&self.keys)
+    }
 }
 
 /// The keys a `[solvers.LABEL]` table may have, with the spec key each is.
@@ -40,35 +51,45 @@ const TABLE_KEYS: [&str; 8] = [
 ];
 
 /// Reads a solvers file; every error names the file and the label.
-pub fn read(path: &Path) -> anyhow::Result<Vec<Entry>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| anyhow::anyhow!("--solvers {}: {e}", path.display()))?;
+pub fn read(path: &Path) -> Result<Vec<Entry>, Error> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::ReadSolvers {
+        file: path.to_path_buf(),
+        why: e.to_string(),
+    })?;
     parse(&text, path)
 }
 
 /// Parses the text of a solvers file read from `path`.
-pub fn parse(text: &str, path: &Path) -> anyhow::Result<Vec<Entry>> {
-    let shown = path.display();
-    let doc: toml::Table = toml::from_str(text).map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
+pub fn parse(text: &str, path: &Path) -> Result<Vec<Entry>, Error> {
+    let file = || path.to_path_buf();
+    let doc: toml::Table = toml::from_str(text).map_err(|e| Error::Toml {
+        file: file(),
+        why: e.to_string(),
+    })?;
     if let Some(k) = doc.keys().find(|k| *k != "solvers") {
-        anyhow::bail!("{shown}: unknown top-level key {k:?} (expected [solvers.LABEL] tables)");
+        return Err(Error::TopKey {
+            file: file(),
+            key: k.clone(),
+        });
     }
     let Some(solvers) = doc.get("solvers") else {
-        anyhow::bail!("{shown}: no [solvers.LABEL] table");
+        return Err(Error::NoTables { file: file() });
     };
     let solvers = solvers
         .as_table()
-        .ok_or_else(|| anyhow::anyhow!("{shown}: 'solvers' must be a table of tables"))?;
+        .ok_or_else(|| Error::NotTables { file: file() })?;
     let mut out = Vec::new();
     for (label, table) in solvers {
-        let bad = |why: String| anyhow::anyhow!("{shown}: [solvers.{label}]: {why}");
-        super::check_label(label).map_err(bad)?;
+        let bad = |why: Error| Error::Table {
+            file: file(),
+            label: label.clone(),
+            why: Box::new(why),
+        };
+        spec::check_label(label).map_err(|e| bad(e.into()))?;
         if crate::solver::Strategy::named(label).is_some() {
-            return Err(bad(format!("{label:?} is a built-in strategy's name")));
+            return Err(bad(Error::BuiltinName(label.clone())));
         }
-        let table = table
-            .as_table()
-            .ok_or_else(|| bad("must be a table".into()))?;
+        let table = table.as_table().ok_or_else(|| bad(Error::NotATable))?;
         let keys = table_keys(table).map_err(bad)?;
         out.push(Entry {
             label: label.clone(),
@@ -80,52 +101,55 @@ pub fn parse(text: &str, path: &Path) -> anyhow::Result<Vec<Entry>> {
 }
 
 /// The spec keys of one table.
-fn table_keys(table: &toml::Table) -> Result<Vec<(String, String)>, String> {
+fn table_keys(table: &toml::Table) -> Result<Vec<(String, String)>, Error> {
     if let Some(k) = table.keys().find(|k| !TABLE_KEYS.contains(&k.as_str())) {
-        return Err(format!(
-            "unknown key {k:?} (keys: {})",
-            TABLE_KEYS.join(", ")
-        ));
+        return Err(Error::TableKey {
+            key: k.clone(),
+            keys: &TABLE_KEYS,
+        });
     }
-    if let Some(spec) = table.get("spec") {
+    if let Some(text) = table.get("spec") {
         if table.len() > 1 {
-            return Err("spec = \"…\" stands alone (no other keys)".into());
+            return Err(Error::SpecAlone);
         }
-        let spec = spec.as_str().ok_or("spec must be a string")?;
-        return super::split_spec(spec);
+        let text = text.as_str().ok_or(Error::SpecNotString)?;
+        return Ok(spec::pairs(text)?);
     }
     let mut keys = Vec::new();
     for (k, v) in table {
         let value = match (k.as_str(), v) {
             ("cmd", toml::Value::Array(words)) => {
                 let words: Option<Vec<&str>> = words.iter().map(toml::Value::as_str).collect();
-                let words = words.ok_or("cmd = [...] must hold strings")?;
+                let words = words.ok_or(Error::CommandNotStrings)?;
                 if words.is_empty() {
-                    return Err("cmd = [] is empty".into());
+                    return Err(Error::EmptyCommandList);
                 }
-                shlex::try_join(words).map_err(|e| format!("cmd: {e}"))?
+                shlex::try_join(words).map_err(|e| Error::CommandJoin(e.to_string()))?
             }
             ("reentrant" | "isolate", toml::Value::Boolean(b)) => {
                 if *b { "yes" } else { "no" }.to_string()
             }
             ("config", toml::Value::Integer(n)) => n.to_string(),
-            ("reentrant" | "isolate" | "config", _) => {
-                return Err(format!("{k} = {v}: not a {}", expected_type(k)))
-            }
+            ("reentrant" | "isolate" | "config", _) => return Err(wrong_type(k, v)),
             (_, toml::Value::String(s)) => s.clone(),
-            (k, v) => return Err(format!("{k} = {v}: not a {}", expected_type(k))),
+            (k, v) => return Err(wrong_type(k, v)),
         };
         keys.push((k.clone(), value));
     }
     Ok(keys)
 }
 
-fn expected_type(key: &str) -> &'static str {
-    match key {
-        "reentrant" | "isolate" => "boolean",
-        "config" => "number",
-        "cmd" => "string or array of strings",
-        _ => "string",
+/// Value `v` of key `key` is not of the type the key takes.
+fn wrong_type(key: &str, v: &toml::Value) -> Error {
+    Error::ValueType {
+        key: key.to_string(),
+        value: v.to_string(),
+        expected: match key {
+            "reentrant" | "isolate" => "boolean",
+            "config" => "number",
+            "cmd" => "string or array of strings",
+            _ => "string",
+        },
     }
 }
 
