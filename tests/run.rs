@@ -780,7 +780,11 @@ fn a_run_too_short_to_time_is_said_everywhere() {
     let summary = json(&out.join("summary.json"));
     let short = summary["results"][0]["too_short"].as_bool().unwrap();
     let stderr = text(&o.stderr);
-    assert_eq!(stderr.contains("too short to time: easy/fast"), short, "{stderr}");
+    assert_eq!(
+        stderr.contains("too short to time: easy/fast"),
+        short,
+        "{stderr}"
+    );
     // The full table (--details) has puzzles/s, marked.
     let stdout = text(&o.stdout);
     assert_eq!(stdout.contains("(too short)"), short, "{stdout}");
