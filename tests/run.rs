@@ -805,3 +805,65 @@ fn a_run_too_short_to_time_is_said_everywhere() {
         eprintln!("the machine was too loaded for a one-puzzle run to be too short");
     }
 }
+
+/// `repeat=` and `warmup=` in a spec give that strategy passes of its own:
+/// made as asked (its per-pass totals), recorded in meta.json, shown in
+/// summary.md; its pair with a strategy of other passes is shown but not
+/// judged; a bad value is an error before any work.
+#[test]
+fn a_strategy_makes_the_passes_its_spec_asks_for() {
+    let dir = scratch("own-passes");
+    let out = dir.join("r");
+    let o = bin(&[
+        "run",
+        "datasets/hard.csv",
+        "-s",
+        "fast",
+        "-s",
+        "mrv,repeat=1,warmup=0",
+        "--repeat",
+        "3",
+        "--limit",
+        "100",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let meta = json(&out.join("meta.json"));
+    let details = meta["options"]["strategy_details"].as_array().unwrap();
+    assert!(details[0].get("passes").is_none(), "{meta}");
+    assert_eq!(details[1]["passes"]["repeat"], 1);
+    assert_eq!(details[1]["passes"]["warmup"], 0);
+    let summary = json(&out.join("summary.json"));
+    let passes = |i: usize| {
+        summary["results"][i]["pass_solve_ns"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    assert_eq!((passes(0), passes(1)), (3, 1));
+    assert!(
+        text(&o.stdout).contains("not judged"),
+        "{}",
+        text(&o.stdout)
+    );
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("mrv: repeat 1, warm-up 0"), "{md}");
+    let bad = dir.join("bad");
+    let o = bin(&[
+        "run",
+        "datasets/hard.csv",
+        "-s",
+        "fast,repeat=0",
+        "--out",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("repeat=\"0\""),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!bad.exists());
+}

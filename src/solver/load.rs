@@ -50,6 +50,7 @@ impl Strategy {
         if let Some(label) = &spec.label {
             strategy.relabel(label);
         }
+        strategy.set_passes(spec.repeat, spec.warmup);
         if let Some(rev) = &spec.rev {
             strategy.set_revision(Revision {
                 id: rev.clone(),

@@ -73,8 +73,15 @@ pub struct Spec {
     pub label: Option<String>,
     /// `rev=`: the revision of the solver the run measures.
     pub rev: Option<String>,
+    /// `repeat=` and `warmup=`: the measured and discarded passes this
+    /// strategy makes, where they differ from the run's.
+    pub repeat: Option<u32>,
+    pub warmup: Option<u32>,
     pub target: Target,
 }
+
+/// The most passes `repeat=` or `warmup=` may ask for (as `--repeat`).
+pub const MAX_PASSES: u32 = 1000;
 
 /// What a spec runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -152,8 +159,8 @@ const CMD_KEYS: [&str; 2] = ["cmd", "name"];
 
 /// The keys of a generic strategy spec (and the external solvers' first
 /// keys), for "did you mean".
-const SPEC_KEYS: [&str; 9] = [
-    "prop", "branch", "order", "root", "guess", "name", "rev", "lib", "cmd",
+const SPEC_KEYS: [&str; 11] = [
+    "prop", "branch", "order", "root", "guess", "name", "rev", "repeat", "warmup", "lib", "cmd",
 ];
 
 impl Spec {
@@ -171,12 +178,20 @@ impl Spec {
             return Err(err("empty strategy".into()));
         }
         let mut tokens = tokens(trimmed).map_err(|e| err(e.to_string()))?;
+        let repeat = take_passes(&mut tokens, "repeat", 1).map_err(err)?;
+        let warmup = take_passes(&mut tokens, "warmup", 0).map_err(err)?;
         let rev = take_rev(&mut tokens).map_err(err)?;
         if tokens.len() == 1 && tokens[0].is_empty() {
             return Err(err("empty strategy".into()));
         }
         let (label, target) = target(&tokens).map_err(err)?;
-        Ok(Spec { label, rev, target })
+        Ok(Spec {
+            label,
+            rev,
+            repeat,
+            warmup,
+            target,
+        })
     }
 
     /// Sets `key` to `value` as a spec that gave it would have it (a
@@ -196,6 +211,14 @@ impl Spec {
             },
             ("rev", _) => revision::check(value).map(|rev| {
                 self.rev = Some(rev);
+                true
+            }),
+            ("repeat", _) => passes_value("repeat", value, 1).map(|n| {
+                self.repeat = Some(n);
+                true
+            }),
+            ("warmup", _) => passes_value("warmup", value, 0).map(|n| {
+                self.warmup = Some(n);
                 true
             }),
             (_, Target::Builtin(axes)) if axes.takes_axes() => axes.set(key, value),
@@ -232,8 +255,48 @@ impl fmt::Display for Spec {
         if let Some(rev) = &self.rev {
             write!(f, ",rev={rev}")?;
         }
+        if let Some(n) = self.repeat {
+            write!(f, ",repeat={n}")?;
+        }
+        if let Some(n) = self.warmup {
+            write!(f, ",warmup={n}")?;
+        }
         Ok(())
     }
+}
+
+/// Splits off the `key=` of a strategy's passes (`repeat`, `warmup`): its
+/// checked value, if given once.
+fn take_passes(tokens: &mut Vec<String>, key: &str, least: u32) -> Result<Option<u32>, String> {
+    let is_key = |t: &String| t.split_once('=').is_some_and(|(k, _)| k.trim() == key);
+    let given: Vec<String> = tokens.iter().filter(|t| is_key(t)).cloned().collect();
+    let first = match given.as_slice() {
+        [] => return Ok(None),
+        [one] => one,
+        _ => return Err(format!("{key}= is given twice")),
+    };
+    let n = passes_value(
+        key,
+        first.split_once('=').map_or("", |(_, v)| v.trim()),
+        least,
+    )?;
+    tokens.retain(|t| !is_key(t));
+    if tokens.is_empty() {
+        return Err(format!(
+            "{key}={n} gives a strategy's passes: give the strategy too, e.g. 'cmd=./mine,{key}={n}'"
+        ));
+    }
+    Ok(Some(n))
+}
+
+/// The value of `repeat=` or `warmup=`: a whole number from `least` to
+/// [`MAX_PASSES`].
+fn passes_value(key: &str, value: &str, least: u32) -> Result<u32, String> {
+    value
+        .parse::<u32>()
+        .ok()
+        .filter(|n| (least..=MAX_PASSES).contains(n))
+        .ok_or_else(|| format!("{key}={value:?}: give a whole number from {least} to {MAX_PASSES}"))
 }
 
 /// Splits off the `rev=` key: its checked value, if given once.
@@ -794,6 +857,9 @@ mod tests {
             "cmd=python3 solver.py",
             "cmd='./s --modes a,b',name=x",
             r#"cmd=python3 "my solver.py""#,
+            "cmd=python3 s.py,repeat=1,warmup=0",
+            "fast,repeat=5",
+            "warmup=2,tdoku,name=t",
         ] {
             let spec = Spec::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
             let canonical = spec.to_string();
@@ -820,6 +886,19 @@ mod tests {
         for (text, why) in [
             ("", "empty strategy"),
             ("  ", "empty strategy"),
+            (
+                "fast,repeat=0",
+                "repeat=\"0\": give a whole number from 1 to 1000",
+            ),
+            (
+                "fast,warmup=x",
+                "warmup=\"x\": give a whole number from 0 to 1000",
+            ),
+            ("fast,repeat=1,repeat=2", "repeat= is given twice"),
+            (
+                "repeat=2",
+                "repeat=2 gives a strategy's passes: give the strategy too",
+            ),
             (
                 "fastest,order=desc",
                 "unknown strategy \"fastest\", did you mean \"fast\"?",

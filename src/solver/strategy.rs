@@ -148,6 +148,9 @@ pub struct Strategy {
     name: String,
     engine: Engine,
     revision: Option<Revision>,
+    /// The (measured, warm-up) passes its spec asked for (`repeat=`,
+    /// `warmup=`), each `None` where the run's apply.
+    passes: (Option<u32>, Option<u32>),
 }
 
 /// A named strategy of the catalogue.
@@ -288,6 +291,7 @@ impl Strategy {
             name,
             engine: Engine::Builtin(engine),
             revision: None,
+            passes: (None, None),
         }
     }
 
@@ -297,6 +301,7 @@ impl Strategy {
             name: n.name.to_string(),
             engine: Engine::Builtin(n.engine),
             revision: None,
+            passes: (None, None),
         })
     }
 
@@ -308,6 +313,7 @@ impl Strategy {
                 name: n.name.to_string(),
                 engine: Engine::Builtin(n.engine),
                 revision: None,
+                passes: (None, None),
             })
             .collect()
     }
@@ -318,12 +324,24 @@ impl Strategy {
             name: label.into(),
             engine: Engine::External(solver),
             revision: None,
+            passes: (None, None),
         }
     }
 
     /// This strategy under `label` (a spec's `name=`).
     pub(super) fn relabel(&mut self, label: &str) {
         self.name = label.to_string();
+    }
+
+    /// The passes its spec asked for: (`repeat=`, `warmup=`), each `None`
+    /// where the run's apply.
+    pub fn passes(&self) -> (Option<u32>, Option<u32>) {
+        self.passes
+    }
+
+    /// This strategy with the passes a spec gave.
+    pub(super) fn set_passes(&mut self, repeat: Option<u32>, warmup: Option<u32>) {
+        self.passes = (repeat, warmup);
     }
 
     /// This strategy at the revision a spec gave (`rev=`).

@@ -5,7 +5,7 @@
 
 use super::progress::{self, ProgressMode};
 use super::{strategies, RunArgs, Undecided};
-use crate::bench::{sysinfo, RunOptions};
+use crate::bench::{sysinfo, Passes, RunOptions};
 use crate::commands::compare::FailOn;
 use crate::compare::gate::Gate;
 use crate::report::Exporter;
@@ -123,7 +123,6 @@ fn options(args: &RunArgs, strategies: Vec<Strategy>, gated: bool) -> RunOptions
         .max(1);
     RunOptions {
         datasets: args.datasets.clone(),
-        strategies,
         threads: match args.threads.first().copied().unwrap_or(0) {
             0 => sysinfo::logical_cores(),
             n => n,
@@ -146,8 +145,27 @@ fn options(args: &RunArgs, strategies: Vec<Strategy>, gated: bool) -> RunOptions
         baseline: 0,
         gate_pair: None,
         rotation: 0,
-        strategy_passes: Vec::new(),
+        strategy_passes: own_passes(&strategies, repeat, warmup),
+        strategies,
     }
+}
+
+/// The strategies whose specs asked for passes of their own (`repeat=`,
+/// `warmup=`), each key it did not give taken from the run's.
+fn own_passes(strategies: &[Strategy], repeat: u32, warmup: u32) -> Vec<(String, Passes)> {
+    strategies
+        .iter()
+        .filter_map(|s| match s.passes() {
+            (None, None) => None,
+            (r, w) => Some((
+                s.name().to_string(),
+                Passes {
+                    repeat: r.unwrap_or(repeat),
+                    warmup: w.unwrap_or(warmup),
+                },
+            )),
+        })
+        .collect()
 }
 
 /// The batch size without `--batch-size`: [`crate::bench::DEFAULT_BATCH`],
