@@ -13,12 +13,16 @@ fn readme() -> String {
     std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap()
 }
 
-/// The arguments of the quick-start command: the first
-/// `cargo run --release -- …` line, without its comment.
+/// How README.md's quick-start command starts: install, then run the
+/// installed binary.
+const QUICK_START: &str = "cargo install --locked --path . && bench-sudoku ";
+
+/// The arguments of the quick-start command: the first line that starts
+/// with [`QUICK_START`], without its comment.
 fn quick_start_args(readme: &str) -> Vec<String> {
     let line = readme
         .lines()
-        .find_map(|l| l.strip_prefix("cargo run --release -- "))
+        .find_map(|l| l.strip_prefix(QUICK_START))
         .expect("README.md has a quick-start command");
     let command = line.split('#').next().unwrap();
     command.split_whitespace().map(str::to_string).collect()
@@ -93,7 +97,7 @@ fn the_readme_example_shows_a_fresh_runs_exact_counters() {
         (&["dataset", "strategy", "solved"], &["guesses/puzzle"]),
     );
     assert!(!shown.is_empty(), "no rows in README.md's example block");
-    let command = format!("cargo run --release -- {}", args.join(" "));
+    let command = format!("bench-sudoku {}", args.join(" "));
     assert!(
         block.iter().any(|l| l.contains(&command)),
         "the block does not name the quick-start command {command:?}: run scripts/readme-example.sh"
