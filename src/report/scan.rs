@@ -269,20 +269,7 @@ fn table_row(r: &ScanRow) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::scan::{Point, Setting};
-
-    fn plan(axis: Axis, values: &[&str]) -> Plan {
-        Plan {
-            axis,
-            points: values
-                .iter()
-                .map(|v| Point {
-                    value: v.to_string(),
-                    setting: Setting::Strategies(Vec::new()),
-                })
-                .collect(),
-        }
-    }
+    use crate::results::scan::test_plan as plan;
 
     fn row(value: &str, dataset: &str, strategy: &str) -> ScanRow {
         ScanRow {

@@ -90,9 +90,57 @@ pub struct ByClass {
     /// written: what the gate pairs.
     #[serde(skip)]
     samples: HashMap<(String, String), Vec<(u64, u64)>>,
-    /// Per dataset: each puzzle's classes (scheme, label).
+    /// Per dataset: each puzzle's classes.
     #[serde(skip)]
-    classes: HashMap<String, HashMap<u64, Vec<(String, String)>>>,
+    classes: HashMap<String, HashMap<u64, Classes>>,
+}
+
+/// A class: its scheme (`effort`, `rating`) and label.
+type Key = (&'static str, &'static str);
+
+/// One puzzle's class in each scheme.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Classes {
+    effort: Option<&'static str>,
+    rating: Option<&'static str>,
+}
+
+impl Classes {
+    /// The classes the puzzle is in.
+    fn keys(self) -> impl Iterator<Item = Key> {
+        let effort = self.effort.map(|l| ("effort", l));
+        let rating = self.rating.map(|l| ("rating", l));
+        effort.into_iter().chain(rating)
+    }
+}
+
+/// One strategy's puzzles of one class: how many have rows, and the timed
+/// ones' (index, time).
+#[derive(Default)]
+struct Bucket {
+    puzzles: u64,
+    timed: Vec<(u64, u64)>,
+}
+
+/// A unit's rows (`indexes`, and its `timed` (index, time)) sorted into
+/// the classes `of` gives their puzzles, in one pass over them.
+fn buckets(
+    indexes: &[u64],
+    timed: &[(u64, u64)],
+    of: &HashMap<u64, Classes>,
+) -> HashMap<Key, Bucket> {
+    let mut out: HashMap<Key, Bucket> = HashMap::new();
+    for i in indexes {
+        for key in of.get(i).into_iter().flat_map(|c| c.keys()) {
+            out.entry(key).or_default().puzzles += 1;
+        }
+    }
+    for &(i, t) in timed {
+        for key in of.get(&i).into_iter().flat_map(|c| c.keys()) {
+            out.entry(key).or_default().timed.push((i, t));
+        }
+    }
+    out
 }
 
 /// What one strategy's rows of one dataset hold.
@@ -120,13 +168,12 @@ impl ByClass {
                 None => effort_after_run(meta, &ds.name, &indexes_of(&units, &ds.name)),
             };
             out.effort_source.push((ds.name.clone(), source));
-            let mut of: HashMap<u64, Vec<(String, String)>> = HashMap::new();
+            let mut of: HashMap<u64, Classes> = HashMap::new();
             for (&i, &g) in effort.iter().flatten() {
-                let c = EFFORT_CLASSES[effort_class(g)].to_string();
-                of.entry(i).or_default().push(("effort".into(), c));
+                of.entry(i).or_default().effort = Some(EFFORT_CLASSES[effort_class(g)]);
             }
-            for (&i, c) in ratings.get(&ds.name).into_iter().flatten() {
-                of.entry(i).or_default().push(("rating".into(), c.clone()));
+            for (&i, &c) in ratings.get(&ds.name).into_iter().flatten() {
+                of.entry(i).or_default().rating = Some(c);
             }
             out.classes.insert(ds.name.clone(), of);
         }
@@ -147,72 +194,39 @@ impl ByClass {
             let Some(of) = self.classes.get(&ds.name) else {
                 continue;
             };
+            let sorted: HashMap<&str, HashMap<Key, Bucket>> = meta
+                .options
+                .strategies
+                .iter()
+                .filter_map(|st| {
+                    let u = units.get(&(ds.name.clone(), st.clone()))?;
+                    Some((st.as_str(), buckets(&u.indexes, &u.timed, of)))
+                })
+                .collect();
             for (scheme, labels) in schemes() {
                 for label in labels {
-                    let members = |i: &u64| {
-                        of.get(i)
-                            .is_some_and(|v| v.iter().any(|(s, c)| s == scheme && c == label))
-                    };
+                    let of_class = |st: &str| sorted.get(st)?.get(&(scheme, label));
                     for st in &meta.options.strategies {
-                        let Some(u) = units.get(&(ds.name.clone(), st.clone())) else {
+                        let Some(b) = of_class(st).filter(|b| b.puzzles > 0) else {
                             continue;
                         };
-                        let puzzles = u.indexes.iter().filter(|i| members(i)).count() as u64;
-                        if puzzles == 0 {
-                            continue;
-                        }
-                        let times: Vec<(u64, u64)> = u
-                            .timed
-                            .iter()
-                            .copied()
-                            .filter(|(i, _)| members(i))
-                            .collect();
                         let ratio = reference
                             .as_ref()
                             .filter(|r| *r != st)
-                            .and_then(|r| self.ratio(&ds.name, st, r, &members, LEVEL));
-                        rows.push(row(&ds.name, (scheme, label), st, puzzles, &times, ratio));
+                            .and_then(|r| ratio(&b.timed, &of_class(r)?.timed, r, LEVEL));
+                        rows.push(row(
+                            &ds.name,
+                            (scheme, label),
+                            st,
+                            b.puzzles,
+                            &b.timed,
+                            ratio,
+                        ));
                     }
                 }
             }
         }
         rows
-    }
-
-    /// The paired ratio of `strategy` to `reference` on the puzzles of
-    /// `dataset` that `member` accepts, with an interval at `level`.
-    fn ratio(
-        &self,
-        dataset: &str,
-        strategy: &str,
-        reference: &str,
-        member: &dyn Fn(&u64) -> bool,
-        level: f64,
-    ) -> Option<ClassRatio> {
-        let get = |s: &str| self.samples.get(&(dataset.to_string(), s.to_string()));
-        let (mine, base) = (get(strategy)?, get(reference)?);
-        let base: HashMap<u64, u64> = base.iter().copied().filter(|(i, _)| member(i)).collect();
-        let logs: Vec<f64> = mine
-            .iter()
-            .filter(|(i, _)| member(i))
-            .filter_map(|(i, t)| {
-                let b = *base.get(i)?;
-                Some(((*t).max(1) as f64 / b.max(1) as f64).ln())
-            })
-            .collect();
-        if logs.is_empty() {
-            return None;
-        }
-        let mean = logs.iter().sum::<f64>() / logs.len() as f64;
-        let interval = (logs.len() >= MIN_PAIRS).then(|| block_interval(&logs, level));
-        Some(ClassRatio {
-            reference: reference.to_string(),
-            pairs: logs.len() as u64,
-            geomean: mean.exp(),
-            low: interval.map(|(lo, _)| lo.exp()),
-            high: interval.map(|(_, hi)| hi.exp()),
-            level,
-        })
     }
 
     /// The gate's look at each class: for every class of `dataset` with
@@ -228,32 +242,34 @@ impl ByClass {
         alpha: f64,
     ) -> Option<(String, ClassRatio)> {
         let of = self.classes.get(dataset)?;
-        let judged: Vec<(&str, &str)> = schemes()
+        let mut sizes: HashMap<Key, usize> = HashMap::new();
+        for key in of.values().flat_map(|c| c.keys()) {
+            *sizes.entry(key).or_default() += 1;
+        }
+        let judged: Vec<Key> = schemes()
             .into_iter()
             .flat_map(|(s, labels)| labels.into_iter().map(move |l| (s, l)))
-            .filter(|(s, l)| {
-                let n = of
-                    .values()
-                    .filter(|v| v.iter().any(|(a, b)| a == s && b == l))
-                    .count();
-                n >= MIN_PAIRS
-            })
+            .filter(|key| sizes.get(key).is_some_and(|&n| n >= MIN_PAIRS))
             .collect();
         let k = judged.len().max(1) as f64;
         let level = 1.0 - alpha / k;
+        let sorted = |st: &str| {
+            let samples = self.samples.get(&(dataset.to_string(), st.to_string()))?;
+            Some(buckets(&[], samples, of))
+        };
+        let (mine, theirs) = (sorted(candidate)?, sorted(base)?);
         let mut worst: Option<(String, ClassRatio)> = None;
-        for (scheme, label) in judged {
-            let member = |i: &u64| {
-                of.get(i)
-                    .is_some_and(|v| v.iter().any(|(s, c)| s == scheme && c == label))
+        for key in judged {
+            let (Some(m), Some(b)) = (mine.get(&key), theirs.get(&key)) else {
+                continue;
             };
-            let Some(r) = self.ratio(dataset, candidate, base, &member, level) else {
+            let Some(r) = ratio(&m.timed, &b.timed, base, level) else {
                 continue;
             };
             let bar = 1.0 + threshold_pct / 100.0;
             if r.low.is_some_and(|lo| lo > bar) && worst.as_ref().is_none_or(|(_, w)| r.low > w.low)
             {
-                worst = Some((format!("{scheme} {label}"), r));
+                worst = Some((format!("{} {}", key.0, key.1), r));
             }
         }
         worst
@@ -272,6 +288,38 @@ fn schemes() -> Vec<(&'static str, Vec<&'static str>)> {
                 .collect(),
         ),
     ]
+}
+
+/// The paired ratio of the timed puzzles `mine` to `base` (each a class's
+/// (index, time); the reference is named `reference`), with an interval
+/// at `level`; `None` without a pair.
+fn ratio(
+    mine: &[(u64, u64)],
+    base: &[(u64, u64)],
+    reference: &str,
+    level: f64,
+) -> Option<ClassRatio> {
+    let base: HashMap<u64, u64> = base.iter().copied().collect();
+    let logs: Vec<f64> = mine
+        .iter()
+        .filter_map(|(i, t)| {
+            let b = *base.get(i)?;
+            Some(((*t).max(1) as f64 / b.max(1) as f64).ln())
+        })
+        .collect();
+    if logs.is_empty() {
+        return None;
+    }
+    let mean = logs.iter().sum::<f64>() / logs.len() as f64;
+    let interval = (logs.len() >= MIN_PAIRS).then(|| block_interval(&logs, level));
+    Some(ClassRatio {
+        reference: reference.to_string(),
+        pairs: logs.len() as u64,
+        geomean: mean.exp(),
+        low: interval.map(|(lo, _)| lo.exp()),
+        high: interval.map(|(_, hi)| hi.exp()),
+        level,
+    })
 }
 
 /// A class row from its kept times.
@@ -312,18 +360,37 @@ fn row(
 type Rows = (
     HashMap<(String, String), Unit>,
     HashMap<String, HashMap<u64, u64>>,
-    HashMap<String, HashMap<u64, String>>,
+    HashMap<String, HashMap<u64, &'static str>>,
 );
 
 fn read_rows(csv: &Path, meta: &Meta) -> anyhow::Result<Rows> {
     let fast = fast_label(meta);
     let mut rows = PuzzleRows::open(csv)?;
     let rating_col = rows.header().iter().position(|h| h == "rating");
-    let (mut units, mut guesses, mut ratings) = (HashMap::new(), HashMap::new(), HashMap::new());
+    let mut units: Vec<((String, String), Unit)> = Vec::new();
+    let mut last: Option<usize> = None;
+    let (mut guesses, mut ratings) = (HashMap::new(), HashMap::new());
     while let Some(r) = rows.next_row()? {
-        let u: &mut Unit = units
-            .entry((r.dataset.to_string(), r.strategy.to_string()))
-            .or_default();
+        // Rows of one unit come in long runs: the last unit's place is
+        // tried first, and a key is made only for a unit not seen yet.
+        let at = match last.filter(|&k| units[k].0 .0 == r.dataset && units[k].0 .1 == r.strategy) {
+            Some(k) => k,
+            None => match units
+                .iter()
+                .position(|((d, s), _)| d == r.dataset && s == r.strategy)
+            {
+                Some(k) => k,
+                None => {
+                    units.push((
+                        (r.dataset.to_string(), r.strategy.to_string()),
+                        Unit::default(),
+                    ));
+                    units.len() - 1
+                }
+            },
+        };
+        last = Some(at);
+        let u = &mut units[at].1;
         u.indexes.push(r.index);
         let answered = matches!(
             r.status,
@@ -334,24 +401,30 @@ fn read_rows(csv: &Path, meta: &Meta) -> anyhow::Result<Rows> {
         }
         if fast.as_deref() == Some(r.strategy) {
             if let Some(g) = r.guesses {
-                guesses
-                    .entry(r.dataset.to_string())
-                    .or_insert_with(HashMap::new)
-                    .insert(r.index, g);
+                of_dataset(&mut guesses, r.dataset).insert(r.index, g);
             }
         }
         let rating = rating_col
             .and_then(|c| r.record.get(c))
             .filter(|s| !s.is_empty());
         if let Some(v) = rating.and_then(|s| s.parse::<crate::rating::scale::Value>().ok()) {
-            let class = crate::rating::scale::Class::of(v).label().to_string();
-            ratings
-                .entry(r.dataset.to_string())
-                .or_insert_with(HashMap::new)
-                .insert(r.index, class);
+            let class = crate::rating::scale::Class::of(v).label();
+            of_dataset(&mut ratings, r.dataset).insert(r.index, class);
         }
     }
-    Ok((units, guesses, ratings))
+    Ok((units.into_iter().collect(), guesses, ratings))
+}
+
+/// The map of dataset `name` in `by`, made on first use (a key allocated
+/// once per dataset, not once per row).
+fn of_dataset<'a, V>(
+    by: &'a mut HashMap<String, HashMap<u64, V>>,
+    name: &str,
+) -> &'a mut HashMap<u64, V> {
+    if !by.contains_key(name) {
+        by.insert(name.to_string(), HashMap::new());
+    }
+    by.get_mut(name).expect("inserted above")
 }
 
 /// The label of the run's built-in `fast` strategy, if it ran one.

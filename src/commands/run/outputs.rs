@@ -18,6 +18,23 @@ pub(super) struct Outputs {
     pub(super) gate_summary: Option<Dest>,
 }
 
+/// A guard that knows the run's inputs: its datasets, and every solver's
+/// library, program or script and `--solvers` file, so that no output
+/// replaces one of them.
+pub(super) fn inputs_guard(args: &RunArgs) -> anyhow::Result<Guard> {
+    let mut guard = Guard::new();
+    for d in &args.datasets {
+        guard.reads_file("the dataset", d);
+    }
+    let specs = super::specs(args);
+    args.engine.solvers.guard(
+        specs.iter().map(String::as_str),
+        args.engine.max_guesses,
+        &mut guard,
+    )?;
+    Ok(guard)
+}
+
 /// Creates and claims the results directory (`--out`, or a new
 /// `results/<dataset-stem>-<UTC timestamp>[-N]/`) and checks every other
 /// output the run was asked to write, before any work.
@@ -25,18 +42,7 @@ pub(super) fn output_dir(
     args: &RunArgs,
     infos: &[bench::DatasetInfo],
 ) -> anyhow::Result<(PathBuf, Outputs)> {
-    let mut guard = Guard::new();
-    for d in &args.datasets {
-        guard.reads_file("the dataset", d);
-    }
-    // No output replaces a solver under test (its library, program or
-    // script) or a --solvers file.
-    let specs = super::specs(args);
-    args.engine.solvers.guard(
-        specs.iter().map(String::as_str),
-        args.engine.max_guesses,
-        &mut guard,
-    )?;
+    let mut guard = inputs_guard(args)?;
     let Some(d) = &args.out else {
         let stem = match infos {
             [one] => one.name.clone(),

@@ -6,8 +6,8 @@
 use super::RunArgs;
 use crate::commands::args::{MAX_BATCH, MAX_PASSES, MAX_THREADS};
 use crate::commands::{print_err, CmdResult};
+use crate::results::claim::Claim;
 use crate::results::scan::{self, Axis, Limits, Plan, Point, Scan, Setting};
-use crate::results::{claim::Claim, dest::Guard};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
 
@@ -210,16 +210,7 @@ fn scan_dir(args: &RunArgs, plan: &Plan) -> anyhow::Result<Claim> {
             crate::bench::sysinfo::now_stamp()
         )));
     };
-    let mut guard = Guard::new();
-    for f in &args.datasets {
-        guard.reads_file("the dataset", f);
-    }
-    let specs = super::specs(args);
-    args.engine.solvers.guard(
-        specs.iter().map(String::as_str),
-        args.engine.max_guesses,
-        &mut guard,
-    )?;
+    let mut guard = super::outputs::inputs_guard(args)?;
     let mut writes = crate::report::scan::FILES.to_vec();
     writes.push(crate::results::claim::LOCK);
     guard.dir("--out", d, &writes)?;

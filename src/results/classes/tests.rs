@@ -33,7 +33,10 @@ fn made_up(
         let class = if i % 10 == 9 { 5 } else { (i % 5) as usize };
         of.insert(
             i,
-            vec![("effort".to_string(), EFFORT_CLASSES[class].to_string())],
+            Classes {
+                effort: Some(EFFORT_CLASSES[class]),
+                rating: None,
+            },
         );
         let t = 1000.0 * 4f64.powi(class as i32);
         let mut draw = || (noise * (rng.random::<f64>() * 2.0 - 1.0) * 1.7).exp();
@@ -82,9 +85,8 @@ fn a_regression_in_the_hardest_class_alone_is_found_there() {
     let runs = 20;
     for _ in 0..runs {
         let b = made_up(1000, &mut rng, 0.2, &slow);
-        let all = b
-            .ratio("d", "head", "base", &|_| true, LEVEL)
-            .expect("pairs");
+        let sample = |s: &str| &b.samples[&("d".to_string(), s.to_string())];
+        let all = ratio(sample("head"), sample("base"), "base", LEVEL).expect("pairs");
         assert!(all.low.unwrap() < 1.03, "whole dataset {all:?}");
         if let Some((class, r)) = b.worst_regression("d", ("base", "head"), 3.0, 0.05) {
             assert_eq!(class, "effort 256+");

@@ -280,6 +280,22 @@ impl Plan {
     }
 }
 
+/// A plan of `axis` over `values` whose settings do not matter (for the
+/// tests of what renders or measures a plan).
+#[cfg(test)]
+pub(crate) fn test_plan(axis: Axis, values: &[&str]) -> Plan {
+    Plan {
+        axis,
+        points: values
+            .iter()
+            .map(|v| Point {
+                value: v.to_string(),
+                setting: Setting::Strategies(Vec::new()),
+            })
+            .collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -226,20 +226,7 @@ pub fn max_speedup(first: &str, value: &str, cores: usize) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::scan::{Point, Setting};
-
-    fn plan(axis: Axis, values: &[&str]) -> Plan {
-        Plan {
-            axis,
-            points: values
-                .iter()
-                .map(|v| Point {
-                    value: v.to_string(),
-                    setting: Setting::Strategies(Vec::new()),
-                })
-                .collect(),
-        }
-    }
+    use crate::results::scan::test_plan as plan;
 
     fn record(strategy: &str, puzzles_per_sec: f64, wall_ns: u64) -> ResultRecord {
         ResultRecord {
