@@ -64,7 +64,8 @@ pub struct Scan<'a> {
 
 impl<'a> Scan<'a> {
     /// The scan of `plan` with `rows`, each row's speedup set
-    /// ([`speedups`], on this machine's logical cores).
+    /// ([`speedups`], bounded by the logical cores of the process that
+    /// ran the scan).
     pub fn new(plan: &'a Plan, rounds: u32, mut rows: Vec<ScanRow>) -> Self {
         speedups(plan, &mut rows, crate::bench::sysinfo::logical_cores());
         Scan { plan, rounds, rows }
