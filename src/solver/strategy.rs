@@ -259,8 +259,11 @@ single-digit, bivalue and alternating inference chains), branch=first|mrv|max (b
 prop=hidden,branch=mrv,order=asc. name=LABEL gives any strategy the label reports use (the same \
 strategy twice under two labels makes an A/A run). rev=REVISION records which revision of the \
 solver a run measured (default: `git describe --always --dirty` of the work tree holding an \
-external solver's file; bench-sudoku's build for the built-in ones). Examples: 'prop=naked,branch=max', \
-'locked,order=desc', 'hidden,guess=no', 'fast,name=base'.\n\n{}",
+external solver's file; bench-sudoku's build for the built-in ones). repeat=N and warmup=N give \
+one strategy its own measured and discarded passes in place of --repeat and --warmup (a verdict \
+holds two strategies against each other only with the same measured passes). Examples: \
+'prop=naked,branch=max', 'locked,order=desc', 'hidden,guess=no', 'fast,name=base', \
+'cmd=python3 mine.py,repeat=1,warmup=0'.\n\n{}",
         names().join(", "),
         EXTERNAL_HELP
     )
