@@ -446,15 +446,25 @@ impl<'a> Job<'a> {
         }
     }
 
-    /// Puzzles a thread takes at a time, given the layout's chunk: with
-    /// repeated passes in the cold regime, a whole batch (its passes are
-    /// then a batch of other solves apart); otherwise the chunk.
+    /// Puzzles a thread takes at a time, given the layout's chunk. Cold, a
+    /// whole batch: its passes are then a batch of other solves apart, and
+    /// a spike found among its first half is re-measured after enough other
+    /// solves without untimed filler ([`remeasure::GAP`]; a span of one
+    /// chunk would need up to that many filler solves for every spike among
+    /// its puzzles). Practised, the chunk.
     fn span(&self, chunk: usize) -> usize {
-        if self.passes > 1 && !self.practised {
-            usize::MAX
-        } else {
+        if self.practised {
             chunk
+        } else {
+            usize::MAX
         }
+    }
+
+    /// Whether a span may be cut in two at the tail of the input, so that
+    /// the last puzzles are shared by every thread: not when its passes
+    /// must stay a span of solves apart (cold, with repeats).
+    fn splittable(&self) -> bool {
+        self.passes == 1 || self.practised
     }
 
     /// Strategy `k`'s warm-up passes.

@@ -100,9 +100,16 @@ fn pick(mut kept: Vec<Kept>) -> Vec<(Kept, u64)> {
         // Too few puzzles to say what is usual.
         return Vec::new();
     }
-    kept.sort_by_key(|x| x.effort);
+    // By effort, equal efforts in span order.
+    kept.sort_unstable_by_key(|x| (x.effort, x.block, x.i));
+    // Each time per unit of its effort: a neighbour's time scaled to
+    // another effort is its rate times that effort.
+    let rates: Vec<f64> = kept
+        .iter()
+        .map(|x| x.ns as f64 / x.effort.max(1) as f64)
+        .collect();
     let mut flagged: Vec<(Kept, u64)> = (0..kept.len())
-        .filter(|&s| kept[s].ns > floor(&kept, s))
+        .filter(|&s| kept[s].ns as f64 > floor(&kept, &rates, s))
         .filter_map(|s| {
             let bound = bound(&kept, s);
             (kept[s].ns > bound).then_some((kept[s], bound))
@@ -118,28 +125,45 @@ fn pick(mut kept: Vec<Kept>) -> Vec<(Kept, u64)> {
     flagged
 }
 
+/// The ranks of the [`NEIGHBOURS`] nearest to rank `s` (and `s` itself,
+/// which the callers leave out), among `len`.
+fn around(len: usize, s: usize) -> std::ops::Range<usize> {
+    let lo = s.saturating_sub(NEIGHBOURS / 2);
+    let hi = (lo + NEIGHBOURS + 1).min(len);
+    hi.saturating_sub(NEIGHBOURS + 1)..hi
+}
+
 /// The times of the [`NEIGHBOURS`] ranks nearest to rank `s`, each scaled
 /// to the effort of `s` (a neighbour of half the effort counts twice its
 /// time), so that where efforts jump (from puzzles solved without a guess
 /// to ones that need a hundred) the reference follows the effort.
 fn near(kept: &[Kept], s: usize) -> impl Iterator<Item = u64> + '_ {
-    let half = NEIGHBOURS / 2;
-    let lo = s.saturating_sub(half);
-    let hi = (lo + NEIGHBOURS + 1).min(kept.len());
-    let lo = hi.saturating_sub(NEIGHBOURS + 1);
     let effort = u128::from(kept[s].effort);
-    (lo..hi).filter(move |&t| t != s).map(move |t| {
-        let scaled = u128::from(kept[t].ns) * effort / u128::from(kept[t].effort.max(1));
-        u64::try_from(scaled).unwrap_or(u64::MAX)
-    })
+    around(kept.len(), s)
+        .filter(move |&t| t != s)
+        .map(move |t| {
+            let scaled = u128::from(kept[t].ns) * effort / u128::from(kept[t].effort.max(1));
+            u64::try_from(scaled).unwrap_or(u64::MAX)
+        })
 }
 
-/// A lower bound of [`bound`], without sorting: [`FACTOR`] times the
-/// smallest neighbour (never above their median), plus [`SLACK_NS`]. Most
-/// times are below it, and only the others need the median.
-fn floor(kept: &[Kept], s: usize) -> u64 {
-    let least = near(kept, s).min().unwrap_or(0);
-    least.saturating_mul(FACTOR).saturating_add(SLACK_NS)
+/// A lower bound of [`bound`], without sorting or dividing: [`FACTOR`]
+/// times the smallest neighbour (never above their median), plus
+/// [`SLACK_NS`], from the neighbours' `rates` (ns per unit of effort). Most
+/// times are below it, and only the others need the median. It is taken a
+/// hair low (a relative 1e-9 and 1 ns, more than the rounding of the
+/// floating-point product and of [`near`]'s integer division), so that no
+/// time over the exact bound is ever below it.
+fn floor(kept: &[Kept], rates: &[f64], s: usize) -> f64 {
+    let least = around(kept.len(), s)
+        .filter(|&t| t != s)
+        .map(|t| rates[t])
+        .fold(f64::INFINITY, f64::min);
+    if !least.is_finite() {
+        return 0.0;
+    }
+    let scaled = least * kept[s].effort as f64 * (1.0 - 1e-9) - 1.0;
+    scaled.max(0.0) * FACTOR as f64 + SLACK_NS as f64
 }
 
 /// The outlier bound of the time at rank `s` (by effort): [`FACTOR`] times
@@ -345,6 +369,22 @@ mod tests {
         let flagged = pick(span(&times));
         assert!(flagged.len() <= 8, "{}", flagged.len());
         assert!(flagged.iter().any(|f| f.0.i == 40));
+    }
+
+    proptest::proptest! {
+        /// The prefilter never hides an outlier: with it, exactly the
+        /// times over their exact bound are flagged (up to the share).
+        #[test]
+        fn the_floor_never_hides_a_time_over_its_bound(
+            times in proptest::collection::vec((1u64..5_000, 1u64..50_000_000), 5..300),
+        ) {
+            let kept = span(&times);
+            let mut sorted = kept.clone();
+            sorted.sort_unstable_by_key(|x| (x.effort, x.block, x.i));
+            let over = (0..sorted.len()).filter(|&s| sorted[s].ns > bound(&sorted, s)).count();
+            let flagged = pick(kept.clone());
+            proptest::prop_assert_eq!(flagged.len(), over.min(kept.len().div_ceil(SHARE)));
+        }
     }
 
     #[test]

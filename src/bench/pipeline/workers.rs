@@ -172,7 +172,7 @@ impl Workers<'_, '_> {
                         if q.ended
                             && q.chunks.len() < self.threads
                             && *b - *a >= 2 * MIN_CHUNK
-                            && self.job.span(self.job.worker_chunk) == self.job.worker_chunk
+                            && self.job.splittable()
                         {
                             let mid = *a + (*b - *a) / 2;
                             q.chunks.push_front((Arc::clone(w), mid, *b));
