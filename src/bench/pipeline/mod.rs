@@ -682,6 +682,33 @@ mod tests {
     }
 
     #[test]
+    fn a_spike_is_measured_again_wherever_it_falls_in_either_layout() {
+        let path = dataset("spiked.txt", 1000, 0);
+        for layout in [Layout::Helpers(1), Layout::WorkersOnly] {
+            let mut o = options(path.clone());
+            o.batch_size = 256;
+            // Early in a span (measured again at once), near a span's end
+            // (after the thread's next span, or after filler solves) and
+            // the last puzzle (no span follows it).
+            *solve::spikes::AT.lock().unwrap() =
+                vec![("spiked", 10), ("spiked", 250), ("spiked", 998)];
+            let (s, stopped, rows) = run(layout, &o, None, false);
+            assert!(stopped.is_none(), "{layout:?}");
+            assert!(
+                solve::spikes::AT.lock().unwrap().is_empty(),
+                "{layout:?}: every spike made"
+            );
+            assert_eq!(rows.len(), 1000);
+            assert!(s.remeasured >= 3, "{layout:?}: {}", s.remeasured);
+            assert!(
+                s.time_max < solve::spikes::SPIKE_NS,
+                "{layout:?}: {}",
+                s.time_max
+            );
+        }
+    }
+
+    #[test]
     fn both_layouts_give_the_same_rows_in_input_order() {
         let path = dataset("layouts.txt", 700, 97);
         let mut variants = Vec::new();

@@ -46,28 +46,83 @@ struct Kept {
     ns: u64,
 }
 
-/// Re-measures every strategy's outliers of the span whose blocks are
-/// `blocks` (and, for external solvers, `puzzles`), solved into `out`.
-pub(super) fn outliers(
+/// Outliers of a span that are re-measured later, once enough other
+/// solves have followed them (cold regime): per strategy, its outliers and
+/// how many more solves they need.
+#[derive(Default)]
+pub(super) struct Late(Vec<Waiting>);
+
+/// One strategy's late outliers (with their bounds) and the solves they
+/// still need after the span.
+struct Waiting {
+    k: usize,
+    flagged: Vec<(Kept, u64)>,
+    fill: usize,
+}
+
+impl Late {
+    pub(super) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Re-measures the outliers of a span that are already [`GAP`] solves
+/// from their last (every outlier, practised) and returns the others, for
+/// [`later`].
+pub(super) fn early(
     blocks: &[&[Record]],
     puzzles: &[Vec<Grid>],
     job: &Job,
     out: &mut [Vec<Chunk>],
-) {
+) -> Late {
     let width = blocks.first().map_or(0, |b| b.len());
     let span: usize = blocks.iter().map(|b| b.len()).sum();
+    let mut late = Late::default();
     for k in 0..job.strategies.len() {
         // Should anything below panic, the message names the strategy.
         SOLVING.set((usize::MAX, k));
-        let flagged = flag(out, k);
-        if flagged.is_empty() {
-            continue;
+        let (now, wait): (Vec<_>, Vec<_>) = flag(out, k)
+            .into_iter()
+            .partition(|f| job.practised || gap_needed(std::slice::from_ref(f), width, span) == 0);
+        if !wait.is_empty() {
+            let fill = gap_needed(&wait, width, span);
+            late.0.push(Waiting {
+                k,
+                flagged: wait,
+                fill,
+            });
         }
+        if !now.is_empty() {
+            let start = Instant::now();
+            again(blocks, puzzles, job, k, now, out);
+            out[0][k].busy_ns += start.elapsed().as_nanos() as u64;
+        }
+    }
+    late
+}
+
+/// Re-measures a span's `late` outliers after `since` other solves by the
+/// calling thread (another span's, solved since): untimed filler solves
+/// of the span's other puzzles make up what those do not cover.
+pub(super) fn later(
+    blocks: &[&[Record]],
+    puzzles: &[Vec<Grid>],
+    job: &Job,
+    out: &mut [Vec<Chunk>],
+    late: Late,
+    since: usize,
+) {
+    for Waiting { k, flagged, fill } in late.0 {
+        SOLVING.set((usize::MAX, k));
         let start = Instant::now();
-        if !job.practised {
-            let fill = gap_needed(&flagged, width, span);
-            solve_filler(blocks, puzzles, job, k, &flagged, fill);
-        }
+        solve_filler(
+            blocks,
+            puzzles,
+            job,
+            k,
+            &flagged,
+            fill.saturating_sub(since),
+        );
         again(blocks, puzzles, job, k, flagged, out);
         out[0][k].busy_ns += start.elapsed().as_nanos() as u64;
     }

@@ -29,6 +29,15 @@ pub(super) struct WindowState {
     pub(super) skipped: Vec<Skipped>,
 }
 
+/// Records `a..b` of a window, solved, their late outliers not yet
+/// re-measured ([`Span`]).
+pub(super) struct Carry {
+    window: Arc<Window>,
+    a: usize,
+    b: usize,
+    span: Span,
+}
+
 /// What the workers share about the chunks to do.
 pub(super) struct Queue {
     /// A window and a range of its records.
@@ -121,7 +130,11 @@ pub(super) fn workers_only(
         opts,
         partials,
         shuffled: opts.shuffle,
-        max_open: threads + 1,
+        // Room for a batch per thread that waits to be written behind an
+        // earlier one (batches are written in order), one per thread
+        // carrying a span, and one being read: with fewer, threads wait
+        // for the writer with nothing to solve.
+        max_open: 2 * threads + 2,
         spin: threads <= sysinfo::logical_cores(),
         threads,
         // Read a batch ahead, so that no thread runs dry while one reads.
@@ -154,6 +167,8 @@ pub(super) fn workers_only(
 impl Workers<'_, '_> {
     /// One pool thread's loop; returns when no chunk is left to do.
     pub(super) fn work(&self) {
+        // A span whose late outliers wait for this thread's next span.
+        let mut carry: Option<Carry> = None;
         loop {
             let (task, read) = {
                 let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
@@ -181,6 +196,11 @@ impl Workers<'_, '_> {
                     }
                     if task.is_some() || read {
                         break (task, read);
+                    }
+                    // No span to go on to: the carried one is settled
+                    // first (its window may be what the others wait for).
+                    if carry.is_some() {
+                        break (None, false);
                     }
                     // (After a panic a batch may stay counted as being
                     // prepared: it never will be.)
@@ -211,8 +231,14 @@ impl Workers<'_, '_> {
                     self.fail(e);
                 }
             }
-            if let Some((window, a, b)) = task {
-                self.solve(&window, a, b);
+            match task {
+                Some((window, a, b)) => self.solve(window, a, b, &mut carry),
+                None if !read => {
+                    if let Some(c) = carry.take() {
+                        self.settle(c, 0);
+                    }
+                }
+                None => {}
             }
         }
     }
@@ -332,16 +358,32 @@ impl Workers<'_, '_> {
         self.changed();
     }
 
-    /// Solves records `a..b` of a window; the thread that completes a
-    /// batch finishes it.
-    pub(super) fn solve(&self, window: &Window, a: usize, b: usize) {
+    /// Solves records `a..b` of a window, then settles the span `carry`
+    /// holds (this span's solves kept its late outliers cold), and carries
+    /// this span instead when it has late outliers of its own.
+    pub(super) fn solve(&self, window: Arc<Window>, a: usize, b: usize, carry: &mut Option<Carry>) {
         let rotation = self.job.rotation + window.seq as usize + a / self.job.worker_chunk;
-        let blocks = match solve_chunk(
-            &window.records[a..b],
-            self.job,
-            rotation,
-            self.job.worker_chunk,
-        ) {
+        let records = &window.records[a..b];
+        let span = match solve_span(records, self.job, rotation, self.job.worker_chunk) {
+            Ok(s) => s,
+            Err(e) => return self.fail(e),
+        };
+        if let Some(c) = carry.take() {
+            self.settle(c, b - a);
+        }
+        if span.has_late() {
+            *carry = Some(Carry { window, a, b, span });
+        } else {
+            self.settle(Carry { window, a, b, span }, 0);
+        }
+    }
+
+    /// Re-measures a span's late outliers after `since` solves of this
+    /// thread since the span ([`Span::settle`]) and adds it to its window;
+    /// the thread that completes a batch finishes it.
+    fn settle(&self, c: Carry, since: usize) {
+        let Carry { window, a, b, span } = c;
+        let blocks = match span.settle(&window.records[a..b], self.job, since) {
             Ok(c) => c,
             Err(e) => return self.fail(e),
         };
@@ -356,7 +398,7 @@ impl Workers<'_, '_> {
             let dataset = self.job.dataset;
             let written = guarded(
                 || format!("writing the results of {dataset}"),
-                || self.job.stages.time(Stage::Finish, || self.finish(window)),
+                || self.job.stages.time(Stage::Finish, || self.finish(&window)),
             );
             if let Err(e) = written {
                 self.fail(e);
