@@ -51,9 +51,11 @@ pub(super) struct Partials {
 
 impl Partials {
     /// Accumulators for `threads` finishing threads, shaped like `stats`,
-    /// `pairs` and `gate` (which must be empty).
+    /// `pairs` and `gate` (which must be empty), for a dataset of `puzzles`
+    /// puzzles when that is known.
     pub(super) fn new(
         threads: usize,
+        puzzles: Option<u64>,
         stats: &[UnitStats],
         pairs: &[Option<PairAcc>],
         gate: Option<&(usize, PairAcc)>,
@@ -62,7 +64,7 @@ impl Partials {
             slots: (0..threads.max(1)).map(|_| Mutex::new(None)).collect(),
             written: std::sync::atomic::AtomicU64::new(0),
             content: std::sync::atomic::AtomicU64::new(0),
-            seen: super::repeats::Seen::new(stats.len()),
+            seen: super::repeats::Seen::new(stats.len(), puzzles),
             template: stats
                 .iter()
                 .zip(pairs)

@@ -251,7 +251,13 @@ pub(super) fn run_group(
         opts, info, strategies, &runners, &formats, &tally, gate_pair,
     );
     let accumulators = layout.accumulators(pool.current_num_threads());
-    let partials = Partials::new(accumulators, &stats, &tally.pairs, tally.gate.as_ref());
+    let partials = Partials::new(
+        accumulators,
+        info.expected(opts),
+        &stats,
+        &tally.pairs,
+        tally.gate.as_ref(),
+    );
 
     // Run: the layout reads, solves, finishes and writes every batch.
     let out = Ordered::new(&mut stats, rows, progress, &mut tally, &partials.written);

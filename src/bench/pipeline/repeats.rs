@@ -45,9 +45,20 @@ struct Shard {
 }
 
 impl Seen {
-    pub(super) fn new(strategies: usize) -> Self {
+    /// Room for the grids of a dataset of `puzzles` puzzles (when known)
+    /// made at once, so that the tables are not grown while batches are
+    /// finished.
+    pub(super) fn new(strategies: usize, puzzles: Option<u64>) -> Self {
+        let n = puzzles.map_or(0, |n| n.min(TRACKED as u64) as usize);
+        // Grids fall into the shards at random: room for a quarter more
+        // than the share of each.
+        let room = if n == 0 { 0 } else { n / SHARDS + n / SHARDS / 4 + 8 };
+        let shard = || Shard {
+            slot: HashMap::with_capacity_and_hasher(room, Default::default()),
+            times: Vec::with_capacity(room * strategies),
+        };
         Seen {
-            shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
+            shards: (0..SHARDS).map(|_| Mutex::new(shard())).collect(),
             strategies,
             repeats: AtomicU64::new(0),
         }
@@ -63,20 +74,29 @@ impl Seen {
     /// [`CACHE_FACTOR`] times faster than the first occurrence's). `outcomes`
     /// holds each strategy's outcomes in the order of `records`.
     pub(super) fn mark(&self, records: &[Record], outcomes: &mut [&mut Vec<PuzzleOutcome>]) {
-        // Hashed without a lock; then each shard is locked once for the
-        // batch's grids that fall in it.
-        let mut order: Vec<(u64, u32)> = records
-            .iter()
-            .enumerate()
-            .map(|(i, rec)| (grid_hash(rec), i as u32))
-            .collect();
-        order.sort_unstable_by_key(|&(h, i)| (h % SHARDS as u64, i));
+        // Hashed without a lock and put in shard order (a counting sort,
+        // each shard's grids in batch order); then each shard is locked
+        // once for the batch's grids that fall in it.
+        let hashes: Vec<u64> = records.iter().map(grid_hash).collect();
+        let shard_of = |h: u64| (h % SHARDS as u64) as usize;
+        let mut start = [0usize; SHARDS + 1];
+        for &h in &hashes {
+            start[shard_of(h) + 1] += 1;
+        }
+        for s in 1..=SHARDS {
+            start[s] += start[s - 1];
+        }
+        let mut next = start;
+        let mut order = vec![(0u64, 0u32); hashes.len()];
+        for (i, &h) in hashes.iter().enumerate() {
+            let at = &mut next[shard_of(h)];
+            order[*at] = (h, i as u32);
+            *at += 1;
+        }
         let mut found = 0;
-        for run in order.chunk_by(|a, b| a.0 % SHARDS as u64 == b.0 % SHARDS as u64) {
-            let mut shard = self.shards[(run[0].0 % SHARDS as u64) as usize]
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            for &(h, i) in run {
+        for s in (0..SHARDS).filter(|&s| start[s] < start[s + 1]) {
+            let mut shard = self.shards[s].lock().unwrap_or_else(|e| e.into_inner());
+            for &(h, i) in &order[start[s]..start[s + 1]] {
                 found += u64::from(self.look(&mut shard, h, i as usize, outcomes));
             }
         }
