@@ -36,14 +36,17 @@
 //!   next batch itself. Whoever finishes a batch's last chunk finishes the
 //!   batch (verification, statistics, rows) and hands it to the ordered
 //!   writer. (Finishing per batch rather than per chunk interrupts the
-//!   solves less often.)
+//!   solves less often.) A chunk with spikes near its end to measure again
+//!   is carried by its thread until it has solved its next chunk
+//!   ([`solve::Span`], [`remeasure`]).
 //!
 //! In both, whoever holds the ordered writer writes every batch that is
 //! next in order: it copies bytes and adds a few numbers per chunk.
 //!
-//! In both layouts at most `threads + 1` batches (in the first, groups of
-//! a few batches) are held by the solvers and the writer, plus one being
-//! read, so memory is bounded by the batch size whatever the dataset size.
+//! In the first layout at most `threads + 1` groups of a few batches are
+//! held by the solvers and the writer, plus one being read; in the second
+//! at most `2 × threads + 2` batches. Memory is bounded by the batch size
+//! whatever the dataset size.
 //!
 //! One role per file: this one runs a group ([`run_group`]) and holds what
 //! every part shares; `read` cuts the dataset into batches (limit, shard,
