@@ -224,9 +224,15 @@ fn floor(kept: &[Kept], rates: &[f64], s: usize) -> f64 {
 /// The outlier bound of the time at rank `s` (by effort): [`FACTOR`] times
 /// the median of its nearest neighbours in rank, plus [`SLACK_NS`].
 fn bound(kept: &[Kept], s: usize) -> u64 {
-    let mut near: Vec<u64> = near(kept, s).collect();
+    let mut times = [0u64; NEIGHBOURS];
+    let mut n = 0;
+    for t in near(kept, s) {
+        times[n] = t;
+        n += 1;
+    }
+    let near = &mut times[..n];
     near.sort_unstable();
-    let median = near[(near.len() - 1) / 2];
+    let median = near[(n - 1) / 2];
     median.saturating_mul(FACTOR).saturating_add(SLACK_NS)
 }
 

@@ -52,7 +52,11 @@ impl Seen {
         let n = puzzles.map_or(0, |n| n.min(TRACKED as u64) as usize);
         // Grids fall into the shards at random: room for a quarter more
         // than the share of each.
-        let room = if n == 0 { 0 } else { n / SHARDS + n / SHARDS / 4 + 8 };
+        let room = if n == 0 {
+            0
+        } else {
+            n / SHARDS + n / SHARDS / 4 + 8
+        };
         let shard = || Shard {
             slot: HashMap::with_capacity_and_hasher(room, Default::default()),
             times: Vec::with_capacity(room * strategies),
