@@ -312,12 +312,16 @@ def peers(ctx):
     lines = []
     for line in text.strip().splitlines():
         # The script's facts about the run become a list; tables stay.
-        if re.match(r"(tdoku|sudoku crate|machine|load at end):", line):
+        if re.match(r"(tdoku|fastdoku|sudoku crate|machine|load at end):", line):
             # Paths as a reader of the repository sees them.
             line = "- " + re.sub(r"(/[^\s,()]+)", lambda m: rel(m.group(1)), line)
         lines.append(line)
-    tdoku = f"TDOKU_DIR={rel(os.environ['TDOKU_DIR'])} " if os.environ.get("TDOKU_DIR") else ""
-    return f"{tdoku}REPEAT={ctx.peers_repeat} scripts/peers-table.sh {rel(ctx.corpora)}", "\n".join(
+    named = "".join(
+        f"{var}={rel(os.environ[var])} "
+        for var in ("TDOKU_DIR", "FASTDOKU_DIR", "FASTDOKU_LIB")
+        if os.environ.get(var)
+    )
+    return f"{named}REPEAT={ctx.peers_repeat} scripts/peers-table.sh {rel(ctx.corpora)}", "\n".join(
         lines
     )
 

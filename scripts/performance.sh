@@ -20,6 +20,9 @@
 #   TDOKU_DIR             a tdoku source tree fetched OUTSIDE this repository
 #                         (built there unless build/libtdoku_shared.so exists);
 #                         unset, the tables say that tdoku was skipped
+#   FASTDOKU_DIR          the fastdoku-peer crate (../shared/peers/fastdoku-peer), built
+#                         outside the repository unless FASTDOKU_LIB names its built
+#                         libfastdoku_peer.so; unset, the tables say that fastdoku was skipped
 #   PEERS_REPEAT          whole-pass repetitions of scripts/peers-table.sh (default 3)
 #
 # Builds what the chosen tables need (release bench-sudoku, the capi library,
@@ -42,7 +45,7 @@ while [ $# -gt 0 ]; do
     --only=*) only=${1#--only=}; shift ;;
     --lock) lock=${2:?--lock needs a file}; shift 2 ;;
     --list) exec python3 scripts/performance.py --list ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     *) echo "performance.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
