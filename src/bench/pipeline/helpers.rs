@@ -426,7 +426,18 @@ fn solve_group(
 /// threads.
 /// A panic in a solve ends the group (its message, [`solve_chunk`]).
 pub(super) fn solve_batch(job: &Job, batch: Batch, seq: u64) -> Result<Raw, String> {
-    let span = job.span(job.chunk).min(batch.records.len()).max(1);
+    let n = batch.records.len();
+    let span = match job.span(job.chunk) {
+        // One pass, cold: the job is shared out, a span per pool thread
+        // (never less than a chunk), so that a small dataset or the last
+        // job of a unit still uses every thread.
+        s if s > job.chunk && job.splittable() => n
+            .div_ceil(rayon::current_num_threads().max(1))
+            .max(job.chunk),
+        s => s,
+    }
+    .min(n)
+    .max(1);
     let spans: Vec<Vec<(usize, Vec<Chunk>)>> = batch
         .records
         .par_chunks(span)

@@ -456,11 +456,12 @@ impl<'a> Job<'a> {
     }
 
     /// Puzzles a thread takes at a time, given the layout's chunk. Cold, a
-    /// whole batch: its passes are then a batch of other solves apart, and
-    /// a spike found among its first half is re-measured after enough other
-    /// solves without untimed filler ([`remeasure::GAP`]; a span of one
-    /// chunk would need up to that many filler solves for every spike among
-    /// its puzzles). Practised, the chunk.
+    /// whole batch (the helpers layout shares a one-pass job out among its
+    /// threads): its passes are then a batch of other solves apart, and a
+    /// spike that has [`remeasure::GAP`] solves after it is re-measured
+    /// without untimed filler (a span of one chunk would need up to that
+    /// many filler solves for every spike among its puzzles). Practised,
+    /// the chunk.
     fn span(&self, chunk: usize) -> usize {
         if self.practised {
             chunk

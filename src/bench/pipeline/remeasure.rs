@@ -250,8 +250,9 @@ fn gap_needed(flagged: &[(Kept, u64)], width: usize, span: usize) -> usize {
         .unwrap_or(0)
 }
 
-/// Solves `fill` puzzles of the span that are not flagged, untimed, with
-/// strategy `k` (their answers are dropped: no time of theirs is kept).
+/// Makes `fill` untimed solves of the span's puzzles that are not flagged,
+/// with strategy `k` (their answers are dropped: no time of theirs is
+/// kept); none when every puzzle of the span is flagged.
 fn solve_filler(
     blocks: &[&[Record]],
     puzzles: &[Vec<Grid>],
@@ -264,13 +265,16 @@ fn solve_filler(
         return;
     }
     let is_flagged = |b: usize, i: usize| flagged.iter().any(|(x, _)| x.block == b && x.i == i);
-    let chosen: Vec<(usize, usize)> = blocks
+    let others: Vec<(usize, usize)> = blocks
         .iter()
         .enumerate()
         .flat_map(|(b, recs)| (0..recs.len()).map(move |i| (b, i)))
         .filter(|&(b, i)| !is_flagged(b, i))
         .take(fill)
         .collect();
+    // A span shorter than the gap (the tail of the input, a small dataset)
+    // goes round its other puzzles again.
+    let chosen: Vec<(usize, usize)> = others.iter().copied().cycle().take(fill).collect();
     let mut sink = Vec::new();
     solve_each(blocks, puzzles, job, k, &chosen, &mut sink);
 }

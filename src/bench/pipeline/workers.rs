@@ -130,14 +130,16 @@ pub(super) fn workers_only(
         opts,
         partials,
         shuffled: opts.shuffle,
-        // Room for a batch per thread that waits to be written behind an
-        // earlier one (batches are written in order), one per thread
-        // carrying a span, and one being read: with fewer, threads wait
-        // for the writer with nothing to solve.
+        // Batches open at most: twice the threads and two more, room for
+        // a batch per thread that waits to be written behind an earlier one
+        // (batches are written in order) and one per thread carrying a
+        // span, beside those being solved and read. With fewer, threads
+        // waited for the writer with nothing to solve.
         max_open: 2 * threads + 2,
         spin: threads <= sysinfo::logical_cores(),
         threads,
-        // Read a batch ahead, so that no thread runs dry while one reads.
+        // Read ahead, so that no thread runs dry while one reads (counted
+        // in queued spans: whole batches in a cold run).
         low_water: opts.batch_size.div_ceil(WORKER_CHUNK).max(2 * threads),
         stop,
     };
@@ -197,10 +199,17 @@ impl Workers<'_, '_> {
                     if task.is_some() || read {
                         break (task, read);
                     }
-                    // No span to go on to: the carried one is settled
-                    // first (its window may be what the others wait for).
-                    if carry.is_some() {
-                        break (None, false);
+                    // No span to go on to, and none coming (no batch being
+                    // read or prepared): the carried one is settled now,
+                    // with filler solves (its window may be what the others
+                    // wait for). After a panic it is dropped: nothing more
+                    // is written.
+                    if carry.is_some() && !q.reading && (q.preparing == 0 || q.panic.is_some()) {
+                        if q.panic.is_some() {
+                            carry = None;
+                        } else {
+                            break (None, false);
+                        }
                     }
                     // (After a panic a batch may stay counted as being
                     // prepared: it never will be.)
