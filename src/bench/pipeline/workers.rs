@@ -178,24 +178,7 @@ impl Workers<'_, '_> {
                 // a core from one with work: sleep at once.
                 let mut spun = !self.spin;
                 loop {
-                    let can_read = !q.reading && !q.ended && q.open < self.max_open;
-                    let read = can_read && q.chunks.len() < self.low_water;
-                    if read {
-                        q.reading = true;
-                    }
-                    let mut task = q.chunks.pop_front();
-                    if let Some((w, a, b)) = &mut task {
-                        // The tail of the input: take half, leave half.
-                        if q.ended
-                            && q.chunks.len() < self.threads
-                            && *b - *a >= 2 * MIN_CHUNK
-                            && self.job.splittable()
-                        {
-                            let mid = *a + (*b - *a) / 2;
-                            q.chunks.push_front((Arc::clone(w), mid, *b));
-                            *b = mid;
-                        }
-                    }
+                    let (task, read) = self.offer(&mut q);
                     if task.is_some() || read {
                         break (task, read);
                     }
@@ -250,6 +233,30 @@ impl Workers<'_, '_> {
                 None => {}
             }
         }
+    }
+
+    /// What the queue offers the calling thread now: the next span (at the
+    /// tail of the input, half of it, leaving the other half), and whether
+    /// to read the next batch (then marked as being read).
+    fn offer(&self, q: &mut Queue) -> (Option<(Arc<Window>, usize, usize)>, bool) {
+        let can_read = !q.reading && !q.ended && q.open < self.max_open;
+        let read = can_read && q.chunks.len() < self.low_water;
+        if read {
+            q.reading = true;
+        }
+        let mut task = q.chunks.pop_front();
+        if let Some((w, a, b)) = &mut task {
+            if q.ended
+                && q.chunks.len() < self.threads
+                && *b - *a >= 2 * MIN_CHUNK
+                && self.job.splittable()
+            {
+                let mid = *a + (*b - *a) / 2;
+                q.chunks.push_front((Arc::clone(w), mid, *b));
+                *b = mid;
+            }
+        }
+        (task, read)
     }
 
     /// Spins until the queue changes (`generation` moves on from `seen`), for
