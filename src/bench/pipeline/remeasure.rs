@@ -15,10 +15,11 @@
 //! (up to [`ATTEMPTS`] times, until a time is no outlier) and its minimum
 //! kept; every answer is checked like a later pass's.
 //!
-//! In the cold regime a re-measured puzzle is first kept at least [`GAP`]
-//! other solves from its last one (untimed solves of other puzzles of the
-//! span are put in between when the span's end is nearer), so that the
-//! second measurement is no more practised than the first.
+//! In the cold regime a re-measured puzzle is first kept [`GAP`] other
+//! solves from its last one, so that the second measurement is no more
+//! practised than the first: the solves of the thread's next span
+//! ([`later`], when the thread carries the span), or untimed solves of the
+//! span's other puzzles (as many as the span holds).
 
 use super::*;
 
@@ -250,9 +251,10 @@ fn gap_needed(flagged: &[(Kept, u64)], width: usize, span: usize) -> usize {
         .unwrap_or(0)
 }
 
-/// Makes `fill` untimed solves of the span's puzzles that are not flagged,
+/// Solves up to `fill` puzzles of the span that are not flagged, untimed,
 /// with strategy `k` (their answers are dropped: no time of theirs is
-/// kept); none when every puzzle of the span is flagged.
+/// kept). A span shorter than the gap gives fewer: going round it again
+/// would cost a slow solver many solves for each spike of a small dataset.
 fn solve_filler(
     blocks: &[&[Record]],
     puzzles: &[Vec<Grid>],
@@ -265,16 +267,13 @@ fn solve_filler(
         return;
     }
     let is_flagged = |b: usize, i: usize| flagged.iter().any(|(x, _)| x.block == b && x.i == i);
-    let others: Vec<(usize, usize)> = blocks
+    let chosen: Vec<(usize, usize)> = blocks
         .iter()
         .enumerate()
         .flat_map(|(b, recs)| (0..recs.len()).map(move |i| (b, i)))
         .filter(|&(b, i)| !is_flagged(b, i))
         .take(fill)
         .collect();
-    // A span shorter than the gap (the tail of the input, a small dataset)
-    // goes round its other puzzles again.
-    let chosen: Vec<(usize, usize)> = others.iter().copied().cycle().take(fill).collect();
     let mut sink = Vec::new();
     solve_each(blocks, puzzles, job, k, &chosen, &mut sink);
 }

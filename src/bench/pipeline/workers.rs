@@ -133,8 +133,9 @@ pub(super) fn workers_only(
         // Batches open at most: twice the threads and two more, room for
         // a batch per thread that waits to be written behind an earlier one
         // (batches are written in order) and one per thread carrying a
-        // span, beside those being solved and read. With fewer, threads
-        // waited for the writer with nothing to solve.
+        // span, beside those being solved and read. With fewer, a thread
+        // that finished a batch behind an unwritten one has nothing to
+        // read or solve.
         max_open: 2 * threads + 2,
         spin: threads <= sysinfo::logical_cores(),
         threads,
