@@ -102,16 +102,18 @@ use stages::*;
 use verify::*;
 use workers::*;
 
-/// Puzzles a solver thread takes at a time; idle threads take (or steal)
-/// the next chunk, so even a one-batch dataset uses every thread and the
-/// end of a unit leaves no thread idle for long.
+/// Puzzles of a block in the helper-threads layout: the strategies of a
+/// group take turns block by block ([`solve::turn`]), and a practised run's
+/// threads take (or steal) a block at a time. A cold run's threads take
+/// larger spans ([`Job::span`]), shared out so that even a one-batch
+/// dataset uses every thread.
 const CHUNK: usize = 32;
 
-/// Puzzles a worker takes at a time in the workers-only layout: more than
-/// [`CHUNK`], since there every chunk also costs a trip through the shared
-/// queue. Once the input is exhausted the last chunks are halved as they
-/// are taken, down to [`MIN_CHUNK`], so hard puzzles at the end do not
-/// leave a thread idle.
+/// The same in the workers-only layout: more than [`CHUNK`], since there
+/// every span taken also costs a trip through the shared queue. Once the
+/// input is exhausted the last spans of a one-pass run (or a practised
+/// one) are halved as they are taken, down to [`MIN_CHUNK`], so hard
+/// puzzles at the end do not leave a thread idle.
 const WORKER_CHUNK: usize = 64;
 pub const MIN_CHUNK: usize = 8;
 
