@@ -34,6 +34,15 @@ fn require(tools: &[&str]) {
     }
 }
 
+/// Held by each test for its whole run: the tests time solvers (a gate, a
+/// trend step), and four of them measuring at once on a small machine, one
+/// of them beside a release build, make each other's times too noisy to
+/// find a 10 % step reliably.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The tool, installed the way README says: `cargo install --locked --path
 /// .` (into a root of its own rather than ~/.cargo).
 fn install(root: &Path) -> PathBuf {
@@ -155,6 +164,7 @@ fn ci_command(repo: &Path, tool: &Path, base: Option<&str>, k: usize) -> Command
 
 #[test]
 fn a_solver_repository_gates_and_tracks_its_commits() {
+    let _alone = one_at_a_time();
     // A release `cargo install` (minutes): an end-to-end check, run by
     // `.ci/run` (BENCH_SUDOKU_E2E=1) or with an installed binary given.
     if std::env::var_os("BENCH_SUDOKU_E2E").is_none()
@@ -262,6 +272,7 @@ fn fake_gh(dir: &Path) {
 
 #[test]
 fn an_unchanged_solver_passes_and_its_comment_is_updated_in_place() {
+    let _alone = one_at_a_time();
     require(&["git", "cc", "python3"]);
     let work = scratch("comment");
     let repo = work.join("mysolver");
@@ -339,6 +350,7 @@ fn an_unchanged_solver_passes_and_its_comment_is_updated_in_place() {
 
 #[test]
 fn the_history_is_kept_in_a_branch_and_a_lost_race_is_pushed_again() {
+    let _alone = one_at_a_time();
     require(&["git", "cc", "python3"]);
     let work = scratch("branch");
     let origin = work.join("origin.git");
@@ -453,6 +465,7 @@ fn the_history_is_kept_in_a_branch_and_a_lost_race_is_pushed_again() {
 
 #[test]
 fn the_gate_measures_until_decided_and_undecided_passes_by_default() {
+    let _alone = one_at_a_time();
     require(&["python3"]);
     let work = scratch("defaults");
     // A stand-in tool: records the arguments of `run`, writes the
