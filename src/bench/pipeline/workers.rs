@@ -59,6 +59,13 @@ pub(super) struct Queue {
 }
 
 impl Queue {
+    /// No batch is being read or prepared, so no span is about to be
+    /// queued. (After a panic a batch may stay counted as being prepared:
+    /// it never will be.)
+    fn nothing_coming(&self) -> bool {
+        !self.reading && (self.preparing == 0 || self.panic.is_some())
+    }
+
     /// Ends the reading at a dataset error. The batches before it are still
     /// solved and written; the batch that holds it is not. Batches are
     /// prepared in parallel, so errors can be met out of order: the one
@@ -188,16 +195,14 @@ impl Workers<'_, '_> {
                     // with filler solves (its window may be what the others
                     // wait for). After a panic it is dropped: nothing more
                     // is written.
-                    if carry.is_some() && !q.reading && (q.preparing == 0 || q.panic.is_some()) {
+                    if carry.is_some() && q.nothing_coming() {
                         if q.panic.is_some() {
                             carry = None;
                         } else {
                             break (None, false);
                         }
                     }
-                    // (After a panic a batch may stay counted as being
-                    // prepared: it never will be.)
-                    if q.ended && !q.reading && (q.preparing == 0 || q.panic.is_some()) {
+                    if q.ended && q.nothing_coming() {
                         return;
                     }
                     // Nothing to do until a batch is read or written. Spin
