@@ -12,6 +12,8 @@
 #   --budget D        the gate's --budget (default 60s)
 #   --threshold PCT   the gate's --threshold (default 0.5)
 #   --slow PER_MILLE  the candidate's calls take PER_MILLE/1000 of the base's (default 1010: 1 %)
+#   --symbol NAME     the fixture's entry point (default solve_stretch, about 0.1 ms a puzzle of
+#                     top1465; solve_plain_stretch: a plain backtracker, about 1.8 ms)
 #   --idle            no busy loops
 #   --tsv FILE        append each run's row to FILE (the summary covers every row in it)
 #   RUN_ARGS          added to every run
@@ -29,6 +31,7 @@ first=1
 budget=60s
 threshold=0.5
 slow=1010
+symbol=solve_stretch
 busy=1
 tsv=
 extra=()
@@ -39,10 +42,11 @@ while [ $# -gt 0 ]; do
     --budget) budget=$2; shift 2 ;;
     --threshold) threshold=$2; shift 2 ;;
     --slow) slow=$2; shift 2 ;;
+    --symbol) symbol=$2; shift 2 ;;
     --idle) busy=0; shift ;;
     --tsv) tsv=$2; shift 2 ;;
     --) shift; while [ $# -gt 1 ]; do extra+=("$1"); shift; done ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
@@ -70,8 +74,8 @@ one() { # experiment seed cand_config
   local out=$tmp/r st=0 start end
   start=$(date +%s.%N)
   "$bin" run "$file" -q --force --out "$out" \
-    -s "lib=$lib,symbol=solve_stretch,config=1000,name=base" \
-    -s "lib=$lib,symbol=solve_stretch,config=$3,name=cand" \
+    -s "lib=$lib,symbol=$symbol,config=1000,name=base" \
+    -s "lib=$lib,symbol=$symbol,config=$3,name=cand" \
     --gate base:cand --threshold "$threshold" --budget "$budget" --transform "$2" \
     "${extra[@]}" >/dev/null 2>"$tmp/err" || st=$?
   end=$(date +%s.%N)
