@@ -88,6 +88,9 @@ pub struct RunOptions {
     /// (their spec's `repeat=` and `warmup=` keys), by name: a slow
     /// solver measured once beside a fast one measured three times.
     pub strategy_passes: Vec<(String, Passes)>,
+    /// `--repeat` or `--warmup` was given: a budgeted gate's later rounds
+    /// make the run's passes rather than choosing their own.
+    pub passes_given: bool,
 }
 
 /// The passes a strategy makes over each puzzle: `warmup` discarded, then

@@ -85,8 +85,8 @@ pub fn round_seed(seed: u64, number: u32) -> u64 {
 
 /// Measures rounds 2, 3, … of the datasets `open` (indexes into `infos`)
 /// while the judge names datasets it still needs and the deadline allows
-/// another round as long as the longest so far (`first`: the first
-/// round's). `judge` gets each round and returns the datasets still open.
+/// another round as long as the longest so far (`expected`, before any is
+/// measured: the first round's time, scaled to the passes of `opts`). `judge` gets each round and returns the datasets still open.
 #[allow(clippy::too_many_arguments)]
 pub fn more(
     opts: &RunOptions,
@@ -95,7 +95,7 @@ pub fn more(
     progress: &dyn Progress,
     stop: &Arc<AtomicBool>,
     deadline: Instant,
-    first: Duration,
+    expected: Duration,
     mut open: Vec<usize>,
     judge: &mut dyn FnMut(&Round) -> Vec<usize>,
 ) -> Rounds {
@@ -103,7 +103,7 @@ pub fn more(
         rounds: 1,
         end: End::Decided,
         stopped: None,
-        longest: first,
+        longest: expected,
     };
     loop {
         if open.is_empty() {

@@ -218,6 +218,8 @@ pub struct BudgetFacts {
     pub end: &'static str,
     /// Rounds solved new isomorphs (`--transform`), not the same puzzles.
     pub isomorphs: bool,
+    /// The later rounds' passes, when not the first's.
+    pub later_passes: Option<crate::bench::Passes>,
 }
 
 impl Verdict {

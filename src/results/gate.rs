@@ -41,6 +41,12 @@ pub struct BudgetRecord {
     /// Each round solved new isomorphs (`--transform`) rather than the
     /// same puzzles.
     pub isomorphs: bool,
+    /// The measured passes and warm-up passes of the rounds after the
+    /// first, when they differ from the first's (a slow solver's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub later_repeat: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub later_warmup: Option<u32>,
 }
 
 /// One dataset's verdict.

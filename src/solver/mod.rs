@@ -24,6 +24,7 @@ pub mod observer;
 pub mod revision;
 pub mod seam;
 pub mod spec;
+pub mod stopwatch;
 pub mod strategy;
 pub mod techniques;
 

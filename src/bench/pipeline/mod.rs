@@ -81,6 +81,7 @@ mod aggregate;
 pub mod diagnostics;
 mod helpers;
 mod order;
+mod pace;
 mod probe;
 mod read;
 mod remeasure;
@@ -393,6 +394,9 @@ struct Job<'a> {
     /// Each block's passes back to back (`run --practised`) instead of
     /// each pass over a whole span first (cold).
     practised: bool,
+    /// Every strategy is timed by the harness around a call in this
+    /// process: blocks and clocks follow the solves' pace ([`pace`]).
+    paced: bool,
     /// Added to every chunk's rotation ([`RunOptions::rotation`]).
     rotation: usize,
     /// Puzzles per chunk in the helper layout and in the workers-only one
@@ -445,6 +449,12 @@ impl<'a> Job<'a> {
             gate_pair,
             stages: StageCpu::default(),
             practised: opts.practised,
+            paced: runners.iter().all(|r| match r {
+                Runner::Builtin(_) => true,
+                Runner::External(i) => {
+                    i.solver.capabilities().clock == crate::solver::seam::Clock::Harness
+                }
+            }),
             rotation: opts.rotation,
         }
     }
@@ -620,6 +630,7 @@ mod tests {
             gate_pair: None,
             rotation: 0,
             strategy_passes: Vec::new(),
+            passes_given: false,
         }
     }
 

@@ -22,6 +22,7 @@
 //! span's other puzzles (as many as the span holds).
 
 use super::*;
+use crate::solver::stopwatch::{self, Stopwatch};
 
 /// How many times the reference an outlier takes.
 pub(super) const FACTOR: u64 = 3;
@@ -76,17 +77,24 @@ pub(super) fn early(
     job: &Job,
     out: &mut [Vec<Chunk>],
 ) -> Late {
-    let width = blocks.first().map_or(0, |b| b.len());
+    let starts: Vec<usize> = blocks
+        .iter()
+        .scan(0, |at, b| {
+            let start = *at;
+            *at += b.len();
+            Some(start)
+        })
+        .collect();
     let span: usize = blocks.iter().map(|b| b.len()).sum();
     let mut late = Late::default();
     for k in 0..job.strategies.len() {
         // Should anything below panic, the message names the strategy.
         SOLVING.set((usize::MAX, k));
-        let (now, wait): (Vec<_>, Vec<_>) = flag(out, k)
-            .into_iter()
-            .partition(|f| job.practised || gap_needed(std::slice::from_ref(f), width, span) == 0);
+        let (now, wait): (Vec<_>, Vec<_>) = flag(out, k).into_iter().partition(|f| {
+            job.practised || gap_needed(std::slice::from_ref(f), &starts, span) == 0
+        });
         if !wait.is_empty() {
-            let fill = gap_needed(&wait, width, span);
+            let fill = gap_needed(&wait, &starts, span);
             late.0.push(Waiting {
                 k,
                 flagged: wait,
@@ -239,12 +247,13 @@ fn bound(kept: &[Kept], s: usize) -> u64 {
 
 /// Untimed solves needed before the outliers are measured again, so that
 /// each is at least [`GAP`] solves from its last (which was at its place in
-/// the last pass: the rest of the span followed it).
-fn gap_needed(flagged: &[(Kept, u64)], width: usize, span: usize) -> usize {
+/// the last pass: the rest of the span followed it). `starts`: where each
+/// block starts in the span.
+fn gap_needed(flagged: &[(Kept, u64)], starts: &[usize], span: usize) -> usize {
     flagged
         .iter()
         .map(|(x, _)| {
-            let after = span - 1 - (x.block * width + x.i);
+            let after = span - 1 - (starts[x.block] + x.i);
             GAP.saturating_sub(after)
         })
         .max()
@@ -328,7 +337,7 @@ fn solve_each(
             for &(j, i) in at {
                 let rec = &blocks[j][i];
                 SOLVING.set((usize::MAX, k));
-                let t = Instant::now();
+                let t = Stopwatch::start(stopwatch::undisturbed());
                 let r = solver.solve_builtin_with(
                     &rec.puzzle,
                     rec.candidates(),
@@ -336,7 +345,7 @@ fn solve_each(
                     job.limits,
                     &mut NoopObserver,
                 );
-                let ns = t.elapsed().as_nanos() as u64;
+                let ns = t.stop();
                 let answer = Answer {
                     result: r,
                     time_ns: None,
@@ -462,12 +471,22 @@ mod tests {
         };
         // The last puzzle of a 256-puzzle span needs a full gap; the first
         // needs none.
-        assert_eq!(gap_needed(&[(k, 0)], 64, 256), GAP);
+        let starts = [0, 64, 128, 192];
+        assert_eq!(gap_needed(&[(k, 0)], &starts, 256), GAP);
         let first = Kept {
             block: 0,
             i: 0,
             ..k
         };
-        assert_eq!(gap_needed(&[(first, 0)], 64, 256), 0);
+        assert_eq!(gap_needed(&[(first, 0)], &starts, 256), 0);
+        // Blocks of other sizes: the position is the block's start plus
+        // the place in it (puzzle 150 of 256 has 105 solves after it).
+        let uneven = [0, 2, 50, 130];
+        let mid = Kept {
+            block: 2,
+            i: 100,
+            ..k
+        };
+        assert_eq!(gap_needed(&[(mid, 0)], &uneven, 256), GAP - 105);
     }
 }

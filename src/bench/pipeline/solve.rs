@@ -3,6 +3,7 @@
 //! through their per-thread instances).
 
 use super::*;
+use crate::solver::stopwatch::{self, Clock, Undisturbed, Wall};
 
 /// One instance of an external solver per pool thread, made on the
 /// thread's first chunk and dropped when the unit ends (which stops solver
@@ -167,7 +168,8 @@ pub(super) struct Chunk {
 }
 
 /// Solves a span of puzzles `passes` times with every strategy of the job,
-/// in blocks of `block` puzzles: each block is solved by every strategy in
+/// in blocks of at most `block` puzzles (fewer for slow solvers,
+/// [`pace`]): each block is solved by every strategy in
 /// turn, in the order [`turn`] gives for `rotation + block + pass` (so that
 /// each strategy comes first as often as the others, and comes right after
 /// each other as often as before it: the one that follows another on the
@@ -205,7 +207,11 @@ pub(super) struct Span {
     /// An external solver's puzzles, per block.
     puzzles: Vec<Vec<Grid>>,
     late: super::remeasure::Late,
-    block: usize,
+    /// Where each block starts in the span.
+    starts: Vec<usize>,
+    /// The last block's solves were timed undisturbed, and so are the
+    /// span's re-measurements.
+    undisturbed: bool,
 }
 
 impl Span {
@@ -228,22 +234,20 @@ impl Span {
             mut out,
             puzzles,
             late,
-            block,
+            starts,
+            undisturbed,
         } = self;
         if !late.is_empty() {
             guarded(
                 || solving_what(records, job),
                 || {
-                    let blocks: Vec<&[Record]> = records.chunks(block).collect();
+                    crate::solver::stopwatch::set_undisturbed(undisturbed);
+                    let blocks = blocks_at(records, &starts);
                     super::remeasure::later(&blocks, &puzzles, job, &mut out, late, since);
                 },
             )?;
         }
-        Ok(out
-            .into_iter()
-            .enumerate()
-            .map(|(j, c)| (j * block, c))
-            .collect())
+        Ok(starts.into_iter().zip(out).collect())
     }
 }
 
@@ -273,61 +277,103 @@ pub(super) fn solve_span(
     )
 }
 
-fn solve_span_unguarded(records: &[Record], job: &Job, rotation: usize, block: usize) -> Span {
-    let n = job.strategies.len();
-    let blocks: Vec<&[Record]> = records.chunks(block).collect();
-    let mut out: Vec<Vec<Chunk>> = blocks
-        .iter()
-        .map(|b| {
-            (0..n)
-                .map(|k| Chunk {
-                    solved: Vec::with_capacity(b.len()),
-                    extra: Vec::new(),
-                    pass_ns: vec![0; job.measured(k) as usize],
-                    busy_ns: 0,
-                })
-                .collect()
-        })
-        .collect();
+fn solve_span_unguarded(records: &[Record], job: &Job, rotation: usize, usual: usize) -> Span {
     // An external solver's puzzles, made once.
     let external = job.runners.iter().any(|r| matches!(r, Runner::External(_)));
-    let puzzles: Vec<Vec<Grid>> = if external {
-        blocks
-            .iter()
-            .map(|b| b.iter().map(|r| r.puzzle).collect())
-            .collect()
-    } else {
-        Vec::new()
-    };
     let mut ctx = Ctx {
         job,
         #[cfg(unix)]
         board: external.then(crate::board::this_thread_slot).flatten(),
     };
-    let solve = |ctx: &mut Ctx, out: &mut Vec<Vec<Chunk>>, j: usize, pass: u32| {
-        let p = puzzles.get(j).map_or(&[][..], |p| &p[..]);
-        ctx.solve_block(blocks[j], j * block, p, rotation + j, pass, &mut out[j]);
-    };
-    if job.practised {
-        for j in 0..blocks.len() {
-            for pass in 0..job.passes {
-                solve(&mut ctx, &mut out, j, pass);
-            }
+    let mut cut = Cut::default();
+    // The first pass (cold) or a block's passes (practised) cut the span
+    // as they go, each block sized by the pace of the one before ([`pace`]).
+    let mut undisturbed = false;
+    while cut.end < records.len() {
+        let (size, u) = pace::next_block(job, usual);
+        undisturbed = u;
+        let j = cut.push(records, size, job, external);
+        let passes = if job.practised { job.passes } else { 1 };
+        for pass in 0..passes {
+            cut.solve(&mut ctx, records, rotation, j, pass);
         }
-    } else {
-        for pass in 0..job.passes {
-            for j in 0..blocks.len() {
-                solve(&mut ctx, &mut out, j, pass);
+        pace::observe(job, &cut.out[j], cut.len(j), passes);
+    }
+    if !job.practised {
+        for pass in 1..job.passes {
+            for j in 0..cut.out.len() {
+                cut.solve(&mut ctx, records, rotation, j, pass);
             }
         }
     }
-    let late = super::remeasure::early(&blocks, &puzzles, job, &mut out);
+    let blocks = cut.blocks(records);
+    let late = super::remeasure::early(&blocks, &cut.puzzles, job, &mut cut.out);
     Span {
-        out,
-        puzzles,
+        out: cut.out,
+        puzzles: cut.puzzles,
         late,
-        block,
+        starts: cut.starts,
+        undisturbed,
     }
+}
+
+/// A span cut into blocks: where each starts, its chunks (one per
+/// strategy) and, with an external solver, its puzzles.
+#[derive(Default)]
+struct Cut {
+    starts: Vec<usize>,
+    out: Vec<Vec<Chunk>>,
+    puzzles: Vec<Vec<Grid>>,
+    end: usize,
+}
+
+impl Cut {
+    fn len(&self, j: usize) -> usize {
+        self.starts.get(j + 1).copied().unwrap_or(self.end) - self.starts[j]
+    }
+
+    /// Adds the next block, of up to `size` puzzles; returns its number.
+    fn push(&mut self, records: &[Record], size: usize, job: &Job, external: bool) -> usize {
+        let (a, b) = (self.end, (self.end + size).min(records.len()));
+        self.starts.push(a);
+        self.end = b;
+        self.out.push(
+            (0..job.strategies.len())
+                .map(|k| Chunk {
+                    solved: Vec::with_capacity(b - a),
+                    extra: Vec::new(),
+                    pass_ns: vec![0; job.measured(k) as usize],
+                    busy_ns: 0,
+                })
+                .collect(),
+        );
+        if external {
+            self.puzzles
+                .push(records[a..b].iter().map(|r| r.puzzle).collect());
+        }
+        self.starts.len() - 1
+    }
+
+    /// Pass `pass` of block `j` by every strategy.
+    fn solve(&mut self, ctx: &mut Ctx, records: &[Record], rotation: usize, j: usize, pass: u32) {
+        let a = self.starts[j];
+        let block = &records[a..a + self.len(j)];
+        let p = self.puzzles.get(j).map_or(&[][..], |p| &p[..]);
+        ctx.solve_block(block, a, p, rotation + j, pass, &mut self.out[j]);
+    }
+
+    fn blocks<'r>(&self, records: &'r [Record]) -> Vec<&'r [Record]> {
+        blocks_at(records, &self.starts)
+    }
+}
+
+/// The blocks of a span that start at `starts`.
+pub(super) fn blocks_at<'r>(records: &'r [Record], starts: &[usize]) -> Vec<&'r [Record]> {
+    starts
+        .iter()
+        .enumerate()
+        .map(|(j, &a)| &records[a..starts.get(j + 1).copied().unwrap_or(records.len())])
+        .collect()
 }
 
 /// The strategy that takes turn `j` of a block solved in order `r` by `n`
@@ -415,11 +461,10 @@ impl Ctx<'_, '_> {
 }
 
 /// One pass of [`solve_chunk`] for a built-in engine, called directly
-/// (static dispatch). Each solve is timed alone with the monotonic clock;
-/// nothing else happens between the two clock reads. A function of its
-/// own, so that the code around the clock reads is chosen for this loop
-/// alone. Warm-up times are not kept.
-#[inline(never)]
+/// (static dispatch). Each solve is timed alone on the thread's clock
+/// ([`stopwatch`]: the monotonic clock, or undisturbed for slow blocks);
+/// nothing else happens between the two clock reads. Warm-up times are not
+/// kept.
 pub(super) fn solve_pass_builtin(
     records: &[Record],
     base: usize,
@@ -429,6 +474,29 @@ pub(super) fn solve_pass_builtin(
     pass: u32,
     chunk: &mut Chunk,
 ) {
+    let total = if stopwatch::undisturbed() {
+        pass_builtin::<Undisturbed>(records, base, job, builtin, k, pass, chunk)
+    } else {
+        pass_builtin::<Wall>(records, base, job, builtin, k, pass, chunk)
+    };
+    if pass >= job.warmup(k) {
+        chunk.pass_ns[(pass - job.warmup(k)) as usize] = total;
+    }
+}
+
+/// [`solve_pass_builtin`]'s loop on clock `C`; returns the pass's total
+/// time. A function of its own (per clock), so that the code around the
+/// clock reads is chosen for this loop alone.
+#[inline(never)]
+fn pass_builtin<C: Clock>(
+    records: &[Record],
+    base: usize,
+    job: &Job,
+    builtin: &Builtin,
+    k: usize,
+    pass: u32,
+    chunk: &mut Chunk,
+) -> u64 {
     let measured = pass >= job.warmup(k);
     let first = pass == 0;
     let solved = &mut chunk.solved;
@@ -438,7 +506,7 @@ pub(super) fn solve_pass_builtin(
         for (i, rec) in records.iter().enumerate() {
             // Outside the timed region: which puzzle, should the solve panic.
             SOLVING.set((base + i, k));
-            let t = Instant::now();
+            let t = C::start();
             let result = solver.solve_builtin_with(
                 &rec.puzzle,
                 rec.candidates(),
@@ -446,7 +514,7 @@ pub(super) fn solve_pass_builtin(
                 job.limits,
                 &mut NoopObserver,
             );
-            let ns = t.elapsed().as_nanos() as u64;
+            let ns = C::stop(t);
             #[cfg(test)]
             let ns = ns + spikes::extra(job.dataset, rec.index);
             total += ns;
@@ -457,9 +525,7 @@ pub(super) fn solve_pass_builtin(
             }
         }
     });
-    if measured {
-        chunk.pass_ns[(pass - job.warmup(k)) as usize] = total;
-    }
+    total
 }
 
 /// A chunk of pencilmark puzzles for an external solver, which takes

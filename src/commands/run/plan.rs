@@ -146,6 +146,7 @@ fn options(args: &RunArgs, strategies: Vec<Strategy>, gated: bool) -> RunOptions
         gate_pair: None,
         rotation: 0,
         strategy_passes: own_passes(&strategies, repeat, warmup),
+        passes_given: args.repeat.is_some() || args.warmup.is_some(),
         strategies,
     }
 }

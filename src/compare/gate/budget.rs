@@ -16,7 +16,7 @@
 use super::{checks, BudgetFacts, Estimate, Gate};
 use crate::bench::metrics::{UnitStats, CACHE_FACTOR};
 use crate::bench::rounds::{self, End, Round};
-use crate::bench::{DatasetInfo, Progress, RunOptions, RunResults};
+use crate::bench::{DatasetInfo, Passes, Progress, RunOptions, RunResults};
 use crate::compare::sequential::{Decision, Sums};
 use crate::judge::{Finding, Findings, Rule, Weight};
 use std::sync::atomic::AtomicBool;
@@ -199,6 +199,9 @@ pub struct Budgeted {
     pub end: End,
     /// `--transform`: each round solved new isomorphs.
     pub isomorphs: bool,
+    /// The passes of the rounds after the first, when they differ from
+    /// the first's ([`later_passes`]).
+    pub later_passes: Option<Passes>,
     /// Every unit's outcomes over the rounds after the first (their
     /// rejected answers and faults named by round), for the results
     /// directory: what was measured is recorded, not only the first round.
@@ -218,6 +221,7 @@ impl Budgeted {
             longest_round: self.longest,
             end: self.end.as_str(),
             isomorphs: self.isomorphs,
+            later_passes: self.later_passes,
         }
     }
 
@@ -292,6 +296,68 @@ pub fn target_rounds(budget: Duration, first: Duration) -> f64 {
         .sqrt()
 }
 
+/// The mean kept time (ns) of the gate's slower side from which later
+/// rounds make [`SLOW_PASSES`].
+pub const SLOW_NS: f64 = 50_000.0;
+
+/// The passes of a later round for a slow solver: two measured, no
+/// warm-up. A round's certainty per second of it was measured best so
+/// (docs/MEASUREMENT.md §5, "Passes"): a warm-up pass costs a quarter
+/// of a round and buys nothing where one solve takes longer than the
+/// caches and branch predictor remember, and the minimum of two passes
+/// removes most of what the minimum of three does at two thirds of the
+/// cost.
+pub const SLOW_PASSES: Passes = Passes {
+    warmup: 0,
+    repeat: 2,
+};
+
+/// The passes of the rounds after the first, chosen from the first round
+/// (`units`, made with the passes `first`): [`SLOW_PASSES`] when either side
+/// of the gate kept a mean time of at least [`SLOW_NS`] on some dataset,
+/// unless the run's passes were `given` (`--repeat`, `--warmup`,
+/// `--practised`); `None`: the first round's. A side's own passes (its
+/// spec's `repeat=`, `warmup=`) are its own in every round. The
+/// sequence's guarantee stands: the choice is made before any later round
+/// is seen, and it changes what a pair's times are the minimum of, not
+/// which puzzles are paired.
+pub fn later_passes(
+    gate: &Gate,
+    first: Passes,
+    given: bool,
+    units: &[UnitStats],
+) -> Option<Passes> {
+    let slow = units
+        .iter()
+        .filter(|u| u.strategy == gate.base || u.strategy == gate.candidate)
+        .any(|u| crate::results::ResultRecord::of(u, 0).mean_ns >= SLOW_NS);
+    (slow && !given && first != SLOW_PASSES).then_some(SLOW_PASSES)
+}
+
+/// The options of the rounds after the first ([`later_passes`]) and the
+/// time one is expected to take: the first round's, `first`, scaled by
+/// their passes (the deadline rule then takes the longest round so far).
+fn later_rounds(
+    gate: &Gate,
+    opts: &RunOptions,
+    units: &[UnitStats],
+    first: Duration,
+) -> (RunOptions, Option<Passes>, Duration) {
+    let mut later = opts.clone();
+    let first_passes = Passes {
+        warmup: opts.warmup,
+        repeat: opts.repeat.max(1),
+    };
+    let given = opts.passes_given || opts.practised;
+    let passes = later_passes(gate, first_passes, given, units);
+    let mut expected = first;
+    if let Some(p) = passes {
+        expected = first.mul_f64(f64::from(p.total()) / f64::from(first_passes.total()));
+        (later.repeat, later.warmup) = (p.repeat, p.warmup);
+    }
+    (later, passes, expected)
+}
+
 /// What a budgeted gate measures with: the run's options, datasets, pool,
 /// progress display and stop flag.
 pub struct Bench<'a> {
@@ -323,6 +389,7 @@ pub fn measure(
         longest: first,
         end: End::Decided,
         isomorphs: bench.opts.transform.is_some(),
+        later_passes: None,
         later: Vec::new(),
     };
     b.take(
@@ -334,6 +401,9 @@ pub fn measure(
             wall: first,
         },
     );
+    let open = b.open(gate);
+    let (later, expected);
+    (later, b.later_passes, expected) = later_rounds(gate, bench.opts, &results.units, first);
     // The sequence is tuned (before any later round is seen) to be
     // narrowest between the first look and the last the budget should
     // hold: at the geometric mean of their chunks, the first round's
@@ -341,26 +411,25 @@ pub fn measure(
     // within about 12 % of the narrowest a sequence could have at either
     // end (for 30 rounds), where one tuned for the last round would be
     // 1.8 times wider at the first.
-    let fit = target_rounds(budget, first);
+    let fit = target_rounds(budget, expected);
     for e in &mut b.datasets {
         e.target = e.sums.chunks as f64 * fit;
     }
-    let open = b.open(gate);
     let done = rounds::more(
-        bench.opts,
+        &later,
         bench.infos,
         bench.pool,
         bench.progress,
         bench.stop,
         started + budget,
-        first,
+        expected,
         open,
         &mut |round| {
             b.take(gate, round);
             b.open(gate)
         },
     );
-    (b.rounds, b.end, b.longest) = (done.rounds, done.end, done.longest);
+    (b.rounds, b.end, b.longest) = (done.rounds, done.end, done.longest.max(first));
     b.elapsed = started.elapsed();
     if let Some(s) = done.stopped {
         results.stopped.get_or_insert(s);

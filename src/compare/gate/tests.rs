@@ -289,3 +289,32 @@ fn the_markdown_verdict_escapes_labels() {
         "{md}"
     );
 }
+
+#[test]
+fn later_rounds_of_a_slow_solver_make_two_passes_and_no_warm_up_unless_passes_were_given() {
+    use super::budget::{later_passes, SLOW_NS, SLOW_PASSES};
+    use crate::bench::Passes;
+    let unit = |strategy: &str, mean_ns: f64| {
+        let mut u = UnitStats::new("set", strategy, 3);
+        u.puzzles = 10;
+        u.solve_ns_total = (mean_ns * 10.0) as u64;
+        u
+    };
+    let first = Passes {
+        warmup: 1,
+        repeat: 3,
+    };
+    let g = gate(0.5);
+    let slow = [unit("base", SLOW_NS), unit("cand", 1_000.0)];
+    let fast = [unit("base", SLOW_NS - 1_000.0), unit("cand", 1_000.0)];
+    // A slow side (either one) on some dataset: two passes, no warm-up.
+    assert_eq!(later_passes(&g, first, false, &slow), Some(SLOW_PASSES));
+    // Fast sides keep the first round's passes, and so does a strategy
+    // outside the gate however slow.
+    assert_eq!(later_passes(&g, first, false, &fast), None);
+    let other = [fast[0].clone(), fast[1].clone(), unit("other", 1e9)];
+    assert_eq!(later_passes(&g, first, false, &other), None);
+    // Passes the user gave are kept; so are passes already the slow ones.
+    assert_eq!(later_passes(&g, first, true, &slow), None);
+    assert_eq!(later_passes(&g, SLOW_PASSES, false, &slow), None);
+}

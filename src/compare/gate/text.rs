@@ -145,8 +145,20 @@ impl Verdict {
     /// The rounds of a budgeted run, in one line.
     fn budget_line(&self) -> Option<String> {
         let b = self.budget.as_ref()?;
+        let passes = match b.later_passes {
+            Some(p) if b.rounds > 1 => format!(
+                "; rounds after the first: {} measured {}, {} (a slow solver)",
+                p.repeat,
+                if p.repeat == 1 { "pass" } else { "passes" },
+                match p.warmup {
+                    0 => "no warm-up".to_string(),
+                    w => format!("{w} warm-up"),
+                }
+            ),
+            _ => String::new(),
+        };
         Some(format!(
-            "rounds: {} ({}) in {} of a {} budget, the longest {}; {}",
+            "rounds: {} ({}{passes}) in {} of a {} budget, the longest {}; {}",
             b.rounds,
             if b.isomorphs {
                 "new isomorphs each round"
@@ -274,6 +286,8 @@ impl Verdict {
                 longest_round_s: b.longest_round.as_secs_f64(),
                 ended: b.end.into(),
                 isomorphs: b.isomorphs,
+                later_repeat: b.later_passes.map(|p| p.repeat),
+                later_warmup: b.later_passes.map(|p| p.warmup),
             }),
             datasets: self
                 .rows

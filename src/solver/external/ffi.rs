@@ -25,6 +25,7 @@ use crate::solver::seam::{
     Answer, Capabilities, Clock, CounterSet, ExternalSolver, SolverInstance,
 };
 use crate::solver::spec::{Entry, LibSpec};
+use crate::solver::stopwatch::{self, Stopwatch};
 use crate::solver::{Counters, Limits, Status};
 use libloading::Library;
 use std::ffi::{c_char, c_void, CStr};
@@ -635,15 +636,15 @@ fn read_grid(bytes: &[u8; CELLS], blanks: bool) -> Result<Grid, Error> {
     Ok(Grid::from_cells(cells).expect("values 0..=9"))
 }
 
-/// Runs `call` timed alone on the monotonic clock, with the watchdog slot
+/// Runs `call` timed alone on the harness's clock ([`Stopwatch`]), with the watchdog slot
 /// marked busy around it (outside the timed region); returns its result
 /// and nanoseconds.
 #[inline(always)]
 fn timed<R>(slot: &AtomicU64, call: impl FnOnce() -> R) -> (R, u64) {
     let n = enter(slot);
-    let t = Instant::now();
+    let t = Stopwatch::start(stopwatch::undisturbed());
     let r = call();
-    let ns = t.elapsed().as_nanos() as u64;
+    let ns = t.stop();
     slot.store(n + 1, Ordering::Relaxed);
     (r, ns)
 }

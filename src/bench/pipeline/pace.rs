@@ -1,0 +1,161 @@
+//! How a span is cut into blocks, and how its solves are timed, from the
+//! pace of the calling thread's last block.
+//!
+//! Interleaving pairs two strategies' times of a puzzle only as well as the
+//! two solves share the machine's mood, so a block's turns must be short
+//! beside the time over which a loaded machine's speed drifts. With a busy
+//! loop per core of a 2-core machine, one strategy's turn of a 64-puzzle
+//! block of a 1.8 ms solver (about 100 ms) ran up to 30 % slower than the
+//! other's, and the spread of the blocks' mean ratios was three to six
+//! times what the pairs' own noise explains; with turns of a few puzzles
+//! it was what the pairs explain (docs/MEASUREMENT.md §3). So a block holds
+//! the layout's usual number of puzzles while every strategy's turn of it
+//! together takes at most [`TURN_NS`], and fewer (down to [`LEAST`])
+//! beyond: the usual size for fast solvers, whose strategy that follows
+//! another on the same puzzles must find them forgotten (a block's other
+//! puzzles are what make it forget), a few puzzles a turn for solvers of a
+//! millisecond.
+//!
+//! The block's solves are timed undisturbed ([`stopwatch`]: a preempted
+//! solve given its CPU time) when every strategy's solves of the last block
+//! took at least [`UNDISTURBED_NS`] on average: the four system calls that
+//! asks for (about 1 µs) are outside the timed region and then a small
+//! part of the thread's time.
+//!
+//! Only jobs whose every strategy is timed by the harness around a call in
+//! this process are paced ([`Job::paced`]): a solver process gets its
+//! requests a block at a time, pipelined, and keeps the usual blocks.
+
+use super::*;
+use crate::solver::stopwatch;
+use std::cell::Cell;
+
+/// Every strategy's turn of a block, together, at most (ns), unless one
+/// puzzle takes longer.
+pub(super) const TURN_NS: u64 = 10_000_000;
+/// Puzzles of a block at least: the strategy that follows another on a
+/// puzzle then has another puzzle's solve between the two (right after it,
+/// a 1.8 ms solver's time of a puzzle was about 1 % shorter than the
+/// leader's, which the rotation cancels on average but which widens the
+/// interval).
+pub(super) const LEAST: usize = 2;
+/// The mean solve (ns) of every strategy of a block from which the next
+/// block's solves are timed undisturbed.
+pub(super) const UNDISTURBED_NS: u64 = 50_000;
+
+/// The calling thread's last block: every strategy's time per puzzle
+/// together, and the fastest strategy's time per solve (0: no block yet).
+#[derive(Clone, Copy, Default)]
+struct Pace {
+    puzzle_ns: u64,
+    fastest_ns: u64,
+}
+
+thread_local! {
+    static PACE: Cell<Pace> = const { Cell::new(Pace { puzzle_ns: 0, fastest_ns: 0 }) };
+}
+
+/// The size of the next block of a span (`usual` at most) and whether its
+/// solves are timed undisturbed; sets the thread's clock accordingly.
+pub(super) fn next_block(job: &Job, usual: usize) -> (usize, bool) {
+    if !job.paced {
+        stopwatch::set_undisturbed(false);
+        return (usual, false);
+    }
+    let pace = PACE.get();
+    let undisturbed = pace.fastest_ns >= UNDISTURBED_NS;
+    stopwatch::set_undisturbed(undisturbed);
+    (pace.block(usual), undisturbed)
+}
+
+/// Takes the pace of a block of `len` puzzles (its chunks, one per
+/// strategy) once it has made `passes` passes (every strategy's, at most
+/// its own).
+pub(super) fn observe(job: &Job, chunks: &[Chunk], len: usize, passes: u32) {
+    if !job.paced || len == 0 {
+        return;
+    }
+    let mut pace = Pace {
+        puzzle_ns: 0,
+        fastest_ns: u64::MAX,
+    };
+    for (k, c) in chunks.iter().enumerate() {
+        let solves = len as u64 * u64::from(passes.min(job.passes_of(k)).max(1));
+        let per_solve = c.busy_ns / solves;
+        pace.puzzle_ns += per_solve;
+        pace.fastest_ns = pace.fastest_ns.min(per_solve);
+    }
+    pace.puzzle_ns = pace.puzzle_ns.max(1);
+    PACE.set(PACE.get().follow(pace, len));
+}
+
+impl Pace {
+    /// The size of a block at this pace: the layout's `usual` while every
+    /// strategy's turn takes at most [`TURN_NS`] together, fewer beyond,
+    /// at least [`LEAST`]; `usual` before any block, so that a fast
+    /// solver's blocks are exactly the layout's.
+    fn block(self, usual: usize) -> usize {
+        let size = match self.puzzle_ns {
+            0 => usual,
+            ns => (TURN_NS / ns) as usize,
+        };
+        size.clamp(LEAST, usual.max(LEAST))
+    }
+
+    /// The pace after a block of `len` puzzles that went at `block`'s: an
+    /// average of the last [`MEMORY`] puzzles or so, since one puzzle's
+    /// search can take a hundred times another's of the same dataset.
+    fn follow(self, block: Pace, len: usize) -> Pace {
+        if self.puzzle_ns == 0 {
+            return block;
+        }
+        let w = len.min(MEMORY) as f64 / MEMORY as f64;
+        let mix = |old: u64, new: u64| (old as f64 + (new as f64 - old as f64) * w) as u64;
+        Pace {
+            puzzle_ns: mix(self.puzzle_ns, block.puzzle_ns).max(1),
+            fastest_ns: mix(self.fastest_ns, block.fastest_ns),
+        }
+    }
+}
+
+/// Puzzles the pace remembers, about.
+const MEMORY: usize = 32;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(puzzle_ns: u64, fastest_ns: u64) -> Pace {
+        Pace {
+            puzzle_ns,
+            fastest_ns,
+        }
+    }
+
+    #[test]
+    fn fast_solvers_keep_the_usual_blocks_and_slow_ones_take_turns_of_a_few_puzzles() {
+        // Before any block: the usual.
+        assert_eq!(Pace::default().block(64), 64);
+        // Two strategies of 2.5 µs: 5 µs a puzzle, the usual 64.
+        assert_eq!(at(5_000, 2_500).block(64), 64);
+        assert_eq!(at(5_000, 2_500).block(32), 32);
+        // 200 µs a puzzle: 10 ms / 200 µs.
+        assert_eq!(at(200_000, 100_000).block(64), 50);
+        // Milliseconds a puzzle: never fewer than the least.
+        assert_eq!(at(3_600_000, 1_800_000).block(64), LEAST);
+        assert_eq!(at(50_000_000, 1_800_000).block(64), LEAST);
+    }
+
+    #[test]
+    fn the_pace_follows_about_the_last_32_puzzles() {
+        // The first block sets it.
+        let p = Pace::default().follow(at(1_000, 500), 2);
+        assert_eq!((p.puzzle_ns, p.fastest_ns), (1_000, 500));
+        // A block of one puzzle moves it a 32nd of the way.
+        let q = at(32_000, 32_000).follow(at(64_000, 0), 1);
+        assert_eq!((q.puzzle_ns, q.fastest_ns), (33_000, 31_000));
+        // A block of 32 puzzles or more replaces it.
+        let r = at(32_000, 32_000).follow(at(64_000, 64_000), 64);
+        assert_eq!((r.puzzle_ns, r.fastest_ns), (64_000, 64_000));
+    }
+}
