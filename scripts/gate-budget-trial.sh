@@ -13,7 +13,8 @@
 #   --threshold PCT   the gate's --threshold (default 0.5)
 #   --slow PER_MILLE  the candidate's calls take PER_MILLE/1000 of the base's (default 1010: 1 %)
 #   --symbol NAME     the fixture's entry point (default solve_stretch, about 0.1 ms a puzzle of
-#                     top1465; solve_plain_stretch: a plain backtracker, about 1.8 ms)
+#                     top1465; solve_plain_stretch: a plain backtracker, about 1.8 ms;
+#                     solve_plain_stretch_cpu: the same, its stretch on the thread's CPU clock)
 #   --idle            no busy loops
 #   --tsv FILE        append each run's row to FILE (the summary covers every row in it)
 #   RUN_ARGS          added to every run
@@ -46,7 +47,7 @@ while [ $# -gt 0 ]; do
     --idle) busy=0; shift ;;
     --tsv) tsv=$2; shift 2 ;;
     --) shift; while [ $# -gt 1 ]; do extra+=("$1"); shift; done ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
