@@ -384,6 +384,9 @@ pub fn run_all(
     stop: &Arc<AtomicBool>,
 ) -> RunResults {
     let every: Vec<usize> = (0..infos.len()).collect();
+    // The run's own count (a scan runs several in one process); a gate's
+    // later rounds (`run_some`) add theirs.
+    crate::solver::stopwatch::reset_preempted();
     run_some(opts, infos, &every, pool, rows, progress, stop)
 }
 

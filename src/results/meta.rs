@@ -254,10 +254,10 @@ pub struct HarnessMeta {
     /// solve's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub solve_loop_ns_per_puzzle: Option<f64>,
-    /// Solves that the kernel preempted and that were given the CPU time
-    /// they used (the undisturbed timing of slow solves,
-    /// docs/MEASUREMENT.md §1), over every round of the run; absent when
-    /// none was.
+    /// Solves of built-in engines that the kernel preempted and that were
+    /// given the CPU time they used (the undisturbed timing of slow solves,
+    /// docs/MEASUREMENT.md §1), re-measurements and every round of a gate
+    /// included; absent when none was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preempted_solves: Option<u64>,
     /// CPU time of the other per-puzzle stages, ns per puzzle, when the run

@@ -14,10 +14,10 @@
 //! [`SolverInstance`] per thread (a loaded library's per-thread state, a
 //! child process), which solves puzzles in order.
 
-use super::stopwatch::{self, Stopwatch};
 use super::{Counters, Limits, SolveResult, Status};
 use crate::grid::Grid;
 use std::fmt;
+use std::time::Instant;
 
 /// One search-effort counter of [`Counters`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -195,7 +195,9 @@ impl<'de> serde::Deserialize<'de> for CounterSet {
 /// Which clock a solver's per-puzzle times come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Clock {
-    /// The harness's monotonic clock around an in-process call.
+    /// The harness's monotonic clock around an in-process call (for a
+    /// built-in engine's slow solve that was preempted, the CPU time it
+    /// used: [`super::stopwatch`]).
     #[default]
     Harness,
     /// The solver's own measurement (the protocol's `ns`).
@@ -354,14 +356,14 @@ pub trait SolverInstance: Send {
 
     /// Solves `puzzles` in order, appending one answer each to `out`, each
     /// with its time. The default times every [`solve`](Self::solve) call
-    /// alone on the harness's clock ([`Stopwatch`]); instances that can do better
+    /// alone on the harness's monotonic clock; instances that can do better
     /// (a library call timed without the harness's conversions, requests
     /// pipelined to a process) override it.
     fn solve_batch(&mut self, puzzles: &[Grid], limits: &Limits, out: &mut Vec<Answer>) {
         for p in puzzles {
-            let t = Stopwatch::start(stopwatch::undisturbed());
+            let t = Instant::now();
             let mut a = self.solve(p, limits);
-            let ns = t.stop();
+            let ns = t.elapsed().as_nanos() as u64;
             a.time_ns.get_or_insert(ns);
             out.push(a);
         }

@@ -1,5 +1,4 @@
-//! The harness's clock around one in-process solve (a built-in engine or a
-//! library call).
+//! The harness's clock around one solve of a built-in engine.
 //!
 //! By default a solve's time is the monotonic clock's reading before and
 //! after the call: nothing else runs between the two reads. On a loaded
@@ -21,6 +20,12 @@
 //! what a thread waits for is part of the solver's cost, and the CPU
 //! clock must not let a solver hide work in another thread. The reads
 //! happen outside the timed region; undisturbed solves keep the wall time.
+//!
+//! Only the built-in engines are timed so: they run on the calling thread
+//! alone. A library could hand its work to a thread of its own and wait
+//! for it by yielding the core (`sched_yield` counts as an involuntary
+//! switch, not a block), and its calls would be given the little CPU time
+//! the waiting thread used; its calls keep the wall clock.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -44,9 +49,15 @@ pub fn undisturbed() -> bool {
     UNDISTURBED.get()
 }
 
-/// Solves of this process timed by the CPU clock after a preemption.
+/// Solves of this process timed by the CPU clock after a preemption,
+/// since the last [`reset_preempted`].
 pub fn preempted_solves() -> u64 {
     PREEMPTED.load(Ordering::Relaxed)
+}
+
+/// Starts counting [`preempted_solves`] again (at the start of a run).
+pub fn reset_preempted() {
+    PREEMPTED.store(0, Ordering::Relaxed);
 }
 
 /// What the kernel says of the calling thread at one moment.
@@ -71,7 +82,7 @@ impl Stopwatch {
     /// (outside the timed region), as [`undisturbed`] says.
     #[inline(always)]
     pub fn start(undisturbed: bool) -> Self {
-        let before = if undisturbed { usage() } else { None };
+        let before = if undisturbed { usage(false) } else { None };
         Stopwatch {
             start: Instant::now(),
             before,
@@ -132,7 +143,9 @@ impl Clock for Undisturbed {
 /// The time of a solve timed undisturbed, once its wall time is known.
 #[inline(never)]
 fn after_preemption(wall: u64, before: Usage) -> u64 {
-    let Some(after) = usage() else { return wall };
+    let Some(after) = usage(true) else {
+        return wall;
+    };
     let ns = undisturbed_ns(wall, before, after);
     if ns != wall {
         PREEMPTED.fetch_add(1, Ordering::Relaxed);
@@ -154,40 +167,59 @@ pub fn undisturbed_ns(wall: u64, before: Usage, after: Usage) -> u64 {
 }
 
 /// The calling thread's usage (`None` where the platform gives no
-/// per-thread switch counts: its solves keep their wall times).
-pub fn usage() -> Option<Usage> {
+/// per-thread switch counts: its solves keep their wall times). The CPU
+/// clock is read nearest the timed region: last before it, first after it
+/// (`after`), so that the CPU time of a solve holds as little of the other
+/// system call as can be.
+pub fn usage(after: bool) -> Option<Usage> {
     #[cfg(target_os = "linux")]
     {
-        // SAFETY: `rusage` is a plain C struct of integers and timevals,
-        // for which all zero bytes is a valid value.
-        let mut r: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: getrusage writes one `rusage` into the struct we own and
-        // pass by a valid, exclusive pointer; RUSAGE_THREAD (Linux) asks
-        // for the calling thread alone.
-        if unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut r) } != 0 {
-            return None;
-        }
-        let mut t = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: clock_gettime writes one `timespec` into the struct we
-        // own; CLOCK_THREAD_CPUTIME_ID is the calling thread's CPU clock,
-        // which (unlike getrusage's times) counts the running slice to
-        // the nanosecond.
-        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
-            return None;
-        }
+        let cpu = if after { thread_cpu_ns()? } else { 0 };
+        let (voluntary, involuntary) = switches()?;
+        let cpu = if after { cpu } else { thread_cpu_ns()? };
         Some(Usage {
-            cpu_ns: t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64,
-            voluntary: r.ru_nvcsw as u64,
-            involuntary: r.ru_nivcsw as u64,
+            cpu_ns: cpu,
+            voluntary,
+            involuntary,
         })
     }
     #[cfg(not(target_os = "linux"))]
     {
+        let _ = after;
         None
     }
+}
+
+/// The calling thread's voluntary and involuntary context switches so far.
+#[cfg(target_os = "linux")]
+fn switches() -> Option<(u64, u64)> {
+    // SAFETY: `rusage` is a plain C struct of integers and timevals,
+    // for which all zero bytes is a valid value.
+    let mut r: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes one `rusage` into the struct we own and
+    // pass by a valid, exclusive pointer; RUSAGE_THREAD (Linux) asks
+    // for the calling thread alone.
+    if unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut r) } != 0 {
+        return None;
+    }
+    Some((r.ru_nvcsw as u64, r.ru_nivcsw as u64))
+}
+
+/// The calling thread's CPU time so far, ns.
+#[cfg(target_os = "linux")]
+fn thread_cpu_ns() -> Option<u64> {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one `timespec` into the struct we
+    // own; CLOCK_THREAD_CPUTIME_ID is the calling thread's CPU clock,
+    // which (unlike getrusage's times) counts the running slice to
+    // the nanosecond.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
+        return None;
+    }
+    Some(t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64)
 }
 
 #[cfg(test)]
@@ -219,15 +251,15 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn usage_counts_cpu_work_and_a_sleep_as_a_voluntary_switch() {
-        let a = usage().expect("linux has per-thread usage");
+        let a = usage(false).expect("linux has per-thread usage");
         let mut x = 0u64;
         for i in 0..2_000_000u64 {
             x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(i));
         }
-        let b = usage().unwrap();
+        let b = usage(true).unwrap();
         assert!(b.cpu_ns > a.cpu_ns, "{a:?} {b:?}");
         std::thread::sleep(std::time::Duration::from_millis(2));
-        let c = usage().unwrap();
+        let c = usage(false).unwrap();
         assert!(c.voluntary > b.voluntary, "{b:?} {c:?}");
         assert!(c.involuntary >= b.involuntary);
     }

@@ -397,6 +397,8 @@ struct Job<'a> {
     /// Every strategy is timed by the harness around a call in this
     /// process: blocks and clocks follow the solves' pace ([`pace`]).
     paced: bool,
+    /// The job's number for the threads' pace ([`pace::epoch`]).
+    pace_epoch: u64,
     /// Added to every chunk's rotation ([`RunOptions::rotation`]).
     rotation: usize,
     /// Puzzles per chunk in the helper layout and in the workers-only one
@@ -455,6 +457,7 @@ impl<'a> Job<'a> {
                     i.solver.capabilities().clock == crate::solver::seam::Clock::Harness
                 }
             }),
+            pace_epoch: pace::epoch(),
             rotation: opts.rotation,
         }
     }

@@ -17,14 +17,18 @@
 //! millisecond.
 //!
 //! The block's solves are timed undisturbed ([`stopwatch`]: a preempted
-//! solve given its CPU time) when every strategy's solves of the last block
-//! took at least [`UNDISTURBED_NS`] on average: the four system calls that
+//! solve given its CPU time) when every strategy's solves of the last
+//! blocks took at least [`UNDISTURBED_NS`] on average: the four system calls that
 //! asks for (about 1 µs) are outside the timed region and then a small
 //! part of the thread's time.
 //!
 //! Only jobs whose every strategy is timed by the harness around a call in
 //! this process are paced ([`Job::paced`]): a solver process gets its
-//! requests a block at a time, pipelined, and keeps the usual blocks.
+//! requests a block at a time, pipelined, and keeps the usual blocks. Only
+//! the built-in engines' solves are timed undisturbed (a library's calls
+//! keep the wall clock: [`stopwatch`]). Each job starts at an unknown pace
+//! (the usual block first), so that one dataset's or round's pace never
+//! sizes another's blocks.
 
 use super::*;
 use crate::solver::stopwatch;
@@ -43,16 +47,40 @@ pub(super) const LEAST: usize = 2;
 /// block's solves are timed undisturbed.
 pub(super) const UNDISTURBED_NS: u64 = 50_000;
 
-/// The calling thread's last block: every strategy's time per puzzle
-/// together, and the fastest strategy's time per solve (0: no block yet).
+/// The calling thread's last blocks of one job ([`Job::pace_epoch`]):
+/// every strategy's time per puzzle together, and the fastest strategy's
+/// time per solve (0: no block yet).
 #[derive(Clone, Copy, Default)]
 struct Pace {
+    epoch: u64,
     puzzle_ns: u64,
     fastest_ns: u64,
 }
 
 thread_local! {
-    static PACE: Cell<Pace> = const { Cell::new(Pace { puzzle_ns: 0, fastest_ns: 0 }) };
+    static PACE: Cell<Pace> = const { Cell::new(Pace { epoch: 0, puzzle_ns: 0, fastest_ns: 0 }) };
+}
+
+/// The last job number given out ([`epoch`]).
+static EPOCH: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// A new job's number: a thread starts each job's pace afresh (another
+/// dataset, other strategies or another round go at their own pace).
+pub(super) fn epoch() -> u64 {
+    EPOCH.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
+}
+
+/// The calling thread's pace in `job` (unknown before its first block).
+fn pace_of(job: &Job) -> Pace {
+    let pace = PACE.get();
+    if pace.epoch == job.pace_epoch {
+        pace
+    } else {
+        Pace {
+            epoch: job.pace_epoch,
+            ..Pace::default()
+        }
+    }
 }
 
 /// The size of the next block of a span (`usual` at most) and whether its
@@ -62,7 +90,7 @@ pub(super) fn next_block(job: &Job, usual: usize) -> (usize, bool) {
         stopwatch::set_undisturbed(false);
         return (usual, false);
     }
-    let pace = PACE.get();
+    let pace = pace_of(job);
     let undisturbed = pace.fastest_ns >= UNDISTURBED_NS;
     stopwatch::set_undisturbed(undisturbed);
     (pace.block(usual), undisturbed)
@@ -76,17 +104,26 @@ pub(super) fn observe(job: &Job, chunks: &[Chunk], len: usize, passes: u32) {
         return;
     }
     let mut pace = Pace {
+        epoch: job.pace_epoch,
         puzzle_ns: 0,
         fastest_ns: u64::MAX,
     };
     for (k, c) in chunks.iter().enumerate() {
+        if c.solved.iter().all(|s| s.result.status.is_fault()) {
+            // No solve to go by (faults only: a library that failed, an
+            // external solver given pencilmarks).
+            continue;
+        }
         let solves = len as u64 * u64::from(passes.min(job.passes_of(k)).max(1));
         let per_solve = c.busy_ns / solves;
         pace.puzzle_ns += per_solve;
         pace.fastest_ns = pace.fastest_ns.min(per_solve);
     }
+    if pace.fastest_ns == u64::MAX {
+        return;
+    }
     pace.puzzle_ns = pace.puzzle_ns.max(1);
-    PACE.set(PACE.get().follow(pace, len));
+    PACE.set(pace_of(job).follow(pace, len));
 }
 
 impl Pace {
@@ -112,6 +149,7 @@ impl Pace {
         let w = len.min(MEMORY) as f64 / MEMORY as f64;
         let mix = |old: u64, new: u64| (old as f64 + (new as f64 - old as f64) * w) as u64;
         Pace {
+            epoch: self.epoch,
             puzzle_ns: mix(self.puzzle_ns, block.puzzle_ns).max(1),
             fastest_ns: mix(self.fastest_ns, block.fastest_ns),
         }
@@ -127,6 +165,7 @@ mod tests {
 
     fn at(puzzle_ns: u64, fastest_ns: u64) -> Pace {
         Pace {
+            epoch: 0,
             puzzle_ns,
             fastest_ns,
         }

@@ -209,8 +209,8 @@ pub(super) struct Span {
     late: super::remeasure::Late,
     /// Where each block starts in the span.
     starts: Vec<usize>,
-    /// The last block's solves were timed undisturbed, and so are the
-    /// span's re-measurements.
+    /// The span's last block was timed undisturbed, and so are the span's
+    /// re-measurements.
     undisturbed: bool,
 }
 
@@ -287,12 +287,11 @@ fn solve_span_unguarded(records: &[Record], job: &Job, rotation: usize, usual: u
     };
     let mut cut = Cut::default();
     // The first pass (cold) or a block's passes (practised) cut the span
-    // as they go, each block sized by the pace of the one before ([`pace`]).
-    let mut undisturbed = false;
+    // as they go, each block sized and clocked by the pace of the ones
+    // before ([`pace`]).
     while cut.end < records.len() {
-        let (size, u) = pace::next_block(job, usual);
-        undisturbed = u;
-        let j = cut.push(records, size, job, external);
+        let (size, undisturbed) = pace::next_block(job, usual);
+        let j = cut.push(records, size, job, external, undisturbed);
         let passes = if job.practised { job.passes } else { 1 };
         for pass in 0..passes {
             cut.solve(&mut ctx, records, rotation, j, pass);
@@ -307,6 +306,9 @@ fn solve_span_unguarded(records: &[Record], job: &Job, rotation: usize, usual: u
         }
     }
     let blocks = cut.blocks(records);
+    // Outliers are re-measured on the clock of the span's last block.
+    let undisturbed = cut.undisturbed.last().copied().unwrap_or(false);
+    crate::solver::stopwatch::set_undisturbed(undisturbed);
     let late = super::remeasure::early(&blocks, &cut.puzzles, job, &mut cut.out);
     Span {
         out: cut.out,
@@ -318,10 +320,12 @@ fn solve_span_unguarded(records: &[Record], job: &Job, rotation: usize, usual: u
 }
 
 /// A span cut into blocks: where each starts, its chunks (one per
-/// strategy) and, with an external solver, its puzzles.
+/// strategy), whether its solves are timed undisturbed and, with an
+/// external solver, its puzzles.
 #[derive(Default)]
 struct Cut {
     starts: Vec<usize>,
+    undisturbed: Vec<bool>,
     out: Vec<Vec<Chunk>>,
     puzzles: Vec<Vec<Grid>>,
     end: usize,
@@ -333,9 +337,17 @@ impl Cut {
     }
 
     /// Adds the next block, of up to `size` puzzles; returns its number.
-    fn push(&mut self, records: &[Record], size: usize, job: &Job, external: bool) -> usize {
+    fn push(
+        &mut self,
+        records: &[Record],
+        size: usize,
+        job: &Job,
+        external: bool,
+        undisturbed: bool,
+    ) -> usize {
         let (a, b) = (self.end, (self.end + size).min(records.len()));
         self.starts.push(a);
+        self.undisturbed.push(undisturbed);
         self.end = b;
         self.out.push(
             (0..job.strategies.len())
@@ -354,8 +366,9 @@ impl Cut {
         self.starts.len() - 1
     }
 
-    /// Pass `pass` of block `j` by every strategy.
+    /// Pass `pass` of block `j` by every strategy, on the block's clock.
     fn solve(&mut self, ctx: &mut Ctx, records: &[Record], rotation: usize, j: usize, pass: u32) {
+        crate::solver::stopwatch::set_undisturbed(self.undisturbed[j]);
         let a = self.starts[j];
         let block = &records[a..a + self.len(j)];
         let p = self.puzzles.get(j).map_or(&[][..], |p| &p[..]);

@@ -221,8 +221,8 @@ pub struct RunArgs {
     /// within DURATION from the start of the run (1ms to 365d, e.g. 60s,
     /// 5m). The interval is then a 95% confidence sequence over every
     /// round, valid however many rounds are looked at (docs/MEASUREMENT.md
-    /// §5). The run ends within DURATION plus one round. With a slow solver
-    /// (a side's mean of 50µs or more) and no --repeat or --warmup, rounds
+    /// §5). The run ends within DURATION plus one round. With slow solvers
+    /// (both sides' means 50µs or more) and no --repeat or --warmup, rounds
     /// after the first make 2 measured passes and no warm-up.
     #[arg(long, value_name = "DURATION", requires = "gate",
           value_parser = super::args::parse_budget)]

@@ -296,7 +296,7 @@ pub fn target_rounds(budget: Duration, first: Duration) -> f64 {
         .sqrt()
 }
 
-/// The mean kept time (ns) of the gate's slower side from which later
+/// The mean kept time (ns) of both of the gate's sides from which later
 /// rounds make [`SLOW_PASSES`].
 pub const SLOW_NS: f64 = 50_000.0;
 
@@ -313,24 +313,32 @@ pub const SLOW_PASSES: Passes = Passes {
 };
 
 /// The passes of the rounds after the first, chosen from the first round
-/// (`units`, made with the passes `first`): [`SLOW_PASSES`] when either side
-/// of the gate kept a mean time of at least [`SLOW_NS`] on some dataset,
-/// unless the run's passes were `given` (`--repeat`, `--warmup`,
-/// `--practised`); `None`: the first round's. A side's own passes (its
-/// spec's `repeat=`, `warmup=`) are its own in every round. The
-/// sequence's guarantee stands: the choice is made before any later round
-/// is seen, and it changes what a pair's times are the minimum of, not
-/// which puzzles are paired.
+/// (`units`, made with the passes `first`): [`SLOW_PASSES`] when both sides
+/// of the gate kept a mean time of at least [`SLOW_NS`] on every dataset,
+/// unless the passes were `given` (`--repeat`, `--warmup`, `--practised`,
+/// or a side's own `repeat=`/`warmup=`); `None`: the first round's.
+///
+/// The choice is made before any later round is seen, so the confidence
+/// sequence stays valid, for what it then estimates: the pairs' average of
+/// the rounds' own log ratios. Fewer passes can move a round's ratio a
+/// little where the two sides' times spread differently from pass to pass
+/// (the minimum of fewer passes keeps more of the spread); both sides'
+/// minima move alike when they spread alike, and an A/A run's ratio is 1
+/// whatever the passes.
 pub fn later_passes(
     gate: &Gate,
     first: Passes,
     given: bool,
     units: &[UnitStats],
 ) -> Option<Passes> {
-    let slow = units
+    let sides: Vec<&UnitStats> = units
         .iter()
         .filter(|u| u.strategy == gate.base || u.strategy == gate.candidate)
-        .any(|u| crate::results::ResultRecord::of(u, 0).mean_ns >= SLOW_NS);
+        .collect();
+    let slow = !sides.is_empty()
+        && sides
+            .iter()
+            .all(|u| crate::results::ResultRecord::of(u, 0).mean_ns >= SLOW_NS);
     (slow && !given && first != SLOW_PASSES).then_some(SLOW_PASSES)
 }
 
@@ -348,7 +356,8 @@ fn later_rounds(
         warmup: opts.warmup,
         repeat: opts.repeat.max(1),
     };
-    let given = opts.passes_given || opts.practised;
+    let own = |label: &str| opts.strategy_passes.iter().any(|(n, _)| n == label);
+    let given = opts.passes_given || opts.practised || own(&gate.base) || own(&gate.candidate);
     let passes = later_passes(gate, first_passes, given, units);
     let mut expected = first;
     if let Some(p) = passes {
@@ -401,7 +410,6 @@ pub fn measure(
             wall: first,
         },
     );
-    let open = b.open(gate);
     let (later, expected);
     (later, b.later_passes, expected) = later_rounds(gate, bench.opts, &results.units, first);
     // The sequence is tuned (before any later round is seen) to be
@@ -415,6 +423,7 @@ pub fn measure(
     for e in &mut b.datasets {
         e.target = e.sums.chunks as f64 * fit;
     }
+    let open = b.open(gate);
     let done = rounds::more(
         &later,
         bench.infos,
@@ -430,6 +439,10 @@ pub fn measure(
         },
     );
     (b.rounds, b.end, b.longest) = (done.rounds, done.end, done.longest.max(first));
+    if b.rounds == 1 {
+        // No later round was measured: no passes of one to report.
+        b.later_passes = None;
+    }
     b.elapsed = started.elapsed();
     if let Some(s) = done.stopped {
         results.stopped.get_or_insert(s);

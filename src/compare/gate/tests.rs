@@ -291,7 +291,7 @@ fn the_markdown_verdict_escapes_labels() {
 }
 
 #[test]
-fn later_rounds_of_a_slow_solver_make_two_passes_and_no_warm_up_unless_passes_were_given() {
+fn later_rounds_of_slow_solvers_make_two_passes_and_no_warm_up_unless_passes_were_given() {
     use super::budget::{later_passes, SLOW_NS, SLOW_PASSES};
     use crate::bench::Passes;
     let unit = |strategy: &str, mean_ns: f64| {
@@ -305,15 +305,16 @@ fn later_rounds_of_a_slow_solver_make_two_passes_and_no_warm_up_unless_passes_we
         repeat: 3,
     };
     let g = gate(0.5);
-    let slow = [unit("base", SLOW_NS), unit("cand", 1_000.0)];
-    let fast = [unit("base", SLOW_NS - 1_000.0), unit("cand", 1_000.0)];
-    // A slow side (either one) on some dataset: two passes, no warm-up.
+    let slow = [unit("base", SLOW_NS), unit("cand", 2.0 * SLOW_NS)];
+    let one_fast = [unit("base", SLOW_NS - 1_000.0), unit("cand", 1e6)];
+    // Both sides slow: two passes, no warm-up.
     assert_eq!(later_passes(&g, first, false, &slow), Some(SLOW_PASSES));
-    // Fast sides keep the first round's passes, and so does a strategy
-    // outside the gate however slow.
-    assert_eq!(later_passes(&g, first, false, &fast), None);
-    let other = [fast[0].clone(), fast[1].clone(), unit("other", 1e9)];
+    // A fast side keeps the first round's passes, and a strategy outside
+    // the gate counts for nothing however slow.
+    assert_eq!(later_passes(&g, first, false, &one_fast), None);
+    let other = [one_fast[0].clone(), one_fast[1].clone(), unit("other", 1e9)];
     assert_eq!(later_passes(&g, first, false, &other), None);
+    assert_eq!(later_passes(&g, first, false, &[]), None);
     // Passes the user gave are kept; so are passes already the slow ones.
     assert_eq!(later_passes(&g, first, true, &slow), None);
     assert_eq!(later_passes(&g, SLOW_PASSES, false, &slow), None);

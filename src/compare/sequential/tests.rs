@@ -418,34 +418,43 @@ fn sequential_curves() {
 }
 
 /// A run of a slow solver's gate: rounds of `chunks` pairs each (blocks
-/// of a few puzzles), the first round's pairs with noise `first`, the later
-/// ones (fewer passes: more noise per pair) with `later`; looks after
-/// every round and stops at the first decision.
+/// of a few puzzles), the first round's pairs with noise `first` around
+/// the log ratio `mu.0`, the later ones (fewer passes: more noise per
+/// pair, and a ratio that may move a little) with `later` around `mu.1`;
+/// looks after every round and stops at the first decision. A miss is an
+/// interval without the pairs' average of the rounds' log ratios.
 fn slow_gate_run(
     seed: u64,
     chunks: &[u32],
     first: Noise,
     later: Noise,
-    mu: f64,
+    mu: (f64, f64),
     rounds: u32,
 ) -> Outcome {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let target = chunks.len() as f64 * f64::from(rounds).sqrt();
     let mut sums = Sums::default();
+    let (mut pairs, mut weighted) = (0.0, 0.0);
     let mut out = Outcome {
         decision: Decision::Undecided,
         rounds,
         missed: false,
     };
     for round in 1..=rounds {
-        let noise = if round == 1 { first } else { later };
+        let (noise, m) = if round == 1 {
+            (first, mu.0)
+        } else {
+            (later, mu.1)
+        };
         for &n in chunks {
-            sums.add(n, noise.chunk(&mut rng, n, mu));
+            sums.add(n, noise.chunk(&mut rng, n, m));
+            pairs += f64::from(n);
+            weighted += f64::from(n) * m;
         }
         let Some(i) = sums.interval(target) else {
             continue;
         };
-        out.missed |= (i.mean - mu).abs() > i.half;
+        out.missed |= (i.mean - weighted / pairs).abs() > i.half;
         let d = i.decide(0.0);
         if d != Decision::Undecided {
             (out.decision, out.rounds) = (d, round);
@@ -460,9 +469,11 @@ fn rounds_with_other_passes_and_small_blocks_keep_the_error_rates() {
     // A slow solver's gate: 1,465 pairs a round in blocks of 3 (488 of
     // them and one of 1), the first round's pairs with a log-ratio noise
     // of 6 % (the minimum of three passes, measured), the later rounds'
-    // 7 % (two passes) and a shared shift per block of 0.5 %; A/A at
-    // threshold 0 looked at after each of 12 rounds: at most 2.5 % false
-    // regressions, and the truth held at every look in at least 95 %.
+    // 7 % (two passes) and a shared shift per block of 0.5 %, looked at
+    // after each of 12 rounds. A/A at threshold 0: at most 2.5 % false
+    // regressions. With those and a 1 % step whose later rounds measure
+    // 1.3 %, the interval holds the pairs' average of the rounds' ratios
+    // at every look (until a decision) in at least 95 % of runs.
     let mut chunks = vec![3u32; 488];
     chunks.push(1);
     for kind in KINDS {
@@ -472,15 +483,18 @@ fn rounds_with_other_passes_and_small_blocks_keep_the_error_rates() {
             own: 0.06,
         };
         let later = Noise { own: 0.07, ..first };
-        let runs: Vec<Outcome> = (0..300)
-            .map(|s| slow_gate_run(s, &chunks, first, later, 0.0, 12))
+        let a_a: Vec<Outcome> = (0..300)
+            .map(|s| slow_gate_run(s, &chunks, first, later, (0.0, 0.0), 12))
             .collect();
-        let regressed = runs
+        let regressed = a_a
             .iter()
             .filter(|o| o.decision == Decision::Regressed)
             .count();
-        let missed = runs.iter().filter(|o| o.missed).count();
         assert!(regressed <= 7, "{kind:?}: {regressed} / 300 regressed");
-        assert!(missed <= 15, "{kind:?}: {missed} / 300 missed");
+        let missed = a_a.iter().filter(|o| o.missed).count()
+            + (0..300)
+                .filter(|&s| slow_gate_run(s, &chunks, first, later, (0.01, 0.013), 12).missed)
+                .count();
+        assert!(missed <= 30, "{kind:?}: {missed} / 600 missed");
     }
 }
