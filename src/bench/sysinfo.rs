@@ -53,27 +53,9 @@ pub fn process_cpu_ns() -> Option<u64> {
 }
 
 /// CPU time the calling thread has used so far, in ns (`None` where the
-/// platform has no per-thread clock). Unlike the wall clock it does not
-/// count the time the thread waits for a core.
+/// platform has no per-thread clock): [`crate::solver::stopwatch::thread_cpu_ns`].
 pub fn thread_cpu_ns() -> Option<u64> {
-    #[cfg(any(target_os = "linux", target_os = "macos", target_os = "freebsd"))]
-    {
-        let mut t = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `clock_gettime` writes one `timespec` into the struct we
-        // own and pass by pointer; CLOCK_THREAD_CPUTIME_ID is a clock every
-        // one of these systems has.
-        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
-            return None;
-        }
-        Some(t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64)
-    }
-    #[cfg(not(any(target_os = "linux", target_os = "macos", target_os = "freebsd")))]
-    {
-        None
-    }
+    crate::solver::stopwatch::thread_cpu_ns()
 }
 
 /// Current UTC time in RFC 3339 with seconds.

@@ -205,21 +205,29 @@ fn switches() -> Option<(u64, u64)> {
     Some((r.ru_nvcsw as u64, r.ru_nivcsw as u64))
 }
 
-/// The calling thread's CPU time so far, ns.
-#[cfg(target_os = "linux")]
-fn thread_cpu_ns() -> Option<u64> {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one `timespec` into the struct we
-    // own; CLOCK_THREAD_CPUTIME_ID is the calling thread's CPU clock,
-    // which (unlike getrusage's times) counts the running slice to
-    // the nanosecond.
-    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
-        return None;
+/// CPU time the calling thread has used so far, in ns (`None` where the
+/// platform has no per-thread clock). Unlike the wall clock it does not
+/// count the time the thread waits for a core, and (unlike getrusage's
+/// times) it counts the running slice to the nanosecond.
+pub fn thread_cpu_ns() -> Option<u64> {
+    #[cfg(any(target_os = "linux", target_os = "macos", target_os = "freebsd"))]
+    {
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `clock_gettime` writes one `timespec` into the struct we
+        // own and pass by pointer; CLOCK_THREAD_CPUTIME_ID is a clock every
+        // one of these systems has.
+        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
+            return None;
+        }
+        Some(t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64)
     }
-    Some(t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64)
+    #[cfg(not(any(target_os = "linux", target_os = "macos", target_os = "freebsd")))]
+    {
+        None
+    }
 }
 
 #[cfg(test)]
