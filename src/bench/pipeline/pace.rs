@@ -3,35 +3,32 @@
 //!
 //! Interleaving pairs two strategies' times of a puzzle only as well as the
 //! two solves share the machine's mood, so a block's turns must be short
-//! beside the time over which a loaded machine's speed drifts. With a busy
-//! loop per core of a 2-core machine, one strategy's turn of a 64-puzzle
-//! block of a 1.8 ms solver (about 100 ms) ran up to 30 % slower than the
-//! other's, and the spread of the blocks' mean ratios was three to six
-//! times what the pairs' own noise explains; with turns of a few puzzles
-//! it was what the pairs explain (docs/MEASUREMENT.md §3). So a block holds
-//! the layout's usual number of puzzles while every strategy's turn of it
+//! beside the time over which a loaded machine's speed drifts (tens of
+//! milliseconds: with turns of a slow solver's 64 puzzles, the blocks'
+//! mean ratios spread several times more than the pairs' own noise
+//! explains; docs/MEASUREMENT.md §3 has the figures). So a block holds the
+//! layout's usual number of puzzles while every strategy's turn of it
 //! together takes at most [`TURN_NS`], and fewer (down to [`LEAST`])
 //! beyond: the usual size for fast solvers, whose strategy that follows
 //! another on the same puzzles must find them forgotten (a block's other
 //! puzzles are what make it forget), a few puzzles a turn for solvers of a
 //! millisecond.
 //!
-//! The block's solves are timed undisturbed ([`stopwatch`]: a preempted
+//! The block's solves are timed undisturbed ([`crate::solver::stopwatch`]: a preempted
 //! solve given its CPU time) when every strategy's solves of the last
 //! blocks took at least [`UNDISTURBED_NS`] on average: the four system calls that
-//! asks for (about 1 µs) are outside the timed region and then a small
-//! part of the thread's time.
+//! asks for are outside the timed region and then a small part of the
+//! thread's time.
 //!
 //! Only jobs whose every strategy is timed by the harness around a call in
 //! this process are paced ([`Job::paced`]): a solver process gets its
 //! requests a block at a time, pipelined, and keeps the usual blocks. Only
 //! the built-in engines' solves are timed undisturbed (a library's calls
-//! keep the wall clock: [`stopwatch`]). Each job starts at an unknown pace
+//! keep the wall clock: [`crate::solver::stopwatch`]). Each job starts at an unknown pace
 //! (the usual block first), so that one dataset's or round's pace never
 //! sizes another's blocks.
 
 use super::*;
-use crate::solver::stopwatch;
 use std::cell::Cell;
 
 /// Every strategy's turn of a block, together, at most (ns), unless one
@@ -39,9 +36,9 @@ use std::cell::Cell;
 pub(super) const TURN_NS: u64 = 10_000_000;
 /// Puzzles of a block at least: the strategy that follows another on a
 /// puzzle then has another puzzle's solve between the two (right after it,
-/// a 1.8 ms solver's time of a puzzle was about 1 % shorter than the
-/// leader's, which the rotation cancels on average but which widens the
-/// interval).
+/// the follower is measurably faster than the leader, which the rotation
+/// cancels on average but which widens the interval: docs/MEASUREMENT.md
+/// §3).
 pub(super) const LEAST: usize = 2;
 /// The mean solve (ns) of every strategy of a block from which the next
 /// block's solves are timed undisturbed.
@@ -84,16 +81,13 @@ fn pace_of(job: &Job) -> Pace {
 }
 
 /// The size of the next block of a span (`usual` at most) and whether its
-/// solves are timed undisturbed; sets the thread's clock accordingly.
+/// solves are timed undisturbed (the block sets the thread's clock).
 pub(super) fn next_block(job: &Job, usual: usize) -> (usize, bool) {
     if !job.paced {
-        stopwatch::set_undisturbed(false);
         return (usual, false);
     }
     let pace = pace_of(job);
-    let undisturbed = pace.fastest_ns >= UNDISTURBED_NS;
-    stopwatch::set_undisturbed(undisturbed);
-    (pace.block(usual), undisturbed)
+    (pace.block(usual), pace.fastest_ns >= UNDISTURBED_NS)
 }
 
 /// Takes the pace of a block of `len` puzzles (its chunks, one per
