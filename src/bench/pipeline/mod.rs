@@ -394,8 +394,8 @@ struct Job<'a> {
     /// Each block's passes back to back (`run --practised`) instead of
     /// each pass over a whole span first (cold).
     practised: bool,
-    /// Every strategy is timed by the harness around a call in this
-    /// process: blocks and clocks follow the solves' pace ([`pace`]).
+    /// Every strategy is a built-in engine: blocks and clocks follow the
+    /// solves' pace ([`pace`]).
     paced: bool,
     /// The job's number for the threads' pace ([`pace::epoch`]).
     pace_epoch: u64,
@@ -451,12 +451,7 @@ impl<'a> Job<'a> {
             gate_pair,
             stages: StageCpu::default(),
             practised: opts.practised,
-            paced: runners.iter().all(|r| match r {
-                Runner::Builtin(_) => true,
-                Runner::External(i) => {
-                    i.solver.capabilities().clock == crate::solver::seam::Clock::Harness
-                }
-            }),
+            paced: runners.iter().all(|r| matches!(r, Runner::Builtin(_))),
             pace_epoch: pace::epoch(),
             rotation: opts.rotation,
         }

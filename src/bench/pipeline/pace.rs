@@ -20,11 +20,11 @@
 //! asks for are outside the timed region and then a small part of the
 //! thread's time.
 //!
-//! Only jobs whose every strategy is timed by the harness around a call in
-//! this process are paced ([`Job::paced`]): a solver process gets its
-//! requests a block at a time, pipelined, and keeps the usual blocks. Only
-//! the built-in engines' solves are timed undisturbed (a library's calls
-//! keep the wall clock: [`crate::solver::stopwatch`]). Each job starts at an unknown pace
+//! Only jobs whose every strategy is a built-in engine are paced
+//! ([`Job::paced`]): library and process solvers keep the usual blocks (a
+//! solver process gets its requests a block at a time, pipelined; a gate
+//! of a library against itself paced so followed its history less
+//! steadily in `tests/adoption.rs`). Each job starts at an unknown pace
 //! (the usual block first), so that one dataset's or round's pace never
 //! sizes another's blocks.
 
