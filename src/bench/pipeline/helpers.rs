@@ -98,8 +98,9 @@ pub(super) fn with_helpers(
     let drx = Mutex::new(drx);
     // Groups handed to the pool and not yet written: a token each, returned
     // by the finishing thread that writes it, so at most `threads + 1` are
-    // held at once (and one more read, waiting for a token).
-    let slots = threads + 1;
+    // held at once (and one more read, waiting for a token); one more with
+    // a pool of one thread, which may hold a solved batch ([`Held`]).
+    let slots = threads + 1 + usize::from(carries(threads, job));
     let (token_tx, token_rx) = sync_channel::<()>(slots);
     for _ in 0..slots {
         let _ = token_tx.send(());
@@ -108,10 +109,12 @@ pub(super) fn with_helpers(
     let failed = AtomicBool::new(false);
     let panic: Mutex<Option<String>> = Mutex::new(None);
     let bad_row: Mutex<Option<DatasetError>> = Mutex::new(None);
+    let held: Mutex<Option<Held>> = Mutex::new(None);
     let ending = Ending {
         failed: &failed,
         panic: &panic,
         bad_row: &bad_row,
+        held: &held,
     };
 
     let (stopped, read_ns) = std::thread::scope(|scope| {
@@ -155,6 +158,9 @@ struct Ending<'a> {
     panic: &'a Mutex<Option<String>>,
     /// A bad row met while a batch was prepared (the first in the file).
     bad_row: &'a Mutex<Option<DatasetError>>,
+    /// With a pool of one thread, the solved batch whose late outliers
+    /// wait for the next job ([`Held`]).
+    held: &'a Mutex<Option<Held>>,
 }
 
 impl Ending<'_> {
@@ -312,6 +318,18 @@ impl Dispatcher<'_> {
                 }
             }
         });
+        // A batch still held is settled on the pool's thread (with filler
+        // solves: no job follows it), unless a thread panicked.
+        if let Some(h) = take(ending.held) {
+            if lock(ending.panic).is_none() {
+                match pool.install(|| h.settle(job, 0)) {
+                    Ok(raw) => {
+                        let _ = dtx.send(raw);
+                    }
+                    Err(e) => fail(ending.failed, ending.panic, &wake, e),
+                }
+            }
+        }
         // Ends the finishing threads once they have had every batch.
         drop(dtx);
         (self.stopped, self.reader.busy_ns)
@@ -413,13 +431,82 @@ fn solve_group(
             return;
         }
     };
-    match solve_batch(job, batch, seq) {
+    let solved = if carries(rayon::current_num_threads(), job) {
+        solve_carrying(job, batch, seq, ending.held)
+    } else {
+        solve_batch(job, batch, seq).map(|raw| vec![raw])
+    };
+    match solved {
         // The receiver lives until the layout returns.
-        Ok(raw) => {
-            let _ = dtx.send(raw);
+        Ok(raws) => {
+            for raw in raws {
+                let _ = dtx.send(raw);
+            }
         }
         Err(e) => fail(ending.failed, ending.panic, wake, e),
     }
+}
+
+/// Whether a pool of `threads` holds a solved batch back ([`Held`]): with
+/// one solver thread in a cold run, whose jobs are then one span each
+/// ([`solve_batch`]).
+fn carries(threads: usize, job: &Job) -> bool {
+    threads == 1 && !job.practised
+}
+
+/// A solved batch whose span has outliers too near its end to be measured
+/// again cold ([`remeasure::early`]): held until the pool's one thread has
+/// solved its next job, whose solves then keep them cold, instead of
+/// untimed filler solves (which cost a few percent of a fast solver's run).
+/// The ordered writer puts the batch back in place.
+pub(super) struct Held {
+    seq: u64,
+    batch: Batch,
+    span: Span,
+}
+
+impl Held {
+    /// Re-measures the late outliers after `since` other solves of the
+    /// thread ([`Span::settle`]).
+    fn settle(self, job: &Job, since: usize) -> Result<Raw, String> {
+        let Held { seq, batch, span } = self;
+        let parts = span.settle(&batch.records, job, since)?;
+        Ok(Raw { seq, batch, parts })
+    }
+}
+
+/// [`solve_batch`] on a pool of one thread: the batch is one span; the
+/// batch held before it is settled once this one is solved, and this one
+/// is held in turn when its late outliers wait. Returns the batches ready
+/// to finish.
+fn solve_carrying(
+    job: &Job,
+    batch: Batch,
+    seq: u64,
+    held: &Mutex<Option<Held>>,
+) -> Result<Vec<Raw>, String> {
+    let span = solve_span(&batch.records, job, job.rotation + seq as usize, job.chunk)?;
+    let mut ready = Vec::with_capacity(2);
+    if let Some(h) = take(held) {
+        ready.push(h.settle(job, batch.records.len())?);
+    }
+    if span.has_late() {
+        *lock(held) = Some(Held { seq, batch, span });
+    } else {
+        let parts = span.settle(&batch.records, job, 0)?;
+        ready.push(Raw { seq, batch, parts });
+    }
+    Ok(ready)
+}
+
+/// Locks a mutex, whether or not a thread panicked holding it.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Takes what a mutex holds.
+fn take<T>(m: &Mutex<Option<T>>) -> Option<T> {
+    lock(m).take()
 }
 
 /// Solves one batch with the pool's threads; chunks are stolen by idle

@@ -27,7 +27,9 @@
 //!   between jobs (it parses them itself while the solvers are busy);
 //!   finishing threads on the spare cores verify each solved job, add it to
 //!   their own statistics ([`aggregate`]) and format its rows, then hand it
-//!   to the ordered writer. The solver threads do little but solve.
+//!   to the ordered writer. The solver threads do little but solve. A
+//!   pool of one thread holds a job whose spikes near its end wait to be
+//!   measured again until it has solved its next job ([`helpers::Held`]).
 //! - **Workers only** (as many solver threads as cores, or more): there is
 //!   no spare core, so handing records to other threads would only add work
 //!   and context switches on the solvers' cores. Every pool thread runs one
@@ -44,7 +46,8 @@
 //! next in order: it copies bytes and adds a few numbers per chunk.
 //!
 //! In the first layout at most `threads + 1` groups of a few batches are
-//! held by the solvers and the writer, plus one being read; in the second
+//! held by the solvers and the writer (one more with one solver thread),
+//! plus one being read; in the second
 //! at most `2 × threads + 2` batches. Memory is bounded by the batch size
 //! whatever the dataset size.
 //!
@@ -727,6 +730,40 @@ mod tests {
                 s.time_max
             );
         }
+    }
+
+    #[test]
+    fn one_solver_thread_measures_spikes_near_a_jobs_end_during_its_next_job() {
+        // Jobs of 4 batches of 64: spikes 6 and 7 solves before the end of
+        // the first two jobs, and on the last puzzle of the dataset.
+        let path = dataset("carried.txt", 1000, 0);
+        let mut o = options(path);
+        o.threads = 1;
+        o.batch_size = 64;
+        *solve::spikes::AT.lock().unwrap() =
+            vec![("carried", 249), ("carried", 504), ("carried", 999)];
+        let (s, stopped, rows) = run(Layout::Helpers(1), &o, None, false);
+        assert!(stopped.is_none());
+        assert!(
+            solve::spikes::AT.lock().unwrap().is_empty(),
+            "every spike made"
+        );
+        let index: Vec<u64> = rows
+            .iter()
+            .map(|r| r.split(',').nth(1).unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(
+            index,
+            (0..1000).collect::<Vec<u64>>(),
+            "every row, in order"
+        );
+        assert!(s.remeasured >= 3, "{}", s.remeasured);
+        assert!(s.time_max < solve::spikes::SPIKE_NS, "{}", s.time_max);
+        // The first two wait for the next job's solves; only the last,
+        // which no job follows, needs filler: GAP solves at most (each of
+        // the three alone would need more than GAP - 10).
+        let filler = remeasure::filled::of("carried");
+        assert!(filler <= remeasure::GAP, "{filler} filler solves");
     }
 
     #[test]

@@ -275,6 +275,8 @@ fn solve_filler(
     if fill == 0 {
         return;
     }
+    #[cfg(test)]
+    filled::add(job.dataset, fill);
     let is_flagged = |b: usize, i: usize| flagged.iter().any(|(x, _)| x.block == b && x.i == i);
     let chosen: Vec<(usize, usize)> = blocks
         .iter()
@@ -383,6 +385,31 @@ fn solve_each(
                 }));
             }
         }
+    }
+}
+
+/// Filler solves asked for, per dataset (tests only).
+#[cfg(test)]
+pub(super) mod filled {
+    use std::sync::Mutex;
+
+    static BY_DATASET: Mutex<Vec<(String, usize)>> = Mutex::new(Vec::new());
+
+    pub(in crate::bench::pipeline) fn add(dataset: &str, n: usize) {
+        let mut all = BY_DATASET.lock().unwrap_or_else(|e| e.into_inner());
+        match all.iter_mut().find(|(d, _)| d == dataset) {
+            Some((_, m)) => *m += n,
+            None => all.push((dataset.to_string(), n)),
+        }
+    }
+
+    /// Filler solves asked for so far on datasets whose name holds `part`.
+    pub(in crate::bench::pipeline) fn of(part: &str) -> usize {
+        let all = BY_DATASET.lock().unwrap_or_else(|e| e.into_inner());
+        all.iter()
+            .filter(|(d, _)| d.contains(part))
+            .map(|(_, n)| n)
+            .sum()
     }
 }
 
