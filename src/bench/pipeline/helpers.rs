@@ -110,11 +110,13 @@ pub(super) fn with_helpers(
     let panic: Mutex<Option<String>> = Mutex::new(None);
     let bad_row: Mutex<Option<DatasetError>> = Mutex::new(None);
     let held: Mutex<Option<Held>> = Mutex::new(None);
+    let queued = AtomicUsize::new(0);
     let ending = Ending {
         failed: &failed,
         panic: &panic,
         bad_row: &bad_row,
         held: &held,
+        queued: &queued,
     };
 
     let (stopped, read_ns) = std::thread::scope(|scope| {
@@ -161,6 +163,8 @@ struct Ending<'a> {
     /// With a pool of one thread, the solved batch whose late outliers
     /// wait for the next job ([`Held`]).
     held: &'a Mutex<Option<Held>>,
+    /// Jobs handed to the pool that no thread has started yet.
+    queued: &'a AtomicUsize,
 }
 
 impl Ending<'_> {
@@ -263,9 +267,10 @@ fn why_stopped(
 
 /// The reader thread (the dispatcher): reads batches and hands them to the
 /// pool, [`GROUP`] at a time, once a token says there is room. While there
-/// is none (the solvers are busy) it parses the group itself; when there is
-/// room at once (the solvers are waiting for it) it hands the group on
-/// unparsed and the solver thread that takes it parses it. So with few
+/// is none, or a job handed over before is still waiting for a thread (the
+/// solvers are busy), it parses the group itself; otherwise (the solvers
+/// may be waiting for it) it hands the group on unparsed and the solver
+/// thread that takes it parses it. So with few
 /// solver threads the parsing costs them nothing, and with many the reading
 /// stays short. It runs on a spare core like the finishing threads.
 struct Dispatcher<'a> {
@@ -312,6 +317,7 @@ impl Dispatcher<'_> {
                 }
                 let dtx = dtx.clone();
                 let wake = &wake;
+                ending.queued.fetch_add(1, Ordering::AcqRel);
                 s.spawn(move |_| solve_group(job, opts, group, seq, dtx, ending, wake));
                 if self.ended {
                     break;
@@ -366,9 +372,10 @@ impl Dispatcher<'_> {
     }
 
     /// Waits for room in the pool for `group` (a token); while there is
-    /// none, parses the group first. `None` ends the dispatching: no token
-    /// can come any more, the group holds a bad row (kept in `ending`), or
-    /// parsing it panicked.
+    /// none, or while a job handed over before waits for a thread (the
+    /// solvers are busy), parses the group first. `None` ends the
+    /// dispatching: no token can come any more, the group holds a bad row
+    /// (kept in `ending`), or parsing it panicked.
     fn room_for(
         &self,
         mut group: Group,
@@ -380,7 +387,8 @@ impl Dispatcher<'_> {
             Err(std::sync::mpsc::TryRecvError::Empty) => false,
             Err(std::sync::mpsc::TryRecvError::Disconnected) => return None,
         };
-        if !room {
+        let busy = self.ending.queued.load(Ordering::Acquire) > 0;
+        if !room || busy {
             let (job, opts) = (self.job, self.opts);
             let prepared = guarded(
                 || format!("reading {}", self.info.name),
@@ -397,7 +405,7 @@ impl Dispatcher<'_> {
                     return None;
                 }
             }
-            if tokens.recv().is_err() {
+            if !room && tokens.recv().is_err() {
                 return None;
             }
         }
@@ -417,6 +425,7 @@ fn solve_group(
     ending: Ending,
     wake: &SyncSender<()>,
 ) {
+    ending.queued.fetch_sub(1, Ordering::AcqRel);
     let prepared = guarded(
         || format!("reading {}", job.dataset),
         || job.stages.time(Stage::Prepare, || group.prepare(opts)),

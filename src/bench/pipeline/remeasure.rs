@@ -159,13 +159,13 @@ fn flag(out: &[Vec<Chunk>], k: usize) -> Vec<(Kept, u64)> {
 }
 
 /// The outliers among `kept` with their bounds, in span order.
-fn pick(mut kept: Vec<Kept>) -> Vec<(Kept, u64)> {
+fn pick(kept: Vec<Kept>) -> Vec<(Kept, u64)> {
     if kept.len() <= NEIGHBOURS / 2 {
         // Too few puzzles to say what is usual.
         return Vec::new();
     }
-    // By effort, equal efforts in span order.
-    kept.sort_unstable_by_key(|x| (x.effort, x.block, x.i));
+    // By effort, equal efforts in span order (`kept` is in span order).
+    let kept = by_effort(kept);
     // Each time per unit of its effort: a neighbour's time scaled to
     // another effort is its rate times that effort.
     let rates: Vec<f64> = kept
@@ -187,6 +187,41 @@ fn pick(mut kept: Vec<Kept>) -> Vec<(Kept, u64)> {
     }
     flagged.sort_by_key(|(x, _)| (x.block, x.i));
     flagged
+}
+
+/// `kept` (in span order) sorted by effort, equal efforts in span order.
+/// Efforts are mostly small (a fast solver's nodes): a counting sort, in
+/// one pass and without comparisons, when the largest effort is at most a
+/// few times the number of times; a stable sort otherwise.
+fn by_effort(mut kept: Vec<Kept>) -> Vec<Kept> {
+    let most = kept.iter().map(|x| x.effort).max().unwrap_or(0);
+    if most > 4 * kept.len() as u64 + 64 {
+        kept.sort_by_key(|x| x.effort);
+        return kept;
+    }
+    // Where each effort's times start in the output.
+    let mut at = vec![0usize; most as usize + 2];
+    for x in &kept {
+        at[x.effort as usize + 1] += 1;
+    }
+    for e in 1..at.len() {
+        at[e] += at[e - 1];
+    }
+    let mut sorted = vec![
+        Kept {
+            block: 0,
+            i: 0,
+            effort: 0,
+            ns: 0,
+        };
+        kept.len()
+    ];
+    for x in kept {
+        let slot = &mut at[x.effort as usize];
+        sorted[*slot] = x;
+        *slot += 1;
+    }
+    sorted
 }
 
 /// The ranks of the [`NEIGHBOURS`] nearest to rank `s` (and `s` itself,
@@ -428,6 +463,37 @@ mod tests {
                 ns,
             })
             .collect()
+    }
+
+    #[test]
+    fn the_counting_sort_orders_as_a_sort_by_effort_then_span_order() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        for (n, spread) in [
+            (0, 1),
+            (1, 1),
+            (300, 3),
+            (500, 40),
+            (200, 5_000),
+            (100, u64::MAX),
+        ] {
+            let kept: Vec<Kept> = (0..n)
+                .map(|p| Kept {
+                    block: p / 64,
+                    i: p % 64,
+                    effort: rand::Rng::random_range(&mut rng, 0..spread.max(1)),
+                    ns: p as u64,
+                })
+                .collect();
+            let mut want = kept.clone();
+            want.sort_unstable_by_key(|x| (x.effort, x.block, x.i));
+            let got = by_effort(kept);
+            let key = |v: &[Kept]| {
+                v.iter()
+                    .map(|x| (x.effort, x.block, x.i, x.ns))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(key(&got), key(&want), "{n} times, efforts below {spread}");
+        }
     }
 
     #[test]
