@@ -325,15 +325,22 @@ impl Dispatcher<'_> {
             }
         });
         // A batch still held is settled on the pool's thread (with filler
-        // solves: no job follows it), unless a thread panicked.
+        // solves: no job follows it). After a panic, or a solve given up at
+        // an interrupt (which ends a job the same way), the solver is not
+        // called again: the batch goes as it is, its late outliers at the
+        // time first measured, as it would have gone before the job that
+        // ended the group.
         if let Some(h) = take(ending.held) {
-            if lock(ending.panic).is_none() {
-                match pool.install(|| h.settle(job, 0)) {
-                    Ok(raw) => {
-                        let _ = dtx.send(raw);
-                    }
-                    Err(e) => fail(ending.failed, ending.panic, &wake, e),
+            let raw = if lock(ending.panic).is_none() {
+                pool.install(|| h.settle(job, 0))
+            } else {
+                Ok(h.unsettled())
+            };
+            match raw {
+                Ok(raw) => {
+                    let _ = dtx.send(raw);
                 }
+                Err(e) => fail(ending.failed, ending.panic, &wake, e),
             }
         }
         // Ends the finishing threads once they have had every batch.
@@ -414,8 +421,9 @@ impl Dispatcher<'_> {
 }
 
 /// A job on the pool: parses the group unless the reader did, solves it
-/// ([`solve_batch`]) and sends it to the finishing threads. A bad row or a
-/// panic stops the dispatching and wakes the reader.
+/// ([`solve_batch`], or [`solve_carrying`] on a pool of one thread) and
+/// sends what is ready to the finishing threads. A bad row or a panic
+/// stops the dispatching and wakes the reader.
 fn solve_group(
     job: &Job,
     opts: &RunOptions,
@@ -440,27 +448,30 @@ fn solve_group(
             return;
         }
     };
-    let solved = if carries(rayon::current_num_threads(), job) {
+    let (ready, failed) = if carries(rayon::current_num_threads(), job) {
         solve_carrying(job, batch, seq, ending.held)
     } else {
-        solve_batch(job, batch, seq).map(|raw| vec![raw])
-    };
-    match solved {
-        // The receiver lives until the layout returns.
-        Ok(raws) => {
-            for raw in raws {
-                let _ = dtx.send(raw);
-            }
+        match solve_batch(job, batch, seq) {
+            Ok(raw) => (vec![raw], None),
+            Err(e) => (Vec::new(), Some(e)),
         }
-        Err(e) => fail(ending.failed, ending.panic, wake, e),
+    };
+    // The receiver lives until the layout returns.
+    for raw in ready {
+        let _ = dtx.send(raw);
+    }
+    if let Some(e) = failed {
+        fail(ending.failed, ending.panic, wake, e);
     }
 }
 
 /// Whether a pool of `threads` holds a solved batch back ([`Held`]): with
 /// one solver thread in a cold run, whose jobs are then one span each
-/// ([`solve_batch`]).
+/// ([`solve_batch`]); never in a supervised child, whose batches are
+/// written one at a time so that a library that takes the process down
+/// loses one batch at most ([`group_size`]).
 fn carries(threads: usize, job: &Job) -> bool {
-    threads == 1 && !job.practised
+    threads == 1 && !job.practised && group_size() == GROUP
 }
 
 /// A solved batch whose span has outliers too near its end to be measured
@@ -482,30 +493,56 @@ impl Held {
         let parts = span.settle(&batch.records, job, since)?;
         Ok(Raw { seq, batch, parts })
     }
+
+    /// The batch without its late outliers re-measured ([`Span::unsettled`]).
+    fn unsettled(self) -> Raw {
+        let Held { seq, batch, span } = self;
+        Raw {
+            seq,
+            batch,
+            parts: span.unsettled(),
+        }
+    }
 }
 
 /// [`solve_batch`] on a pool of one thread: the batch is one span; the
 /// batch held before it is settled once this one is solved, and this one
 /// is held in turn when its late outliers wait. Returns the batches ready
-/// to finish.
+/// to finish, in input order, and why the job failed, if it did (a batch
+/// solved before the failure is still ready; the held one stays held when
+/// this batch's solves fail, for the dispatcher to send).
 fn solve_carrying(
     job: &Job,
     batch: Batch,
     seq: u64,
     held: &Mutex<Option<Held>>,
-) -> Result<Vec<Raw>, String> {
-    let span = solve_span(&batch.records, job, job.rotation + seq as usize, job.chunk)?;
+) -> (Vec<Raw>, Option<String>) {
+    let span = match solve_span(&batch.records, job, job.rotation + seq as usize, job.chunk) {
+        Ok(span) => span,
+        Err(e) => return (Vec::new(), Some(e)),
+    };
     let mut ready = Vec::with_capacity(2);
+    let mut failed = None;
     if let Some(h) = take(held) {
-        ready.push(h.settle(job, batch.records.len())?);
+        match h.settle(job, batch.records.len()) {
+            Ok(raw) => ready.push(raw),
+            Err(e) => failed = Some(e),
+        }
     }
-    if span.has_late() {
+    if span.has_late() && failed.is_none() {
         *lock(held) = Some(Held { seq, batch, span });
-    } else {
-        let parts = span.settle(&batch.records, job, 0)?;
+    } else if failed.is_some() {
+        // The solver failed on the held batch's outliers: this batch goes
+        // as it is.
+        let parts = span.unsettled();
         ready.push(Raw { seq, batch, parts });
+    } else {
+        match span.settle(&batch.records, job, 0) {
+            Ok(parts) => ready.push(Raw { seq, batch, parts }),
+            Err(e) => failed = Some(e),
+        }
     }
-    Ok(ready)
+    (ready, failed)
 }
 
 /// Locks a mutex, whether or not a thread panicked holding it.

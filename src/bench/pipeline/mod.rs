@@ -17,7 +17,8 @@
 //! whichever thread holds its batch, so the serial stages stay small and
 //! more threads keep paying off (`meta.json` records their cost:
 //! `harness`). The reader only cuts the input into rows where it can
-//! ([`read`]); the thread about to solve a batch parses it.
+//! ([`read`]); the thread about to solve a batch parses it (with helper
+//! threads, the reader parses it first while the solvers are busy).
 //!
 //! Two layouts, chosen by whether a core is left over for the pipeline:
 //!
@@ -714,12 +715,11 @@ mod tests {
             // Early in a span (measured again at once), near a span's end
             // (after the thread's next span, or after filler solves) and
             // the last puzzle (no span follows it).
-            *solve::spikes::AT.lock().unwrap() =
-                vec![("spiked", 10), ("spiked", 250), ("spiked", 998)];
+            solve::spikes::add(&[("spiked", 10), ("spiked", 250), ("spiked", 998)]);
             let (s, stopped, rows) = run(layout, &o, None, false);
             assert!(stopped.is_none(), "{layout:?}");
             assert!(
-                solve::spikes::AT.lock().unwrap().is_empty(),
+                solve::spikes::made("spiked"),
                 "{layout:?}: every spike made"
             );
             assert_eq!(rows.len(), 1000);
@@ -740,14 +740,10 @@ mod tests {
         let mut o = options(path);
         o.threads = 1;
         o.batch_size = 64;
-        *solve::spikes::AT.lock().unwrap() =
-            vec![("carried", 249), ("carried", 504), ("carried", 999)];
+        solve::spikes::add(&[("carried", 249), ("carried", 504), ("carried", 999)]);
         let (s, stopped, rows) = run(Layout::Helpers(1), &o, None, false);
         assert!(stopped.is_none());
-        assert!(
-            solve::spikes::AT.lock().unwrap().is_empty(),
-            "every spike made"
-        );
+        assert!(solve::spikes::made("carried"), "every spike made");
         let index: Vec<u64> = rows
             .iter()
             .map(|r| r.split(',').nth(1).unwrap().parse().unwrap())
@@ -941,6 +937,32 @@ mod tests {
                 assert!(!stats.complete);
             }
         }
+    }
+
+    #[test]
+    fn a_job_held_for_its_spikes_is_written_when_the_next_job_panics() {
+        // Jobs of 4 batches of 64 on one thread: the first job's spike near
+        // its end holds it back; the solver panics in the second job.
+        let path = dataset("heldpanic.txt", 600, 0);
+        let hard = std::fs::read_to_string(path.as_path()).unwrap();
+        let victim = Grid::parse(hard.lines().nth(301).unwrap()).unwrap();
+        let panicky = Strategy::external(
+            "panicky",
+            std::sync::Arc::new(Panicky(victim)) as std::sync::Arc<dyn ExternalSolver>,
+        );
+        let mut o = options(path);
+        o.threads = 1;
+        o.batch_size = 64;
+        solve::spikes::add(&[("heldpanic", 250)]);
+        let strategies = [Strategy::named("fast").unwrap(), panicky];
+        let (stats, stopped, rows) =
+            run_strategies(Layout::Helpers(1), &o, &strategies, None, false);
+        assert!(matches!(stopped, Some(Stop::Panic(_))), "{stopped:?}");
+        assert!(solve::spikes::made("heldpanic"));
+        // The first job's 256 puzzles, by both strategies, and no more.
+        assert_eq!(rows.len(), 2 * 256);
+        let counted: u64 = stats.iter().map(|u| u.puzzles).sum();
+        assert_eq!(counted, rows.len() as u64);
     }
 
     #[test]

@@ -220,6 +220,14 @@ impl Span {
         !self.late.is_empty()
     }
 
+    /// Each block's offset in the span and its [`Chunk`] per strategy,
+    /// the late outliers not measured again (they keep the time first
+    /// measured): for a group that is ending after a panic or an
+    /// abandoned solve, when the solver must not be called again.
+    pub(super) fn unsettled(self) -> Vec<(usize, Vec<Chunk>)> {
+        self.starts.into_iter().zip(self.out).collect()
+    }
+
     /// Re-measures the span's late outliers (`records` are the span's) now
     /// that the calling thread has made `since` other solves after the
     /// span ([`remeasure::later`]), and returns each block's offset in the
@@ -664,8 +672,22 @@ pub(super) mod spikes {
     /// Puzzles (a part of the dataset's name, the puzzle's index) whose
     /// next solve by a built-in engine is measured [`SPIKE_NS`] longer, as
     /// if the thread had been preempted.
-    pub(in crate::bench::pipeline) static AT: Mutex<Vec<(&str, u64)>> = Mutex::new(Vec::new());
+    static AT: Mutex<Vec<(&str, u64)>> = Mutex::new(Vec::new());
     pub(in crate::bench::pipeline) const SPIKE_NS: u64 = 20_000_000;
+
+    /// Adds spikes to make (beside those of tests running at the same
+    /// time).
+    pub(in crate::bench::pipeline) fn add(spikes: &[(&'static str, u64)]) {
+        AT.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(spikes);
+    }
+
+    /// Whether every spike on datasets whose name holds `part` was made.
+    pub(in crate::bench::pipeline) fn made(part: &str) -> bool {
+        let at = AT.lock().unwrap_or_else(|e| e.into_inner());
+        !at.iter().any(|(d, _)| d.contains(part))
+    }
 
     pub(super) fn extra(dataset: &str, index: u64) -> u64 {
         let mut at = AT.lock().unwrap_or_else(|e| e.into_inner());
