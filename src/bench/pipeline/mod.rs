@@ -896,19 +896,26 @@ mod tests {
         }
     }
 
-    /// A panic in a solver, or in the writer, ends the group promptly in
-    /// either layout (no thread left waiting for the batch that never
-    /// comes), with a message naming the stage, and what is written is
-    /// marked incomplete.
-    #[test]
-    fn a_panic_anywhere_ends_either_layout() {
-        let path = dataset("panic.txt", 600, 0);
+    /// A dataset of 600 puzzles and a strategy that panics on the one at
+    /// index 300.
+    fn panicky_dataset(name: &str) -> (PathBuf, Strategy) {
+        let path = dataset(name, 600, 0);
         let hard = std::fs::read_to_string(path.as_path()).unwrap();
         let victim = Grid::parse(hard.lines().nth(301).unwrap()).unwrap();
         let panicky = Strategy::external(
             "panicky",
             std::sync::Arc::new(Panicky(victim)) as std::sync::Arc<dyn ExternalSolver>,
         );
+        (path, panicky)
+    }
+
+    /// A panic in a solver, or in the writer, ends the group promptly in
+    /// either layout (no thread left waiting for the batch that never
+    /// comes), with a message naming the stage, and what is written is
+    /// marked incomplete.
+    #[test]
+    fn a_panic_anywhere_ends_either_layout() {
+        let (path, panicky) = panicky_dataset("panic.txt");
         for layout in [Layout::Helpers(1), Layout::Helpers(3), Layout::WorkersOnly] {
             for threads in [1, 2, 3] {
                 let mut o = options(path.clone());
@@ -943,13 +950,7 @@ mod tests {
     fn a_job_held_for_its_spikes_is_written_when_the_next_job_panics() {
         // Jobs of 4 batches of 64 on one thread: the first job's spike near
         // its end holds it back; the solver panics in the second job.
-        let path = dataset("heldpanic.txt", 600, 0);
-        let hard = std::fs::read_to_string(path.as_path()).unwrap();
-        let victim = Grid::parse(hard.lines().nth(301).unwrap()).unwrap();
-        let panicky = Strategy::external(
-            "panicky",
-            std::sync::Arc::new(Panicky(victim)) as std::sync::Arc<dyn ExternalSolver>,
-        );
+        let (path, panicky) = panicky_dataset("heldpanic.txt");
         let mut o = options(path);
         o.threads = 1;
         o.batch_size = 64;
