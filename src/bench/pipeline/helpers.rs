@@ -149,8 +149,9 @@ pub(super) fn with_helpers(
     (why_stopped(stopped, bad_row, panic, write_error), read_ns)
 }
 
-/// How the threads of a group with helpers end it early, shared by the
-/// reader, the solver jobs and the finishing threads.
+/// What the reader, the solver jobs and the finishing threads of a group
+/// with helpers share: how they end it early, and the hand-over between
+/// jobs (the held batch, the jobs not yet started).
 #[derive(Clone, Copy)]
 struct Ending<'a> {
     /// Raised when a write failed or a thread panicked: no more batches are
@@ -529,13 +530,13 @@ fn solve_carrying(
             Err(e) => failed = Some(e),
         }
     }
-    if span.has_late() && failed.is_none() {
-        *lock(held) = Some(Held { seq, batch, span });
-    } else if failed.is_some() {
+    if failed.is_some() {
         // The solver failed on the held batch's outliers: this batch goes
         // as it is.
         let parts = span.unsettled();
         ready.push(Raw { seq, batch, parts });
+    } else if span.has_late() {
+        *lock(held) = Some(Held { seq, batch, span });
     } else {
         match span.settle(&batch.records, job, 0) {
             Ok(parts) => ready.push(Raw { seq, batch, parts }),
