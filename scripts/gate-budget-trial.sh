@@ -89,7 +89,8 @@ try:
     d, b = g["datasets"][0], g["budget"]
     over = wall - float(budget) - b["longest_round_s"]
     print(f"{exp}\t{seed}\t{st}\t{d['time']}\t{d.get('ratio', 0):.5f}\t{d.get('half_width_pct', 0):.3f}"
-          f"\t{b['rounds']}\t{b['longest_round_s']:.2f}\t{wall:.1f}\t{over:.1f}\t{load}")
+          f"\t{b['rounds']}\t{b['longest_round_s']:.2f}\t{wall:.1f}\t{over:.1f}\t{load}"
+          f"\t{'; '.join(d.get('failures', []) + d.get('unjudged', [])) or '-'}")
 except Exception as e:  # a run that wrote no gate: counted as "other"
     print(f"{exp}\t{seed}\t{st}\tnone\t0\t0\t0\t0\t{wall:.1f}\t0\t{load}")
 PY
@@ -97,7 +98,7 @@ PY
 
 echo "$(basename "$file"): $runs pairs of runs from --transform $first, --budget $budget --threshold $threshold," \
   "candidate $slow‰, $([ "$busy" = 1 ] && echo "$(nproc) busy loops beside" || echo idle), run args: ${extra[*]:-(none)}"
-printf 'experiment\tseed\texit\tverdict\tratio\thalf-width %%\trounds\tlongest round s\twall s\toverrun s\tload\n'
+printf 'experiment\tseed\texit\tverdict\tratio\thalf-width %%\trounds\tlongest round s\twall s\toverrun s\tload\tfailed or not judged\n'
 for i in $(seq "$first" $((first + runs - 1))); do
   one slow "$i" "$slow"
   one same "$i" 1000

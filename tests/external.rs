@@ -858,3 +858,41 @@ done
         r.stderr()
     );
 }
+
+/// A library's slow calls are timed undisturbed (a preempted call given
+/// its thread's CPU time) only in batches during which nothing but the
+/// harness's threads worked: a library that does its work on a thread of
+/// its own while the calling thread yields keeps the wall clock.
+#[test]
+fn slow_library_calls_on_another_thread_keep_the_wall_clock() {
+    let Some(lib) = fixtures() else { return };
+    let batches = |symbol: &str, threads: &str| {
+        // Both about 0.3 ms a puzzle here, well above the pace at which
+        // calls are timed undisturbed.
+        let spec = format!("lib={},symbol={symbol},name=s", lib.display());
+        let r = run(
+            &format!("undisturbed-{symbol}"),
+            &[
+                &dataset("hard.csv"),
+                "--limit",
+                "200",
+                "-j",
+                threads,
+                "-s",
+                &spec,
+            ],
+            &[],
+        );
+        assert_eq!(r.code(), 0, "{}", r.stderr());
+        all_correct(&r, "s");
+        let meta = json(&r.dir.join("meta.json"));
+        meta["harness"]["withdrawn_batches"].as_u64().unwrap_or(0)
+    };
+    // Every batch but the first of each job (its pace still unknown) is
+    // one the helper thread worked in.
+    assert!(batches("solve_handoff", "1") >= 2);
+    // The same search on the calling thread: on its own, and beside a
+    // second solver thread.
+    assert_eq!(batches("solve_plain_stretch_cpu", "1"), 0);
+    assert_eq!(batches("solve_plain_stretch_cpu", "2"), 0);
+}

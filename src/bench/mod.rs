@@ -387,6 +387,8 @@ pub fn run_all(
     // The run's own count (a scan runs several in one process); a gate's
     // later rounds (`run_some`) add theirs.
     crate::solver::stopwatch::reset_preempted();
+    // The calling thread is one of the harness's (solver::alone).
+    crate::solver::alone::enter();
     run_some(opts, infos, &every, pool, rows, progress, stop)
 }
 
@@ -677,6 +679,8 @@ pub fn pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
         .num_threads(threads)
         .thread_name(|i| format!("solver-{i}"))
         .start_handler(move |i| {
+            // A solver thread is one of the harness's (solver::alone).
+            crate::solver::alone::enter();
             if pin {
                 if let Some(core) = core_affinity::get_core_ids().and_then(|c| c.get(i).copied()) {
                     core_affinity::set_for_current(core);

@@ -254,12 +254,19 @@ pub struct HarnessMeta {
     /// solve's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub solve_loop_ns_per_puzzle: Option<f64>,
-    /// Solves of built-in engines that the kernel preempted and that were
+    /// Solves (of built-in engines, and of libraries whose batch ran on
+    /// the calling thread alone) that the kernel preempted and that were
     /// given the CPU time they used (the undisturbed timing of slow solves,
     /// docs/MEASUREMENT.md §1), re-measurements and every round of a gate
     /// included; absent when none was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preempted_solves: Option<u64>,
+    /// Batches of a library's slow calls that could not be timed
+    /// undisturbed because other threads or child processes of the
+    /// measuring process worked while they ran (`solver::alone`): their
+    /// solves kept their wall times. Absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub withdrawn_batches: Option<u64>,
     /// CPU time of the other per-puzzle stages, ns per puzzle, when the run
     /// was made with `BENCH_SUDOKU_STAGE_TIMES=1`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -15,6 +15,7 @@
 //! it allocates once in [`Solver::new`] and never again, so the benchmark
 //! path is allocation-free.
 
+pub mod alone;
 pub mod dlx;
 pub mod engine;
 pub mod external;

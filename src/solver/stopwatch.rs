@@ -21,11 +21,13 @@
 //! clock must not let a solver hide work in another thread. The reads
 //! happen outside the timed region; undisturbed solves keep the wall time.
 //!
-//! Only the built-in engines are timed so: they run on the calling thread
-//! alone. A library could hand its work to a thread of its own and wait
-//! for it by yielding the core (`sched_yield` counts as an involuntary
-//! switch, not a block), and its calls would be given the little CPU time
-//! the waiting thread used; its calls keep the wall clock.
+//! The built-in engines run on the calling thread alone. A library could
+//! hand its work to a thread of its own and wait for it by yielding the
+//! core (`sched_yield` counts as an involuntary switch, not a block), and
+//! its calls would be given the little CPU time the waiting thread used:
+//! a library's calls are timed so ([`Stopwatch::stop_both`]) only in
+//! batches that ran on the calling thread alone ([`super::alone`]); the
+//! other batches keep every call's wall time.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -55,9 +57,27 @@ pub fn preempted_solves() -> u64 {
     PREEMPTED.load(Ordering::Relaxed)
 }
 
-/// Starts counting [`preempted_solves`] again (at the start of a run).
+/// Batches of library calls timed undisturbed during which other threads
+/// or child processes of this process worked, so that their solves kept
+/// their wall times ([`crate::solver::alone`]).
+static WITHDRAWN: AtomicU64 = AtomicU64::new(0);
+
+/// Starts counting [`preempted_solves`] and [`withdrawn_batches`] again
+/// (at the start of a run).
 pub fn reset_preempted() {
     PREEMPTED.store(0, Ordering::Relaxed);
+    WITHDRAWN.store(0, Ordering::Relaxed);
+}
+
+/// Batches of library calls that could not be timed undisturbed, since
+/// the last [`reset_preempted`].
+pub fn withdrawn_batches() -> u64 {
+    WITHDRAWN.load(Ordering::Relaxed)
+}
+
+/// Counts a batch in [`withdrawn_batches`].
+pub fn count_withdrawn() {
+    WITHDRAWN.fetch_add(1, Ordering::Relaxed);
 }
 
 /// What the kernel says of the calling thread at one moment.
@@ -92,11 +112,32 @@ impl Stopwatch {
     /// The solve's time in ns.
     #[inline(always)]
     pub fn stop(self) -> u64 {
+        let (wall, ns) = self.stop_both();
+        if ns != wall {
+            PREEMPTED.fetch_add(1, Ordering::Relaxed);
+        }
+        ns
+    }
+
+    /// The solve's wall time and its undisturbed time (the same when it
+    /// was not started undisturbed or was not preempted), ns; the caller
+    /// decides which to keep and counts the preempted ones it keeps
+    /// ([`count_preempted`]).
+    #[inline(always)]
+    pub fn stop_both(self) -> (u64, u64) {
         let wall = self.start.elapsed().as_nanos() as u64;
         match self.before {
-            None => wall,
-            Some(before) => after_preemption(wall, before),
+            None => (wall, wall),
+            Some(before) => (wall, after_preemption(wall, before)),
         }
+    }
+}
+
+/// Adds `n` to [`preempted_solves`]: solves given their CPU time by a
+/// caller of [`Stopwatch::stop_both`].
+pub fn count_preempted(n: u64) {
+    if n > 0 {
+        PREEMPTED.fetch_add(n, Ordering::Relaxed);
     }
 }
 
@@ -143,14 +184,10 @@ impl Clock for Undisturbed {
 /// The time of a solve timed undisturbed, once its wall time is known.
 #[inline(never)]
 fn after_preemption(wall: u64, before: Usage) -> u64 {
-    let Some(after) = usage(true) else {
-        return wall;
-    };
-    let ns = undisturbed_ns(wall, before, after);
-    if ns != wall {
-        PREEMPTED.fetch_add(1, Ordering::Relaxed);
+    match usage(true) {
+        Some(after) => undisturbed_ns(wall, before, after),
+        None => wall,
     }
-    ns
 }
 
 /// A solve's time from its wall time and the thread's usage around it:

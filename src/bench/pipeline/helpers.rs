@@ -138,7 +138,10 @@ pub(super) fn with_helpers(
         };
         let dispatcher = std::thread::Builder::new()
             .name("reader".into())
-            .spawn_scoped(scope, move || dispatcher.run(pool, token_rx, wake_tx, dtx))
+            .spawn_scoped(scope, move || {
+                crate::solver::alone::enter();
+                dispatcher.run(pool, token_rx, wake_tx, dtx)
+            })
             .expect("a thread can be started");
         join(dispatcher, finishers, info)
     });
@@ -201,6 +204,7 @@ fn spawn_finishers<'scope, 'env>(
             std::thread::Builder::new()
                 .name(format!("finisher-{slot}"))
                 .spawn_scoped(scope, move || {
+                    crate::solver::alone::enter();
                     crate::bench::pin_helper_thread(opts.threads);
                     let lanes = Lanes {
                         rx,

@@ -398,9 +398,9 @@ struct Job<'a> {
     /// Each block's passes back to back (`run --practised`) instead of
     /// each pass over a whole span first (cold).
     practised: bool,
-    /// Every strategy is a built-in engine: blocks and clocks follow the
-    /// solves' pace ([`pace`]).
-    paced: bool,
+    /// When the blocks follow the solves' pace ([`pace::Pacing`]; every
+    /// job's clocks do).
+    paced: pace::Pacing,
     /// The job's number for the threads' pace ([`pace::epoch`]).
     pace_epoch: u64,
     /// Added to every chunk's rotation ([`RunOptions::rotation`]).
@@ -455,7 +455,7 @@ impl<'a> Job<'a> {
             gate_pair,
             stages: StageCpu::default(),
             practised: opts.practised,
-            paced: runners.iter().all(|r| matches!(r, Runner::Builtin(_))),
+            paced: pace::Pacing::of(runners),
             pace_epoch: pace::epoch(),
             rotation: opts.rotation,
         }

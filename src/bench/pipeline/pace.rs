@@ -20,13 +20,16 @@
 //! asks for are outside the timed region and then a small part of the
 //! thread's time.
 //!
-//! Only jobs whose every strategy is a built-in engine are paced
-//! ([`Job::paced`]): library and process solvers keep the usual blocks (a
-//! solver process gets its requests a block at a time, pipelined; a gate
-//! of a library against itself paced so followed its history less
-//! steadily in `tests/adoption.rs`). Each job starts at an unknown pace
-//! (the usual block first), so that one dataset's or round's pace never
-//! sizes another's blocks.
+//! Jobs whose every strategy is a built-in engine are cut by the pace
+//! ([`Pacing`]); so are jobs of in-process libraries once every strategy
+//! is slow enough to be timed undisturbed (a library's calls then only in
+//! batches that ran on the calling thread alone, [`crate::solver::alone`]).
+//! A library paced beside a fast built-in engine made the history of a
+//! gated solver in `tests/adoption.rs` less steady, so a job with a fast
+//! strategy keeps the usual blocks. Solver processes keep them always (a
+//! process gets its requests a block at a time, pipelined, and keeps its
+//! own clock). Each job starts at an unknown pace (the usual block first),
+//! so that one dataset's or round's pace never sizes another's blocks.
 
 use super::*;
 use std::cell::Cell;
@@ -83,18 +86,52 @@ fn pace_of(job: &Job) -> Pace {
 /// The size of the next block of a span (`usual` at most) and whether its
 /// solves are timed undisturbed (the block sets the thread's clock).
 pub(super) fn next_block(job: &Job, usual: usize) -> (usize, bool) {
-    if !job.paced {
-        return (usual, false);
-    }
     let pace = pace_of(job);
-    (pace.block(usual), pace.fastest_ns >= UNDISTURBED_NS)
+    let undisturbed = pace.fastest_ns >= UNDISTURBED_NS;
+    let size = match job.paced {
+        Pacing::Always => pace.block(usual),
+        Pacing::WhenSlow if undisturbed => pace.block(usual),
+        _ => usual,
+    };
+    (size, undisturbed)
+}
+
+/// Which jobs' blocks follow the pace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Pacing {
+    /// Every strategy is a built-in engine.
+    Always,
+    /// In-process libraries (beside built-in engines, or not): once every
+    /// strategy's solves are timed undisturbed, where turns of a few
+    /// puzzles were measured to pay (docs/MEASUREMENT.md §3).
+    WhenSlow,
+    /// A solver process (`cmd=`, or an isolated library), which gets its
+    /// requests a block at a time, pipelined.
+    Never,
+}
+
+impl Pacing {
+    /// The pacing of a job of `runners`.
+    pub(super) fn of(runners: &[Runner]) -> Pacing {
+        let in_process = |r: &Runner| match r {
+            Runner::Builtin(_) => true,
+            Runner::External(i) => i.solver.capabilities().clock == crate::solver::Clock::Harness,
+        };
+        if runners.iter().all(|r| matches!(r, Runner::Builtin(_))) {
+            Pacing::Always
+        } else if runners.iter().all(in_process) {
+            Pacing::WhenSlow
+        } else {
+            Pacing::Never
+        }
+    }
 }
 
 /// Takes the pace of a block of `len` puzzles (its chunks, one per
 /// strategy) once it has made `passes` passes (every strategy's, at most
 /// its own).
 pub(super) fn observe(job: &Job, chunks: &[Chunk], len: usize, passes: u32) {
-    if !job.paced || len == 0 {
+    if len == 0 {
         return;
     }
     let mut pace = Pace {

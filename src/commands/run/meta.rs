@@ -191,6 +191,7 @@ fn harness(results: &bench::RunResults, threads: usize) -> HarnessMeta {
             .map(|cpu| round2((cpu as f64 - solve as f64) * 100.0 / solve as f64)),
         solve_loop_ns_per_puzzle: one_pass.then(|| per(results.solving_ns.saturating_sub(solve))),
         preempted_solves: Some(crate::solver::stopwatch::preempted_solves()).filter(|&n| n > 0),
+        withdrawn_batches: Some(crate::solver::stopwatch::withdrawn_batches()).filter(|&n| n > 0),
         stages: results.stages.map(|t| StagesMeta {
             prepare_ns_per_puzzle: per(t.prepare_ns),
             finish_ns_per_puzzle: per(t.finish_ns),

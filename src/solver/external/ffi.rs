@@ -25,6 +25,7 @@ use crate::solver::seam::{
     Answer, Capabilities, Clock, CounterSet, ExternalSolver, SolverInstance,
 };
 use crate::solver::spec::{Entry, LibSpec};
+use crate::solver::stopwatch::{self, Stopwatch};
 use crate::solver::{Counters, Limits, Status};
 use libloading::Library;
 use std::ffi::{c_char, c_void, CStr};
@@ -470,10 +471,17 @@ impl Drop for LibInstance {
 }
 
 impl LibInstance {
-    /// One call, timed alone, for the puzzle at `position` in its chunk;
-    /// returns the answer with its time.
+    /// One call, timed alone (`undisturbed`: the stopwatch's undisturbed
+    /// timing), for the puzzle at `position` in its chunk; returns the
+    /// answer with its time, and its wall time.
     #[inline]
-    fn call(&mut self, position: usize, puzzle: &Grid, limits: &Limits) -> Answer {
+    fn call(
+        &mut self,
+        position: usize,
+        puzzle: &Grid,
+        limits: &Limits,
+        undisturbed: bool,
+    ) -> (Answer, u64) {
         let mut input = [0u8; CELLS + 1];
         for (b, &v) in input.iter_mut().zip(puzzle.cells()) {
             *b = if v == 0 { b'.' } else { b'0' + v };
@@ -488,13 +496,13 @@ impl LibInstance {
         let out = solution.as_mut_ptr().cast();
         let (config, state) = (self.config, self.state);
         let slot = self.slot.counter(position);
-        let (count, counters, stopped, ns) = match self.function {
+        let (count, counters, stopped, (wall, ns)) = match self.function {
             Function::Tdoku(f) => {
                 let mut guesses = 0usize;
                 // SAFETY: the arguments follow the header's contract: 81
                 // cell characters and a NUL, a limit of at least 1, 81
                 // writable bytes for the solution and a writable count.
-                let (count, ns) = timed(slot, || unsafe {
+                let (count, ns) = timed(slot, undisturbed, || unsafe {
                     f(input, limit, config, out, &mut guesses)
                 });
                 let counters = Counters {
@@ -508,7 +516,7 @@ impl LibInstance {
                 let budget = limits.max_guesses;
                 // SAFETY: as above, plus this thread's own state from
                 // `create` and a zeroed, writable stats struct.
-                let (count, ns) = timed(slot, || unsafe {
+                let (count, ns) = timed(slot, undisturbed, || unsafe {
                     solve(state, input, limit, budget, out, &mut stats)
                 });
                 let counters = Counters {
@@ -526,7 +534,7 @@ impl LibInstance {
         drop(guard);
         let mut answer = self.answer(puzzle, limit, count, &solution, counters, stopped);
         answer.time_ns = Some(ns);
-        answer
+        (answer, wall)
     }
 
     /// Reads what a call returned.
@@ -588,16 +596,53 @@ impl LibInstance {
 
 impl SolverInstance for LibInstance {
     fn solve(&mut self, puzzle: &Grid, limits: &Limits) -> Answer {
-        self.call(0, puzzle, limits)
+        let mut out = Vec::with_capacity(1);
+        self.solve_batch(std::slice::from_ref(puzzle), limits, &mut out);
+        out.pop().expect("one answer per puzzle")
     }
 
+    /// Each call timed alone on the wall clock or, when the thread's solves
+    /// are timed undisturbed ([`stopwatch::undisturbed`]), undisturbed for
+    /// as long as the batch ran on the calling thread alone
+    /// ([`crate::solver::alone`]): otherwise every answer of the batch
+    /// keeps its wall time.
     fn solve_batch(&mut self, puzzles: &[Grid], limits: &Limits, out: &mut Vec<Answer>) {
-        out.extend(
-            puzzles
-                .iter()
-                .enumerate()
-                .map(|(i, p)| self.call(i, p, limits)),
-        );
+        let mark = stopwatch::undisturbed()
+            .then(crate::solver::alone::Mark::now)
+            .flatten();
+        let first = out.len();
+        let mut walls = Vec::with_capacity(if mark.is_some() { puzzles.len() } else { 0 });
+        for (i, p) in puzzles.iter().enumerate() {
+            let (answer, wall) = self.call(i, p, limits, mark.is_some());
+            out.push(answer);
+            if mark.is_some() {
+                walls.push(wall);
+            }
+        }
+        if let Some(mark) = mark {
+            keep_undisturbed(&mark, &mut out[first..], &walls);
+        }
+    }
+}
+
+/// Keeps a batch's undisturbed times (`answers`, their wall times
+/// `walls`) when the batch ran on the calling thread alone since `mark`,
+/// counting the solves given their CPU time; else puts the wall times
+/// back and counts the batch ([`stopwatch::count_withdrawn`]).
+fn keep_undisturbed(mark: &crate::solver::alone::Mark, answers: &mut [Answer], walls: &[u64]) {
+    let total = walls.iter().fold(0u64, |t, &w| t.saturating_add(w));
+    if crate::solver::alone::clean(mark, total) {
+        let preempted = answers
+            .iter()
+            .zip(walls)
+            .filter(|(a, &w)| a.time_ns != Some(w))
+            .count();
+        stopwatch::count_preempted(preempted as u64);
+    } else {
+        for (a, &w) in answers.iter_mut().zip(walls) {
+            a.time_ns = Some(w);
+        }
+        stopwatch::count_withdrawn();
     }
 }
 
@@ -635,17 +680,18 @@ fn read_grid(bytes: &[u8; CELLS], blanks: bool) -> Result<Grid, Error> {
     Ok(Grid::from_cells(cells).expect("values 0..=9"))
 }
 
-/// Runs `call` timed alone on the monotonic clock, with the watchdog slot
-/// marked busy around it (outside the timed region); returns its result
-/// and nanoseconds.
+/// Runs `call` timed alone on the monotonic clock (`undisturbed`: and
+/// the thread's usage, [`Stopwatch`]), with the watchdog slot marked busy
+/// around it (outside the timed region); returns its result, its wall
+/// time and its undisturbed time (ns).
 #[inline(always)]
-fn timed<R>(slot: &AtomicU64, call: impl FnOnce() -> R) -> (R, u64) {
+fn timed<R>(slot: &AtomicU64, undisturbed: bool, call: impl FnOnce() -> R) -> (R, (u64, u64)) {
     let n = enter(slot);
-    let t = Instant::now();
+    let t = Stopwatch::start(undisturbed);
     let r = call();
-    let ns = t.elapsed().as_nanos() as u64;
+    let times = t.stop_both();
     slot.store(n + 1, Ordering::Relaxed);
-    (r, ns)
+    (r, times)
 }
 
 /// Marks a watchdog slot busy before a call; returns the odd number it
@@ -704,6 +750,7 @@ impl Watchdog {
 }
 
 fn watch(dog: Weak<Watchdog>, period: Duration) {
+    super::super::alone::enter();
     // Per slot (by address): the odd call number last seen and when it
     // was first seen.
     let mut seen: std::collections::HashMap<usize, (u64, Instant)> = Default::default();
