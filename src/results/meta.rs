@@ -262,9 +262,10 @@ pub struct HarnessMeta {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preempted_solves: Option<u64>,
     /// Batches of a library's slow calls that could not be timed
-    /// undisturbed because other threads or child processes of the
-    /// measuring process worked while they ran (`solver::alone`): their
-    /// solves kept their wall times. Absent when none.
+    /// undisturbed because threads or processes other than the harness's
+    /// worked, started or ended while they ran, or the process had a child
+    /// (`solver::alone`): their solves kept their wall times. Absent when
+    /// none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub withdrawn_batches: Option<u64>,
     /// CPU time of the other per-puzzle stages, ns per puzzle, when the run

@@ -9,32 +9,43 @@
 //! for a batch during which nothing but the harness's own threads worked.
 //!
 //! The harness's threads say so themselves ([`enter`]: the solver pool,
-//! the reader and finishing threads, the thread that runs the pipeline).
-//! Around a batch, [`Mark::now`] and [`Mark::foreign_ns`] read the
-//! process's CPU clock (`CLOCK_PROCESS_CPUTIME_ID`, every thread of the
-//! process, the ones that have exited included) and the CPU clocks of the
-//! registered threads: the difference of the two differences is the CPU
-//! time of threads that are not the harness's. Children count too: a
-//! batch during which the process had a child process (alive, or reaped
-//! with CPU time of its own) cannot be judged, and keeps the wall clock.
+//! the reader and finishing threads, the thread that runs the pipeline,
+//! the library watchdog). Around a batch, [`Mark::now`] and
+//! [`Mark::foreign_ns`] read the process's CPU clock
+//! (`CLOCK_PROCESS_CPUTIME_ID`: every thread of the process, the ones that
+//! have exited included) and the CPU clocks of the registered threads: the
+//! difference of the two differences is the CPU time of threads that are
+//! not the harness's. A batch cannot be judged, and keeps the wall clock,
+//! when during it the process had a child process (alive, or reaped with
+//! CPU time of its own), a thread of the process started or ended, or any
+//! process or thread started in the pid namespace (a thread that a library
+//! starts and ends within the batch: the kernel does not bring a thread's
+//! last moments into the process's clock when it exits).
 //!
-//! The clocks are read so that any error overstates the foreign work: the
-//! kernel brings another thread's CPU time up to date when its own clock
-//! is read, not when the process's is, so each reading of the process's
-//! clock comes right after reading every registered thread's (which
-//! brings them up to date), and at the start the registered threads are
-//! read again after it. What is left is the time that passes between the
-//! reads (microseconds), which [`clean`]'s slack covers.
+//! The kernel brings a running thread's CPU time up to date at its ticks,
+//! or when that thread's own clock is read, not when the process's is: so
+//! every thread's clock is read (`/proc/self/task`) before the process's.
+//! A reading during which the calling thread was preempted (other threads
+//! ran between its reads) is taken again. What is left is the time between
+//! the reads (microseconds), which [`clean`]'s slack covers.
+//!
+//! What this cannot see: work done for a library by a process that was
+//! started before the batch (a daemon started when the library was
+//! loaded, reached through shared memory), by a device (a GPU), or by
+//! code the library runs on the harness's own threads (a signal handler).
+//! A library that does any of that is trusted with the calling thread's
+//! CPU clock; the check is against a library that solves on threads or
+//! processes of its own, not against one written to deceive it.
 
 use std::cell::RefCell;
 use std::sync::Mutex;
 
 /// CPU time of threads that are not the harness's, within a batch, that
-/// still counts as none (ns): what the clock reads themselves take, and
-/// the harness's idle threads (a watchdog waking up).
-pub const SLACK_NS: u64 = 50_000;
-/// ... plus this share of the batch's time (per mille): a library that
-/// hid less than 0.1 % of its work in another thread would gain no more.
+/// still counts as none (ns): what passes between the clock reads, and
+/// the process's idle threads waking up (an interrupt handler's).
+pub const SLACK_NS: u64 = 10_000;
+/// ... plus this share of the batch's time (per mille): work on other
+/// threads below both goes unnoticed.
 pub const SLACK_PER_MILLE: u64 = 1;
 
 /// The registered threads' CPU clocks, and the CPU time of those that
@@ -137,18 +148,23 @@ impl Registry {
 }
 
 /// The clocks at the start of a batch.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Mark {
     /// The process's CPU time minus the registered threads'.
     others_ns: u64,
     /// CPU time of the reaped children.
     children_ns: u64,
+    /// The process's threads (their ids, in order).
+    tids: Vec<u32>,
+    /// The last process or thread id given out in the process's pid
+    /// namespace (`None` where it cannot be read).
+    last_pid: Option<u64>,
 }
 
 impl Mark {
     /// Reads the clocks at the start of a batch (`None` where they cannot
-    /// be read, or the calling thread is not registered: the batch keeps
-    /// the wall clock).
+    /// be read, or the calling thread is not registered, or the process
+    /// has a child: the batch keeps the wall clock).
     pub fn now() -> Option<Mark> {
         #[cfg(target_os = "linux")]
         {
@@ -158,15 +174,14 @@ impl Mark {
             // Orphans of a library's processes become this process's
             // children, where [`no_children`] sees them.
             super::external::reaper::adopt_orphans();
-            let r = registry();
-            r.threads_ns()?;
-            let process = read(libc::CLOCK_PROCESS_CPUTIME_ID)?;
-            let threads = r.threads_ns()?;
-            drop(r);
+            let last_pid = last_pid();
+            let (others_ns, tids) = unpreempted(others)?;
             no_children()?;
             Some(Mark {
-                others_ns: process.saturating_sub(threads),
+                others_ns,
                 children_ns: children_cpu_ns()?,
+                tids,
+                last_pid,
             })
         }
         #[cfg(not(target_os = "linux"))]
@@ -176,23 +191,18 @@ impl Mark {
     }
 
     /// CPU time of threads that are not the harness's since the mark
-    /// (`None`: it cannot be told, or the process has or had a child).
+    /// (`None`: it cannot be told: the process has or had a child, a
+    /// thread started or ended, or a process or thread was started in
+    /// the pid namespace).
     pub fn foreign_ns(&self) -> Option<u64> {
         #[cfg(target_os = "linux")]
         {
-            let r = registry();
-            let threads = r.threads_ns()?;
-            let process = read(libc::CLOCK_PROCESS_CPUTIME_ID)?;
-            drop(r);
+            let (others, tids) = unpreempted(others)?;
             no_children()?;
-            if children_cpu_ns()? != self.children_ns {
-                return None;
-            }
-            Some(
-                process
-                    .saturating_sub(threads)
-                    .saturating_sub(self.others_ns),
-            )
+            let same = tids == self.tids
+                && children_cpu_ns()? == self.children_ns
+                && last_pid() == self.last_pid;
+            same.then(|| others.saturating_sub(self.others_ns))
         }
         #[cfg(not(target_os = "linux"))]
         {
@@ -203,19 +213,84 @@ impl Mark {
 
 /// Whether a batch whose solves took `batch_ns` in all ran on the calling
 /// thread alone, judged from its start `mark` ([`Mark::foreign_ns`]
-/// within the slack). The clocks are read up to [`READS`] times: an error
-/// of a reading only ever overstates the foreign work (on a loaded
-/// machine, the calling thread preempted between its reads of the
-/// threads' clocks and the process's while another harness thread ran),
-/// and the foreign work since the mark only grows, so the smallest
-/// reading is the truest.
+/// within the slack).
 pub fn clean(mark: &Mark, batch_ns: u64) -> bool {
     let slack = SLACK_NS + batch_ns / 1000 * SLACK_PER_MILLE;
-    (0..READS).any(|_| mark.foreign_ns().is_some_and(|f| f <= slack))
+    mark.foreign_ns().is_some_and(|f| f <= slack)
 }
 
-/// Readings of the clocks at most, to judge a batch ([`clean`]).
+/// Readings of the clocks at most ([`unpreempted`]).
 pub const READS: usize = 3;
+
+/// A reading of the clocks (`read`) taken while the calling thread was
+/// not preempted, up to [`READS`] tries (the last one otherwise). A
+/// preemption between its reads of the threads' clocks and of the
+/// process's, while other threads ran, would make it wrong by up to a
+/// time slice.
+#[cfg(target_os = "linux")]
+fn unpreempted<T>(read: impl Fn() -> Option<T>) -> Option<T> {
+    let mut last = None;
+    for _ in 0..READS {
+        let before = super::stopwatch::usage(false)?.involuntary;
+        last = read();
+        if super::stopwatch::usage(false)?.involuntary == before {
+            break;
+        }
+    }
+    last
+}
+
+/// The process's CPU time minus the registered threads', and the
+/// process's threads. Every thread's time is brought up to date first
+/// ([`all_threads`]), then the registered threads' clocks are read and the
+/// process's right after them: the calling thread's own time between the
+/// two reads counts as the others', at the start of a batch as at its
+/// end, so that it cancels out.
+#[cfg(target_os = "linux")]
+fn others() -> Option<(u64, Vec<u32>)> {
+    let r = registry();
+    let tids = all_threads()?;
+    let threads = r.threads_ns()?;
+    let process = read(libc::CLOCK_PROCESS_CPUTIME_ID)?;
+    Some((process.saturating_sub(threads), tids))
+}
+
+/// Every thread of the process (their ids, in order), each one's CPU
+/// clock read on the way: reading a thread's clock brings its CPU time
+/// up to date in the kernel, which the process's clock (read after)
+/// then includes. A running thread's time is otherwise brought up to date
+/// only at the scheduler's ticks.
+#[cfg(target_os = "linux")]
+fn all_threads() -> Option<Vec<u32>> {
+    let mut tids = Vec::new();
+    for entry in std::fs::read_dir("/proc/self/task").ok()? {
+        let tid: u32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+        // Linux's clock id of a thread's CPU clock (what
+        // pthread_getcpuclockid gives for a thread of this process):
+        // the bitwise complement of its id, shifted, with the
+        // per-thread and scheduler-clock bits. A thread that has just
+        // exited makes the read fail; its time is in the process's.
+        let clock = ((!(tid as libc::clockid_t)) << 3) | 6;
+        let _ = read(clock);
+        tids.push(tid);
+    }
+    tids.sort_unstable();
+    Some(tids)
+}
+
+/// The last process or thread id the kernel gave out in this process's
+/// pid namespace: it changes when any process or thread starts there,
+/// including one that a library starts and ends within a batch (whose
+/// CPU time the process's clock may have missed: a thread's last moments
+/// are not brought up to date when it exits).
+#[cfg(target_os = "linux")]
+fn last_pid() -> Option<u64> {
+    std::fs::read_to_string("/proc/sys/kernel/ns_last_pid")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
 
 /// `Some(())` when the process has no child process at all, running,
 /// stopped or exited.

@@ -196,8 +196,9 @@ impl<'de> serde::Deserialize<'de> for CounterSet {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Clock {
     /// The harness's monotonic clock around an in-process call (for a
-    /// built-in engine's slow solve that was preempted, the CPU time it
-    /// used: [`super::stopwatch`]).
+    /// slow solve that was preempted, of a built-in engine or of a library
+    /// whose batch ran on the calling thread alone, the CPU time it used:
+    /// [`super::stopwatch`], [`super::alone`]).
     #[default]
     Harness,
     /// The solver's own measurement (the protocol's `ns`).

@@ -1,4 +1,5 @@
-//! The harness's clock around one solve of a built-in engine.
+//! The harness's clock around one solve of a built-in engine or one call
+//! of a library.
 //!
 //! By default a solve's time is the monotonic clock's reading before and
 //! after the call: nothing else runs between the two reads. On a loaded
@@ -57,9 +58,9 @@ pub fn preempted_solves() -> u64 {
     PREEMPTED.load(Ordering::Relaxed)
 }
 
-/// Batches of library calls timed undisturbed during which other threads
-/// or child processes of this process worked, so that their solves kept
-/// their wall times ([`crate::solver::alone`]).
+/// Batches of library calls to be timed undisturbed that could not be
+/// judged to have run on the calling thread alone, so that their solves
+/// kept their wall times ([`crate::solver::alone`]).
 static WITHDRAWN: AtomicU64 = AtomicU64::new(0);
 
 /// Starts counting [`preempted_solves`] and [`withdrawn_batches`] again

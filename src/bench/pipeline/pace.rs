@@ -26,9 +26,9 @@
 //! batches that ran on the calling thread alone, [`crate::solver::alone`]).
 //! A library paced beside a fast built-in engine made the history of a
 //! gated solver in `tests/adoption.rs` less steady, so a job with a fast
-//! strategy keeps the usual blocks. Solver processes keep them always (a
-//! process gets its requests a block at a time, pipelined, and keeps its
-//! own clock). Each job starts at an unknown pace (the usual block first),
+//! strategy keeps the usual blocks. A job with a solver process keeps them
+//! always (a process gets its requests a block at a time, pipelined), and
+//! the wall clock (the process keeps its own clock, or the round trip). Each job starts at an unknown pace (the usual block first),
 //! so that one dataset's or round's pace never sizes another's blocks.
 
 use super::*;
@@ -87,7 +87,9 @@ fn pace_of(job: &Job) -> Pace {
 /// solves are timed undisturbed (the block sets the thread's clock).
 pub(super) fn next_block(job: &Job, usual: usize) -> (usize, bool) {
     let pace = pace_of(job);
-    let undisturbed = pace.fastest_ns >= UNDISTURBED_NS;
+    // A solver process keeps its own clock (or the round trip); the
+    // built-in engines beside it keep the wall clock, as it does.
+    let undisturbed = pace.fastest_ns >= UNDISTURBED_NS && job.paced != Pacing::Never;
     let size = match job.paced {
         Pacing::Always => pace.block(usual),
         Pacing::WhenSlow if undisturbed => pace.block(usual),

@@ -164,6 +164,9 @@ impl LibSolver {
     /// broken solver stops the run before any work.
     pub fn load(spec: LibSpec, options: &Options) -> Result<LibSolver, Error> {
         let path = &spec.path;
+        // A process its initialisers start and leave behind becomes this
+        // process's child, where `solver::alone` sees it.
+        super::reaper::adopt_orphans();
         // SAFETY: loading a library runs its initialisers, which could do
         // anything; that is inherent in loading a user's solver, which the
         // user asked for by naming the file. Nothing else is assumed here.
@@ -607,9 +610,11 @@ impl SolverInstance for LibInstance {
     /// ([`crate::solver::alone`]): otherwise every answer of the batch
     /// keeps its wall time.
     fn solve_batch(&mut self, puzzles: &[Grid], limits: &Limits, out: &mut Vec<Answer>) {
-        let mark = stopwatch::undisturbed()
-            .then(crate::solver::alone::Mark::now)
-            .flatten();
+        let undisturbed = stopwatch::undisturbed();
+        let mark = undisturbed.then(crate::solver::alone::Mark::now).flatten();
+        if undisturbed && mark.is_none() {
+            stopwatch::count_withdrawn();
+        }
         let first = out.len();
         let mut walls = Vec::with_capacity(if mark.is_some() { puzzles.len() } else { 0 });
         for (i, p) in puzzles.iter().enumerate() {
