@@ -28,8 +28,9 @@
 //! gated solver in `tests/adoption.rs` less steady, so a job with a fast
 //! strategy keeps the usual blocks. A job with a solver process keeps them
 //! always (a process gets its requests a block at a time, pipelined), and
-//! the wall clock (the process keeps its own clock, or the round trip). Each job starts at an unknown pace (the usual block first),
-//! so that one dataset's or round's pace never sizes another's blocks.
+//! the wall clock (the process keeps its own clock, or the round trip).
+//! Each job starts at an unknown pace (the usual block first), so that one
+//! dataset's or round's pace never sizes another's blocks.
 
 use super::*;
 use std::cell::Cell;
