@@ -15,8 +15,6 @@
 //! of two occurrences counts as the first is the one finished first.
 
 use super::{PuzzleOutcome, Record, CACHE_FACTOR};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -34,14 +32,92 @@ pub(super) struct Seen {
     repeats: AtomicU64,
 }
 
-#[derive(Default)]
+/// The grids of one shard: an open-addressing table of their hashes.
+///
+/// A batch looks up each of its grids once, and almost every grid is new,
+/// so a lookup is nearly always a miss followed by an insert into a table
+/// that the solves between two batches have pushed out of the caches. Each
+/// entry therefore holds both the hash and its slot in `times` (one cache
+/// line read for a miss and its insert), and probing is linear from a home
+/// taken from the hash's low bits; the shard is chosen by its top bits, so
+/// the two never depend on the same bits.
 struct Shard {
-    /// Grid hash → its slot in `times` (the key is a hash already: taken
-    /// as it is).
-    slot: HashMap<u64, u32, BuildHasherDefault<AsIs>>,
+    /// (grid hash, slot in `times`); a hash of 0 marks an empty entry (a
+    /// grid whose hash is 0 is stored as 1). The length is a power of two
+    /// and at most three quarters are used.
+    table: Vec<(u64, u32)>,
+    used: usize,
     /// Per slot, each strategy's kept time (ns, saturated) of the first
     /// occurrence.
     times: Vec<u32>,
+}
+
+impl Shard {
+    /// Room for `room` grids without growing.
+    fn new(room: usize, strategies: usize) -> Self {
+        Shard {
+            table: vec![(0, 0); (room * 4 / 3 + 1).next_power_of_two().max(8)],
+            used: 0,
+            times: Vec::with_capacity(room * strategies),
+        }
+    }
+
+    /// The entry of `key` (nonzero): where it is, or the empty entry where
+    /// it would go.
+    #[inline]
+    fn find(&self, key: u64) -> usize {
+        let mask = self.table.len() - 1;
+        let mut at = key as usize & mask;
+        loop {
+            let k = self.table[at].0;
+            if k == key || k == 0 {
+                return at;
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// Reads the home entry of each of `keys`, so that their cache misses
+    /// overlap instead of coming one after another in the lookups that
+    /// follow; returns what it read, for the caller to keep.
+    fn touch(&self, keys: impl Iterator<Item = u64>) -> u64 {
+        let mask = self.table.len() - 1;
+        keys.fold(0, |acc, key| acc ^ self.table[key as usize & mask].0)
+    }
+
+    /// Stores `key` (absent) with `slot`, growing the table first when it
+    /// would be more than three quarters full.
+    fn insert(&mut self, key: u64, slot: u32) {
+        if (self.used + 1) * 4 > self.table.len() * 3 {
+            let larger = vec![(0, 0); 2 * self.table.len()];
+            let old = std::mem::replace(&mut self.table, larger);
+            for e in old.into_iter().filter(|e| e.0 != 0) {
+                let at = self.find(e.0);
+                self.table[at] = e;
+            }
+        }
+        let at = self.find(key);
+        self.table[at] = (key, slot);
+        self.used += 1;
+    }
+
+    /// One grid (nonzero hash `key`, each strategy's kept `times`): the
+    /// first occurrence's times when it was seen before; else it is
+    /// remembered while there is room.
+    fn look(&mut self, key: u64, times: &[u32]) -> Option<&[u32]> {
+        let at = self.find(key);
+        let (k, slot) = self.table[at];
+        if k == key {
+            let first = slot as usize * times.len();
+            return Some(&self.times[first..first + times.len()]);
+        }
+        if self.used < TRACKED / SHARDS {
+            let slot = self.used as u32;
+            self.insert(key, slot);
+            self.times.extend_from_slice(times);
+        }
+        None
+    }
 }
 
 impl Seen {
@@ -57,12 +133,10 @@ impl Seen {
         } else {
             n / SHARDS + n / SHARDS / 4 + 8
         };
-        let shard = || Shard {
-            slot: HashMap::with_capacity_and_hasher(room, Default::default()),
-            times: Vec::with_capacity(room * strategies),
-        };
         Seen {
-            shards: (0..SHARDS).map(|_| Mutex::new(shard())).collect(),
+            shards: (0..SHARDS)
+                .map(|_| Mutex::new(Shard::new(room, strategies)))
+                .collect(),
             strategies,
             repeats: AtomicU64::new(0),
         }
@@ -78,64 +152,68 @@ impl Seen {
     /// [`CACHE_FACTOR`] times faster than the first occurrence's). `outcomes`
     /// holds each strategy's outcomes in the order of `records`.
     pub(super) fn mark(&self, records: &[Record], outcomes: &mut [&mut Vec<PuzzleOutcome>]) {
-        // Hashed without a lock and put in shard order (a counting sort,
-        // each shard's grids in batch order); then each shard is locked
-        // once for the batch's grids that fall in it.
-        let hashes: Vec<u64> = records.iter().map(grid_hash).collect();
-        let shard_of = |h: u64| (h % SHARDS as u64) as usize;
-        let mut start = [0usize; SHARDS + 1];
-        for &h in &hashes {
-            start[shard_of(h) + 1] += 1;
-        }
-        for s in 1..=SHARDS {
-            start[s] += start[s - 1];
-        }
-        let mut next = start;
-        let mut order = vec![(0u64, 0u32); hashes.len()];
-        for (i, &h) in hashes.iter().enumerate() {
-            let at = &mut next[shard_of(h)];
-            order[*at] = (h, i as u32);
-            *at += 1;
+        // Hashed without a lock and put in shard order; then each shard is
+        // locked once for the batch's grids that fall in it.
+        let keys: Vec<u64> = records.iter().map(|r| grid_hash(r).max(1)).collect();
+        let (start, order) = in_shard_order(&keys);
+        // Each strategy's kept times, read in batch order (the outcomes are
+        // large; the lookups below visit the grids in shard order).
+        let n = self.strategies;
+        let mut times = vec![NONE; records.len() * n];
+        for (k, list) in outcomes.iter().enumerate().take(n) {
+            for (i, o) in list.iter().enumerate().take(records.len()) {
+                times[i * n + k] = kept(o);
+            }
         }
         let mut found = 0;
+        let mut touched = 0;
         for s in (0..SHARDS).filter(|&s| start[s] < start[s + 1]) {
             let mut shard = self.shards[s].lock().unwrap_or_else(|e| e.into_inner());
-            for &(h, i) in &order[start[s]..start[s + 1]] {
-                found += u64::from(self.look(&mut shard, h, i as usize, outcomes));
-            }
-        }
-        self.repeats.fetch_add(found, Ordering::Relaxed);
-    }
-
-    /// One grid of the batch (record `i`, hash `h`) in its locked shard:
-    /// a repeat marks every strategy's outcome of it (true), a new grid is
-    /// remembered while there is room.
-    fn look(
-        &self,
-        shard: &mut Shard,
-        h: u64,
-        i: usize,
-        outcomes: &mut [&mut Vec<PuzzleOutcome>],
-    ) -> bool {
-        if let Some(&s) = shard.slot.get(&h) {
-            let at = s as usize * self.strategies;
-            for (k, o) in outcomes.iter_mut().enumerate() {
-                let first = shard.times[at + k];
-                if let Some(o) = o.get_mut(i) {
-                    again(o, first);
+            let mine = &order[start[s]..start[s + 1]];
+            touched ^= shard.touch(mine.iter().map(|&i| keys[i as usize]));
+            for &i in mine {
+                let i = i as usize;
+                let Some(first) = shard.look(keys[i], &times[i * n..(i + 1) * n]) else {
+                    continue;
+                };
+                found += 1;
+                for (o, &first) in outcomes.iter_mut().zip(first) {
+                    if let Some(o) = o.get_mut(i) {
+                        again(o, first);
+                    }
                 }
             }
-            return true;
         }
-        if shard.slot.len() < TRACKED / SHARDS {
-            let s = shard.slot.len() as u32;
-            shard.slot.insert(h, s);
-            shard
-                .times
-                .extend(outcomes.iter().map(|o| o.get(i).map_or(NONE, kept)));
-        }
-        false
+        // Kept, so that the reads are not optimised away.
+        std::hint::black_box(touched);
+        self.repeats.fetch_add(found, Ordering::Relaxed);
     }
+}
+
+/// The shard of a grid's key: its top bits (a shard's table probes from
+/// the low bits).
+fn shard_of(key: u64) -> usize {
+    (key >> (64 - SHARDS.trailing_zeros())) as usize
+}
+
+/// The positions of `keys` in shard order, each shard's in batch order (a
+/// counting sort), and where each shard's start.
+fn in_shard_order(keys: &[u64]) -> ([usize; SHARDS + 1], Vec<u32>) {
+    let mut start = [0usize; SHARDS + 1];
+    for &key in keys {
+        start[shard_of(key) + 1] += 1;
+    }
+    for s in 1..=SHARDS {
+        start[s] += start[s - 1];
+    }
+    let mut next = start;
+    let mut order = vec![0u32; keys.len()];
+    for (i, &key) in keys.iter().enumerate() {
+        let at = &mut next[shard_of(key)];
+        order[*at] = i as u32;
+        *at += 1;
+    }
+    (start, order)
 }
 
 /// The kept time of an accepted answer, saturated to 32 bits; [`NONE`]
@@ -175,22 +253,39 @@ fn grid_hash(rec: &Record) -> u64 {
     }
 }
 
-/// A hasher for keys that are hashes already: the key itself.
-#[derive(Default)]
-struct AsIs(u64);
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl Hasher for AsIs {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+    #[test]
+    fn the_table_finds_every_key_it_holds_and_no_other_as_it_grows() {
+        // Keys that share their low bits probe past each other.
+        let keys: Vec<u64> = (1..=3000u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+            .chain((1..=200u64).map(|i| i << 20))
+            .collect();
+        let mut shard = Shard::new(0, 1);
+        for (slot, &key) in keys.iter().enumerate() {
+            let (k, _) = shard.table[shard.find(key)];
+            assert_eq!(k, 0, "absent before it is inserted");
+            shard.insert(key, slot as u32);
+            assert!(shard.used * 4 <= shard.table.len() * 3);
         }
+        assert_eq!(shard.used, keys.len());
+        for (slot, &key) in keys.iter().enumerate() {
+            assert_eq!(shard.table[shard.find(key)], (key, slot as u32));
+        }
+        assert_eq!(shard.table[shard.find(2)].0, 0);
     }
 
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
+    #[test]
+    fn sized_for_a_known_dataset_the_tables_never_grow() {
+        let seen = Seen::new(2, Some(10_000));
+        let room = 10_000 / SHARDS + 10_000 / SHARDS / 4 + 8;
+        for shard in &seen.shards {
+            let shard = shard.lock().unwrap();
+            assert!(room * 4 <= shard.table.len() * 3);
+            assert!(shard.times.capacity() >= 2 * room);
+        }
     }
 }
