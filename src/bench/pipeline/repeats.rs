@@ -8,11 +8,12 @@
 //! pass would be, and the cache rule of the judge applies to both alike.
 //! The repeats are counted for the reports as well.
 //!
-//! Memory stays bounded: the first [`TRACKED`] distinct grids of a dataset
-//! are remembered (a hash and one kept time per strategy); repeats of a
-//! grid first seen after that are not found. Batches are finished by
-//! several threads, so the grids are spread over [`SHARDS`] locks; which
-//! of two occurrences counts as the first is the one finished first.
+//! Memory stays bounded: at most [`TRACKED`] distinct grids of a dataset
+//! are remembered (a hash and one kept time per strategy), the first
+//! `TRACKED / SHARDS` of each shard; repeats of a grid first seen after its
+//! shard is full are not found. Batches are finished by several threads,
+//! so the grids are spread over [`SHARDS`] locks; which of two occurrences
+//! counts as the first is the one finished first.
 
 use super::{PuzzleOutcome, Record, CACHE_FACTOR};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -37,8 +38,8 @@ pub(super) struct Seen {
 /// A batch looks up each of its grids once, and almost every grid is new,
 /// so a lookup is nearly always a miss followed by an insert into a table
 /// that the solves between two batches have pushed out of the caches. Each
-/// entry therefore holds both the hash and its slot in `times` (one cache
-/// line read for a miss and its insert), and probing is linear from a home
+/// entry holds both the hash and its slot in `times` (a miss and its
+/// insert read one entry, or a few next to it), and probing is linear from a home
 /// taken from the hash's low bits; the shard is chosen by its top bits, so
 /// the two never depend on the same bits.
 struct Shard {
@@ -276,6 +277,24 @@ mod tests {
             assert_eq!(shard.table[shard.find(key)], (key, slot as u32));
         }
         assert_eq!(shard.table[shard.find(2)].0, 0);
+    }
+
+    #[test]
+    fn a_shard_keeps_each_grids_first_times_until_it_is_full() {
+        let strategies = 3;
+        let mut shard = Shard::new(0, strategies);
+        let times = |key: u64| [key as u32, key as u32 + 1, NONE];
+        let cap = TRACKED / SHARDS;
+        for key in 1..=cap as u64 + 10 {
+            assert_eq!(shard.look(key, &times(key)), None, "new");
+        }
+        assert_eq!(shard.used, cap);
+        for key in 1..=cap as u64 {
+            // A repeat brings back the first occurrence's times, not its own.
+            assert_eq!(shard.look(key, &[7, 7, 7]), Some(&times(key)[..]));
+        }
+        // Grids after the shard was full were not remembered.
+        assert_eq!(shard.look(cap as u64 + 1, &times(1)), None);
     }
 
     #[test]
