@@ -39,9 +39,9 @@ pub(super) struct Seen {
 /// so a lookup is nearly always a miss followed by an insert into a table
 /// that the solves between two batches have pushed out of the caches. Each
 /// entry holds both the hash and its slot in `times` (a miss and its
-/// insert read one entry, or a few next to it), and probing is linear from a home
-/// taken from the hash's low bits; the shard is chosen by its top bits, so
-/// the two never depend on the same bits.
+/// insert read one entry, or a few next to it), and probing is linear from
+/// a home taken from the hash's low bits; the shard is chosen by its top
+/// bits, so the two never depend on the same bits.
 struct Shard {
     /// (grid hash, slot in `times`); a hash of 0 marks an empty entry (a
     /// grid whose hash is 0 is stored as 1). The length is a power of two
