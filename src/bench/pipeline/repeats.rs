@@ -198,7 +198,7 @@ fn shard_of(key: u64) -> usize {
 }
 
 /// The positions of `keys` in shard order, each shard's in batch order (a
-/// counting sort), and where each shard's start.
+/// counting sort), and where each shard's positions start in it.
 fn in_shard_order(keys: &[u64]) -> ([usize; SHARDS + 1], Vec<u32>) {
     let mut start = [0usize; SHARDS + 1];
     for &key in keys {
