@@ -1,7 +1,7 @@
 //! A solver author adopts bench-sudoku in their own repository, end to end:
 //! the tool installed with the README's command, the CI action's script
 //! (scripts/ci/bench-action.sh, what action.yml runs) run for each of three
-//! commits of a C solver — the second 10 % slower, the third unchanged —
+//! commits of a C solver — the second 25 % slower, the third unchanged —
 //! and `trend` over the history it kept.
 //!
 //! The install is a release build (a few minutes); with
@@ -37,7 +37,7 @@ fn require(tools: &[&str]) {
 /// Held by each test for its whole run: the tests time solvers (a gate, a
 /// trend step), and four of them measuring at once on a small machine, one
 /// of them beside a release build, make each other's times too noisy to
-/// find a 10 % step reliably.
+/// find a step reliably.
 fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
@@ -91,9 +91,16 @@ fn solver_repo(dir: &Path) {
     git(dir, &["commit", "-q", "-m", "a solver"]);
 }
 
-/// The solver made about 10 % slower as the harness sees it: each solve
-/// waits, busy, 13 % of the time its search took (the harness's clock
+/// The solver made about 25 % slower as the harness sees it: each solve
+/// waits, busy, 30 % of the time its search took (the harness's clock
 /// also holds the call around the search).
+///
+/// The gate pairs both builds in one run; a step in the history compares
+/// runs of different jobs, and on a shared runner a solver's ratio to the
+/// yardstick can move by several percent from one run to the next (a 10 %
+/// slowdown has shown there as 6.5 %, inside the intervals). `trend` then
+/// rightly calls no step, so the slowdown here is well beyond that drift:
+/// the test is of the workflow, not of the runner's steadiness.
 fn make_slower(dir: &Path) {
     let path = dir.join("solver.c");
     let src = std::fs::read_to_string(&path).unwrap();
@@ -105,7 +112,7 @@ fn make_slower(dir: &Path) {
     .replace(
         "    (void)configuration; /* this solver has no variants */\n    run(&s, boards, puzzle);",
         "    (void)configuration; /* this solver has no variants */\n    double start = now_ns();\n    \
-         run(&s, boards, puzzle);\n    double until = now_ns() + (now_ns() - start) * 0.13;\n    \
+         run(&s, boards, puzzle);\n    double until = now_ns() + (now_ns() - start) * 0.30;\n    \
          while (now_ns() < until) {}",
     );
     assert!(
@@ -185,7 +192,7 @@ fn a_solver_repository_gates_and_tracks_its_commits() {
     assert_eq!(code, 0, "{summary}");
     assert!(summary.contains("History of mysolver"), "{summary}");
 
-    // Commit 2: 10 % slower. The gate fails.
+    // Commit 2: 25 % slower. The gate fails.
     make_slower(&repo);
     git(&repo, &["commit", "-q", "-am", "slower"]);
     let second = git(&repo, &["rev-parse", "--short", "HEAD"]);
