@@ -356,10 +356,12 @@ fn gate_and_baseline_mistakes_are_refused_before_any_work() {
 }
 
 #[test]
-fn a_gate_on_one_chunk_is_not_judged_whatever_the_noise() {
-    // Five puzzles are one chunk: a bootstrap over one chunk has nothing to
-    // resample, and its interval (the point itself) would fail an A/A run
-    // whenever noise put the point above the threshold.
+fn a_gate_on_two_chunks_is_not_judged_whatever_the_noise() {
+    // Five puzzles are two chunks (a thread's first block of a job holds
+    // two puzzles): a bootstrap over two chunks has almost nothing to
+    // resample (its interval holds the truth about half the time,
+    // docs/MEASUREMENT.md §4) and would fail an A/A run whenever noise put
+    // the point above the threshold.
     let dir = scratch("gate-one-chunk");
     let data = hard_csv(&dir, "five", 5);
     let out = dir.join("out");
@@ -381,7 +383,8 @@ fn a_gate_on_one_chunk_is_not_judged_whatever_the_noise() {
         let stdout = text(&o.stdout);
         assert_eq!(o.status.code(), Some(2), "seed {seed}: {stdout}{}", err(&o));
         assert!(
-            stdout.contains("five: not judged: [no-interval] 5 pairs in 1 chunk: too few to judge")
+            stdout
+                .contains("five: not judged: [no-interval] 5 pairs in 2 chunks: too few to judge")
                 && stdout.contains("at least 10 puzzles with --batch-size 1")
                 && stdout.contains("NOT JUDGED: b vs a on 1 datasets, 0 failed, 1 not judged"),
             "{stdout}"

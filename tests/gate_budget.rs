@@ -153,8 +153,9 @@ fn an_undecided_gate_measures_until_the_budget_and_ends_within_it() {
 
 #[test]
 fn rounds_add_up_to_enough_chunks_for_a_small_dataset() {
-    // Five puzzles are one chunk a round: not judged in one look (exit 2),
-    // judged once ten rounds have added ten chunks.
+    // Five puzzles are two chunks a round (a thread's first block of a job
+    // holds two puzzles, to learn the pace from): not judged in one look
+    // (exit 2), judged once five rounds have added ten chunks.
     let dir = scratch("budget-small");
     let data = hard_csv(&dir, "five", 5);
     let out = dir.join("out");
@@ -168,7 +169,7 @@ fn rounds_add_up_to_enough_chunks_for_a_small_dataset() {
         "a:b",
         "--threshold",
         "200",
-        // Decided at the tenth round on any machine; the budget only has
+        // Decided at the fifth round on any machine; the budget only has
         // to let a loaded one get there.
         "--budget",
         "300s",
@@ -178,8 +179,8 @@ fn rounds_add_up_to_enough_chunks_for_a_small_dataset() {
     assert_eq!(o.status.code(), Some(0), "{}{}", text(&o.stdout), err(&o));
     let g = gate_of(&out);
     assert_eq!(g["datasets"][0]["chunks"], 10, "{g}");
-    assert_eq!(g["datasets"][0]["pairs"], 50);
-    assert_eq!(g["budget"]["rounds"], 10);
+    assert_eq!(g["datasets"][0]["pairs"], 25);
+    assert_eq!(g["budget"]["rounds"], 5);
     // The results directory describes the first round.
     let s = json(&out.join("summary.json"));
     assert_eq!(s["results"][1]["paired"]["pairs"], 5);

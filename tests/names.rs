@@ -151,8 +151,8 @@ fn control_characters_in_names_and_messages_print_escaped() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    // 12 puzzles are two chunks: the gate is not judged, and says so naming
-    // the dataset.
+    // 12 puzzles are three chunks (a thread's first block of a job holds
+    // two puzzles): the gate is not judged, and says so naming the dataset.
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     assert_printable("stdout", &o.stdout);
     assert_printable("stderr", &o.stderr);
@@ -167,7 +167,7 @@ fn control_characters_in_names_and_messages_print_escaped() {
     );
     assert!(
         stdout.contains(&format!(
-            "{shown}: not judged: [no-interval] 12 pairs in 2 chunks"
+            "{shown}: not judged: [no-interval] 12 pairs in 3 chunks"
         )),
         "{stdout}"
     );

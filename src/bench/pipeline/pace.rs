@@ -86,11 +86,22 @@ fn pace_of(job: &Job) -> Pace {
 
 /// The size of the next block of a span (`usual` at most) and whether its
 /// solves are timed undisturbed (the block sets the thread's clock).
+///
+/// A thread's first block of a job, whose pace is not known yet, holds
+/// [`LEAST`] puzzles timed undisturbed: were it the usual size, a solver
+/// of milliseconds would take turns of a tenth of a second on the wall
+/// clock, and on a loaded machine those pairs alone moved a round's ratio
+/// by most of a percent (docs/MEASUREMENT.md §3). A fast solver loses
+/// nothing: its next block is the usual one.
 pub(super) fn next_block(job: &Job, usual: usize) -> (usize, bool) {
     let pace = pace_of(job);
-    // A solver process keeps its own clock (or the round trip); the
-    // built-in engines beside it keep the wall clock, as it does.
-    let undisturbed = pace.fastest_ns >= UNDISTURBED_NS && job.paced != Pacing::Never;
+    if job.paced == Pacing::Never {
+        // A solver process keeps its own clock (or the round trip); the
+        // built-in engines beside it keep the wall clock, as it does.
+        return (usual, false);
+    }
+    let unknown = pace.puzzle_ns == 0;
+    let undisturbed = unknown || pace.fastest_ns >= UNDISTURBED_NS;
     let size = match job.paced {
         Pacing::Always => pace.block(usual),
         Pacing::WhenSlow if undisturbed => pace.block(usual),
@@ -154,6 +165,16 @@ pub(super) fn observe(job: &Job, chunks: &[Chunk], len: usize, passes: u32) {
         pace.fastest_ns = pace.fastest_ns.min(per_solve);
     }
     if pace.fastest_ns == u64::MAX {
+        // Nothing to size the next blocks by: the usual ones, on the wall
+        // clock, rather than blocks of the least for as long as that lasts.
+        let now = pace_of(job);
+        if now.puzzle_ns == 0 {
+            PACE.set(Pace {
+                puzzle_ns: 1,
+                fastest_ns: 0,
+                ..now
+            });
+        }
         return;
     }
     pace.puzzle_ns = pace.puzzle_ns.max(1);
@@ -163,11 +184,11 @@ pub(super) fn observe(job: &Job, chunks: &[Chunk], len: usize, passes: u32) {
 impl Pace {
     /// The size of a block at this pace: the layout's `usual` while every
     /// strategy's turn takes at most [`TURN_NS`] together, fewer beyond,
-    /// at least [`LEAST`]; `usual` before any block, so that a fast
-    /// solver's blocks are exactly the layout's.
+    /// at least [`LEAST`]; [`LEAST`] before any block, to learn the pace
+    /// from.
     fn block(self, usual: usize) -> usize {
         let size = match self.puzzle_ns {
-            0 => usual,
+            0 => LEAST,
             ns => (TURN_NS / ns) as usize,
         };
         size.clamp(LEAST, usual.max(LEAST))
@@ -207,8 +228,8 @@ mod tests {
 
     #[test]
     fn fast_solvers_keep_the_usual_blocks_and_slow_ones_take_turns_of_a_few_puzzles() {
-        // Before any block: the usual.
-        assert_eq!(Pace::default().block(64), 64);
+        // Before any block: the least, to learn the pace from.
+        assert_eq!(Pace::default().block(64), LEAST);
         // Two strategies of 2.5 µs: 5 µs a puzzle, the usual 64.
         assert_eq!(at(5_000, 2_500).block(64), 64);
         assert_eq!(at(5_000, 2_500).block(32), 32);
