@@ -18,7 +18,7 @@
 //! solve given its CPU time) when every strategy's solves of the last
 //! blocks took at least [`UNDISTURBED_NS`] on average: the four system calls that
 //! asks for are outside the timed region and then a small part of the
-//! thread's time.
+//! thread's time. So are the first block's, whose pace is not known.
 //!
 //! Jobs whose every strategy is a built-in engine are cut by the pace
 //! ([`Pacing`]); so are jobs of in-process libraries once every strategy
@@ -29,8 +29,8 @@
 //! strategy keeps the usual blocks. A job with a solver process keeps them
 //! always (a process gets its requests a block at a time, pipelined), and
 //! the wall clock (the process keeps its own clock, or the round trip).
-//! Each job starts at an unknown pace (the usual block first), so that one
-//! dataset's or round's pace never sizes another's blocks.
+//! Each job starts at an unknown pace, with a block of [`LEAST`] puzzles,
+//! so that one dataset's or round's pace never sizes another's blocks.
 
 use super::*;
 use std::cell::Cell;
