@@ -51,7 +51,7 @@ pub(super) const UNDISTURBED_NS: u64 = 50_000;
 /// The calling thread's last blocks of one job ([`Job::pace_epoch`]):
 /// every strategy's time per puzzle together, and the fastest strategy's
 /// time per solve (0: no block yet).
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Pace {
     epoch: u64,
     puzzle_ns: u64,
@@ -94,20 +94,7 @@ fn pace_of(job: &Job) -> Pace {
 /// by most of a percent (docs/MEASUREMENT.md §3). A fast solver loses
 /// nothing: its next block is the usual one.
 pub(super) fn next_block(job: &Job, usual: usize) -> (usize, bool) {
-    let pace = pace_of(job);
-    if job.paced == Pacing::Never {
-        // A solver process keeps its own clock (or the round trip); the
-        // built-in engines beside it keep the wall clock, as it does.
-        return (usual, false);
-    }
-    let unknown = pace.puzzle_ns == 0;
-    let undisturbed = unknown || pace.fastest_ns >= UNDISTURBED_NS;
-    let size = match job.paced {
-        Pacing::Always => pace.block(usual),
-        Pacing::WhenSlow if undisturbed => pace.block(usual),
-        _ => usual,
-    };
-    (size, undisturbed)
+    pace_of(job).next(job.paced, usual)
 }
 
 /// Which jobs' blocks follow the pace.
@@ -165,16 +152,7 @@ pub(super) fn observe(job: &Job, chunks: &[Chunk], len: usize, passes: u32) {
         pace.fastest_ns = pace.fastest_ns.min(per_solve);
     }
     if pace.fastest_ns == u64::MAX {
-        // Nothing to size the next blocks by: the usual ones, on the wall
-        // clock, rather than blocks of the least for as long as that lasts.
-        let now = pace_of(job);
-        if now.puzzle_ns == 0 {
-            PACE.set(Pace {
-                puzzle_ns: 1,
-                fastest_ns: 0,
-                ..now
-            });
-        }
+        PACE.set(pace_of(job).without_solves());
         return;
     }
     pace.puzzle_ns = pace.puzzle_ns.max(1);
@@ -182,6 +160,36 @@ pub(super) fn observe(job: &Job, chunks: &[Chunk], len: usize, passes: u32) {
 }
 
 impl Pace {
+    /// [`next_block`] at this pace, for a job paced as `paced`.
+    fn next(self, paced: Pacing, usual: usize) -> (usize, bool) {
+        if paced == Pacing::Never {
+            // A solver process keeps its own clock (or the round trip); the
+            // built-in engines beside it keep the wall clock, as it does.
+            return (usual, false);
+        }
+        let unknown = self.puzzle_ns == 0;
+        let undisturbed = unknown || self.fastest_ns >= UNDISTURBED_NS;
+        let size = match paced {
+            Pacing::WhenSlow if !undisturbed => usual,
+            _ => self.block(usual),
+        };
+        (size, undisturbed)
+    }
+
+    /// The pace after a first block with no solve to go by (faults only):
+    /// fast, for the usual blocks on the wall clock, rather than blocks of
+    /// the least for as long as that lasts.
+    fn without_solves(self) -> Pace {
+        if self.puzzle_ns != 0 {
+            return self;
+        }
+        Pace {
+            puzzle_ns: 1,
+            fastest_ns: 0,
+            ..self
+        }
+    }
+
     /// The size of a block at this pace: the layout's `usual` while every
     /// strategy's turn takes at most [`TURN_NS`] together, fewer beyond,
     /// at least [`LEAST`]; [`LEAST`] before any block, to learn the pace
@@ -238,6 +246,34 @@ mod tests {
         // Milliseconds a puzzle: never fewer than the least.
         assert_eq!(at(3_600_000, 1_800_000).block(64), LEAST);
         assert_eq!(at(50_000_000, 1_800_000).block(64), LEAST);
+    }
+
+    #[test]
+    fn a_first_block_is_of_the_least_timed_undisturbed_unless_a_process_solves() {
+        let unknown = Pace::default();
+        for paced in [Pacing::Always, Pacing::WhenSlow] {
+            assert_eq!(unknown.next(paced, 64), (LEAST, true), "{paced:?}");
+            // Then a fast solver's usual blocks on the wall clock, and a
+            // slow one's turns of a few puzzles, undisturbed.
+            assert_eq!(at(5_000, 2_500).next(paced, 64), (64, false));
+            assert_eq!(at(3_600_000, 1_800_000).next(paced, 64), (LEAST, true));
+        }
+        // A library beside a built-in engine of 2.5 µs and 100 µs a
+        // puzzle: beyond the turn, but the fast side keeps the wall clock
+        // and the library's blocks stay the usual (a built-in job's
+        // follow the pace).
+        assert_eq!(at(1_000_000, 2_500).next(Pacing::WhenSlow, 64), (64, false));
+        assert_eq!(at(1_000_000, 2_500).next(Pacing::Always, 64), (10, false));
+        // A solver process: the usual blocks, the wall clock, always.
+        for pace in [unknown, at(3_600_000, 1_800_000)] {
+            assert_eq!(pace.next(Pacing::Never, 64), (64, false));
+        }
+        // A first block of faults only: the usual blocks after it.
+        let after = unknown.without_solves();
+        assert_eq!(after.next(Pacing::Always, 64), (64, false));
+        assert_eq!(after.next(Pacing::WhenSlow, 64), (64, false));
+        // A pace already known is kept.
+        assert_eq!(at(10, 5).without_solves(), at(10, 5));
     }
 
     #[test]
