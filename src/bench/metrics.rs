@@ -654,6 +654,20 @@ impl UnitStats {
         Ok(())
     }
 
+    /// [`UnitStats::merge_outcomes`] of accumulators no longer needed: the
+    /// point sample is moved, not copied ([`PointSample::absorb`]).
+    pub fn merge_outcomes_from(
+        &mut self,
+        o: &mut UnitStats,
+    ) -> Result<(), hdrhistogram::AdditionError> {
+        let points = o.points.take();
+        self.merge_outcomes(o)?;
+        if let Some(p) = points {
+            self.points.get_or_insert_default().absorb(p);
+        }
+        Ok(())
+    }
+
     pub fn count(&self, st: Status) -> u64 {
         self.status[st as usize]
     }

@@ -104,6 +104,17 @@ impl PointSample {
         }
     }
 
+    /// Adds another sample's points, taking its memory when this sample is
+    /// still empty: a sample of thousands of points is a fresh allocation
+    /// otherwise, whose page faults cost more than the merge.
+    pub fn absorb(&mut self, other: PointSample) {
+        if self.kept.is_empty() && self.bound == u64::MAX {
+            *self = other;
+        } else {
+            self.merge(&other);
+        }
+    }
+
     /// The sampled `(guesses, time_ns)` points, in puzzle order.
     pub fn points(&self) -> Vec<(u64, u64)> {
         let mut s = self.clone();
@@ -153,6 +164,11 @@ mod tests {
         merged.merge(&offered((0..n).filter(|i| i % 3 == 0)));
         merged.merge(&offered((0..n).filter(|i| i % 3 == 1)));
         assert_eq!(merged.points(), expected);
+        // Absorbed into an empty sample, then into a full one.
+        let mut absorbed = PointSample::default();
+        absorbed.absorb(offered((0..n).filter(|i| i % 2 == 1)));
+        absorbed.absorb(offered((0..n).filter(|i| i % 2 == 0)));
+        assert_eq!(absorbed.points(), expected);
         // Drawn from the whole range, not only its start.
         let idx: Vec<u64> = by_rank[..CAP].to_vec();
         assert!(idx.iter().any(|&i| i > n - n / 10));

@@ -106,19 +106,22 @@ impl Partials {
     /// Adds every slot's written batches to its accumulators and then the
     /// accumulators, in slot order, to `stats` and `tally`'s pairs (which
     /// hold what the ordered writer kept). Batches never written are
-    /// dropped.
-    pub(super) fn merge_into(self, job: &Job, stats: &mut [UnitStats], tally: &mut Tally) {
-        let written = self.written.into_inner();
-        for slot in self.slots {
-            let Some(mut state) = slot.into_inner().unwrap_or_else(|e| e.into_inner()) else {
+    /// left out. Called once; what is left (the accumulators, the
+    /// repeated-grid tables, a few megabytes) is the caller's to drop
+    /// after the group's wall time: freeing it costs more than the merge.
+    pub(super) fn merge_into(&mut self, job: &Job, stats: &mut [UnitStats], tally: &mut Tally) {
+        let written = *self.written.get_mut();
+        for slot in &mut self.slots {
+            let slot = slot.get_mut().unwrap_or_else(|e| e.into_inner());
+            let Some(state) = slot.as_mut() else {
                 continue;
             };
             state.add_written(written, job.refs());
-            for (k, mut part) in state.parts.into_iter().enumerate() {
+            for (k, part) in state.parts.iter_mut().enumerate() {
                 part.small.flush(&mut part.stats);
                 // Adding histograms of the same configuration cannot fail
                 // (the target grows as needed).
-                let _ = stats[k].merge_outcomes(&part.stats);
+                let _ = stats[k].merge_outcomes_from(&mut part.stats);
                 if let (Some(acc), Some(p)) = (tally.pairs[k].as_mut(), part.pairs.as_ref()) {
                     acc.merge_pairs(p);
                 }

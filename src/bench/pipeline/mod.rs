@@ -261,7 +261,7 @@ pub(super) fn run_group(
         opts, info, strategies, &runners, &formats, &tally, gate_pair,
     );
     let accumulators = layout.accumulators(pool.current_num_threads());
-    let partials = Partials::new(
+    let mut partials = Partials::new(
         accumulators,
         info.expected(opts),
         &stats,
@@ -285,9 +285,11 @@ pub(super) fn run_group(
     let mut stopped = why_stopped(stopped, stop);
     let wall_ns = start.elapsed().as_nanos() as u64;
     let stages = job.stages.totals();
-    // Ends the group's solver processes and frees the library states (after
-    // the wall time: shutting down is not the group's work).
+    // Ends the group's solver processes and frees the library states and
+    // the accumulators (after the wall time: shutting down is not the
+    // group's work).
     drop(runners);
+    drop(partials);
     if let Err(e) = rows.end_group() {
         stopped.get_or_insert(Stop::Output(e));
     }
