@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What a run's harness costs once and what it costs per puzzle: runs the
-# first N puzzles of DATASET for several N (written to a temporary
+# first N lines of DATASET for several N (written to a temporary
 # directory, never into the repository) at -j 1 and -j 2, takes each run's
 # thread time outside the measured solves (J × wall − solve total, from
 # summary.json), and fits a line through the medians over the sizes: the
@@ -13,11 +13,9 @@
 # env:   ROUNDS=5 THREADS="1 2" SIZES="6000 12000 24000 0" (0: the whole file)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bins=()
-while [ "${1:-}" = --bin ]; do
-    bins+=("$2")
-    shift 2
-done
+. scripts/lib/bins.sh
+take_bins "$@"
+set -- "${args[@]}"
 data=${1:?usage: scripts/harness-fixed.sh [--bin BIN]... DATASET [STRATEGY]}
 strategy=${2:-fast}
 rounds=${ROUNDS:-5}
@@ -34,7 +32,7 @@ for n in $sizes; do
     if [ "$n" = 0 ]; then
         files+=("$data")
     else
-        # The first N puzzle lines (comment lines kept: they are not puzzles).
+        # The first N lines after the comment lines (a CSV header among them).
         awk -v n="$n" '/^#/ { print; next } k < n { print; k++ }' "$data" >"$tmp/first-$n"
         files+=("$tmp/first-$n")
     fi

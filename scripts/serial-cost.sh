@@ -24,11 +24,9 @@
 # env:   ROUNDS=7
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bins=()
-while [ "${1:-}" = --bin ]; do
-  bins+=("$2")
-  shift 2
-done
+. scripts/lib/bins.sh
+take_bins "$@"
+set -- "${args[@]}"
 data=${1:?usage: scripts/serial-cost.sh [--bin BIN]... DATASET [STRATEGY] [\"1 2\"]}
 strategy=${2:-fast}
 threads=${3:-"1 2"}
