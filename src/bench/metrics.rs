@@ -654,8 +654,9 @@ impl UnitStats {
         Ok(())
     }
 
-    /// [`UnitStats::merge_outcomes`] of accumulators no longer needed: the
-    /// point sample is moved, not copied ([`PointSample::absorb`]).
+    /// [`UnitStats::merge_outcomes`] for accumulators the caller is done
+    /// with: their point sample is taken over rather than copied
+    /// ([`PointSample::absorb`]).
     pub fn merge_outcomes_from(
         &mut self,
         o: &mut UnitStats,

@@ -108,7 +108,8 @@ impl Partials {
     /// hold what the ordered writer kept). Batches never written are
     /// left out. Called once; what is left (the accumulators, the
     /// repeated-grid tables, a few megabytes) is the caller's to drop
-    /// after the group's wall time: freeing it costs more than the merge.
+    /// after the group's wall time, so that freeing it is not counted as
+    /// the group's work.
     pub(super) fn merge_into(&mut self, job: &Job, stats: &mut [UnitStats], tally: &mut Tally) {
         let written = *self.written.get_mut();
         for slot in &mut self.slots {

@@ -90,8 +90,8 @@ fn pace_of(job: &Job) -> Pace {
 /// A thread's first block of a job, whose pace is not known yet, holds
 /// [`LEAST`] puzzles timed undisturbed: were it the usual size, a solver
 /// of milliseconds would take turns of a tenth of a second on the wall
-/// clock, and on a loaded machine those pairs alone moved a round's ratio
-/// by most of a percent (docs/MEASUREMENT.md §3). A fast solver loses
+/// clock, into which a loaded machine's pauses fall, enough to move a
+/// gate round's ratio (docs/MEASUREMENT.md §3). A fast solver loses
 /// nothing: its next block is the usual one.
 pub(super) fn next_block(job: &Job, usual: usize) -> (usize, bool) {
     pace_of(job).next(job.paced, usual)

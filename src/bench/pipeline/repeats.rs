@@ -45,10 +45,10 @@ pub(super) struct Seen {
 struct Shard {
     /// (grid hash, slot in `times`); a hash of 0 marks an empty entry (a
     /// grid whose hash is 0 is stored as 1). At most three quarters are
-    /// used. The length is not rounded up to a power of two: the tables
-    /// are made (zeroed, their pages faulted in) before a dataset's first
-    /// solve, while every solver thread waits, and rounding can make them
-    /// nearly twice as large (1.6 times for 50,000 puzzles).
+    /// used. The length is not rounded up to a power of two, which could
+    /// make it nearly twice as large: the tables are made (zeroed, their
+    /// pages faulted in) before a dataset's first solve, while every
+    /// solver thread waits.
     table: Vec<(u64, u32)>,
     used: usize,
     /// Per slot, each strategy's kept time (ns, saturated) of the first
