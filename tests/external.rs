@@ -66,6 +66,39 @@ fn a_correct_library_with_tdokus_signature_is_a_strategy_beside_fast() {
     );
 }
 
+/// A strategy's repeats of a puzzle are a batch of its own solves apart,
+/// and other strategies' solves in between do not make the puzzle cold for
+/// it: a run that loads libraries keeps batches of 256 with repeats,
+/// however many strategies share them, and smaller batches are warned
+/// about whatever the number of strategies.
+#[test]
+fn repeats_stay_a_cold_distance_apart_however_many_strategies_share_the_batch() {
+    let Some(lib) = fixtures() else { return };
+    let (a, b) = (
+        format!("lib={},name=a", lib.display()),
+        format!("lib={},name=b", lib.display()),
+    );
+    let hard = dataset("hard.csv");
+    let args = |extra: &'static [&'static str]| {
+        let mut v = vec![&hard[..], "--limit", "300", "--repeat", "2"];
+        v.extend(["-s", "fast", "-s", &a, "-s", &b]);
+        v.extend(extra);
+        v
+    };
+    let r = run("cold-distance-default", &args(&[]), &[]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    let meta = json(&r.dir.join("meta.json"));
+    assert_eq!(meta["options"]["batch_size"], 256);
+    assert!(!r.stderr().contains("partly practised"), "{}", r.stderr());
+    let r = run("cold-distance-small", &args(&["--batch-size", "128"]), &[]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(
+        r.stderr().contains("only 128 of its own solves apart"),
+        "{}",
+        r.stderr()
+    );
+}
+
 #[test]
 fn a_wrong_grid_is_a_wrong_grid_mismatch_and_exit_1() {
     let Some(lib) = fixtures() else { return };

@@ -202,15 +202,17 @@ impl RunOptionsMeta {
             .collect()
     }
 
-    /// A cold run whose batches are too small for cold repeats: the
-    /// repeats of a puzzle are only a batch of solves apart.
+    /// A cold run whose batches are too small for cold repeats: a
+    /// strategy's repeats of a puzzle are a batch of its own solves apart
+    /// (the other strategies' solves in between do not count: they leave
+    /// the puzzle warm for it).
     pub fn practised_warning(&self) -> Option<String> {
-        let gap = self.batch_size.saturating_mul(self.strategies.len().max(1));
+        let gap = self.batch_size;
         (self.timing == "cold" && self.repeat + self.warmup > 1 && gap < COLD_SOLVES).then(|| {
             format!(
-                "--batch-size {}: a puzzle's repeats are only {gap} solves apart, fewer than the \
-                 {COLD_SOLVES} that make a repeat cold: the times are partly practised",
-                self.batch_size
+                "--batch-size {gap}: a strategy's repeats of a puzzle are only {gap} of its own \
+                 solves apart, fewer than the {COLD_SOLVES} that make a repeat cold: the times \
+                 are partly practised"
             )
         })
     }

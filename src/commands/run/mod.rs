@@ -277,8 +277,10 @@ pub struct RunArgs {
     pub progress_interval: std::time::Duration,
     /// Puzzles per batch, 1 to 65536 (the unit of work in flight and the
     /// shuffle window) [default: 256; 64 in a run that loads a library
-    /// into its process, whose rows are kept a batch at a time should the
-    /// library take the process down].
+    /// into its process and solves each puzzle once, whose rows are kept a
+    /// batch at a time should the library take the process down; with
+    /// repeated passes 256 there too, so that a strategy's repeats of a
+    /// puzzle stay 256 of its own solves apart (cold)].
     #[arg(long, value_name = "N",
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=super::args::MAX_BATCH))]
     pub batch_size: Option<usize>,

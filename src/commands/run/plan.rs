@@ -119,7 +119,7 @@ fn options(args: &RunArgs, strategies: Vec<Strategy>, gated: bool) -> RunOptions
         .unwrap_or(if several && !args.sequential { 1 } else { 0 });
     let batch_size = args
         .batch_size
-        .unwrap_or_else(|| default_batch(strategies.len(), repeat + warmup))
+        .unwrap_or_else(|| default_batch(repeat + warmup))
         .max(1);
     RunOptions {
         datasets: args.datasets.clone(),
@@ -173,9 +173,12 @@ fn own_passes(strategies: &[Strategy], repeat: u32, warmup: u32) -> Vec<(String,
 /// or in a supervised child (a library loaded into the process) smaller
 /// batches, so that the rows written before the library takes the process
 /// down lose at most a small batch per thread. With repeated passes a
-/// batch stays large enough for cold repeats (a puzzle's repeats
-/// [`COLD_SOLVES`] solves apart).
-fn default_batch(strategies: usize, passes: u32) -> usize {
+/// batch stays large enough for cold repeats: a strategy's repeats of a
+/// puzzle are a batch of its own solves apart, and that must be
+/// [`COLD_SOLVES`] whatever the number of strategies, since the other
+/// strategies' solves in between do not make the puzzle cold for it
+/// (docs/MEASUREMENT.md, "Cold by default").
+fn default_batch(passes: u32) -> usize {
     #[cfg(unix)]
     let supervised = crate::board::this().is_some();
     #[cfg(not(unix))]
@@ -184,9 +187,7 @@ fn default_batch(strategies: usize, passes: u32) -> usize {
         return crate::bench::DEFAULT_BATCH;
     }
     if passes > 1 {
-        COLD_SOLVES
-            .div_ceil(strategies.max(1))
-            .max(SUPERVISED_BATCH)
+        COLD_SOLVES.max(SUPERVISED_BATCH)
     } else {
         SUPERVISED_BATCH
     }
