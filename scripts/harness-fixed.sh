@@ -48,8 +48,7 @@ for r in $(seq "$rounds"); do
 import json, sys
 d, j, b = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 s = json.load(open(d + "/summary.json"))["results"][0]
-n = round(s["solve_ns_total"] / s["mean_ns"])
-print(b, j, n, (j * s["wall_ns"] - s["solve_ns_total"]) / 1e6, s["solve_ns_total"] / (j * s["wall_ns"]))
+print(b, j, s["puzzles"], (j * s["wall_ns"] - s["solve_ns_total"]) / 1e6, s["solve_ns_total"] / (j * s["wall_ns"]))
 PY
             done
         done
