@@ -132,6 +132,7 @@ pub(super) fn with_helpers(
             job,
             stop,
             reader,
+            seen: &partials.seen,
             stopped: None,
             ended: false,
             ending,
@@ -284,6 +285,9 @@ struct Dispatcher<'a> {
     job: &'a Job<'a>,
     stop: &'a AtomicBool,
     reader: BatchReader<'a>,
+    /// The repeated-grid tables, made once the first two jobs are handed
+    /// out.
+    seen: &'a super::repeats::Seen,
     /// Why the reading stopped early, if it did (a panic is kept in
     /// `ending`).
     stopped: Option<Stop>,
@@ -310,7 +314,7 @@ impl Dispatcher<'_> {
         let (job, opts, ending) = (self.job, self.opts, self.ending);
         pool.in_place_scope(|s| {
             for seq in 0u64.. {
-                let group = self.read_group(&wake);
+                let group = self.read_group(&wake, self.job_size(seq, pool));
                 if group.is_empty() || matches!(self.stopped, Some(Stop::Interrupted)) {
                     break;
                 }
@@ -324,6 +328,12 @@ impl Dispatcher<'_> {
                 let wake = &wake;
                 ending.queued.fetch_add(1, Ordering::AcqRel);
                 s.spawn(move |_| solve_group(job, opts, group, seq, dtx, ending, wake));
+                if seq == 1 {
+                    // The repeated-grid tables are made while the first
+                    // two jobs are solved, on this thread's core, not the
+                    // solvers' (with one job, its finishing makes them).
+                    self.seen.make_tables();
+                }
                 if self.ended {
                     break;
                 }
@@ -353,11 +363,44 @@ impl Dispatcher<'_> {
         (self.stopped, self.reader.busy_ns)
     }
 
-    /// Reads up to [`group_size`] batches. At the end of the input, the stop
-    /// flag, a bad row or a panic, sets `ended` (and `stopped`, but for a
-    /// panic, which [`fail`] keeps).
-    fn read_group(&mut self, wake: &SyncSender<()>) -> Vec<Batch> {
-        let size = group_size();
+    /// Batches in job `seq`: [`group_size`], but with a single solver
+    /// thread its first job and, when the dataset's size is known, the
+    /// jobs near its end are short: as few batches as hold
+    /// [`remeasure::GAP`] puzzles (one at the default size). The solver
+    /// then starts once those are read (a whole group's rows parsed on
+    /// fresh memory take it a few tenths of a millisecond), and after its
+    /// last solve waits for a short job to be finished, not a group. No
+    /// job but the last is followed by one of fewer than `GAP` puzzles, so
+    /// the spikes of every other job are re-measured during the next one,
+    /// without filler.
+    fn job_size(&self, seq: u64, pool: &rayon::ThreadPool) -> usize {
+        let usual = group_size();
+        if pool.current_num_threads() > 1 || usual == 1 {
+            return usual;
+        }
+        let batch = self.opts.batch_size.max(1);
+        let gap = super::remeasure::GAP;
+        let short = gap.div_ceil(batch).clamp(1, usual);
+        let Some(left) = self.info.expected(self.opts) else {
+            return if seq == 0 { short } else { usual };
+        };
+        let left = left.saturating_sub(self.reader.taken) as usize;
+        if left > usual * batch + gap {
+            return if seq == 0 { short } else { usual };
+        }
+        // Near the end: short jobs while one of at least `gap` puzzles
+        // would follow; then the rest together.
+        if left >= short * batch + gap {
+            short
+        } else {
+            usual
+        }
+    }
+
+    /// Reads up to `size` batches. At the end of the input, the stop flag,
+    /// a bad row or a panic, sets `ended` (and `stopped`, but for a panic,
+    /// which [`fail`] keeps).
+    fn read_group(&mut self, wake: &SyncSender<()>, size: usize) -> Vec<Batch> {
         let mut group = Vec::with_capacity(size);
         while group.len() < size && !self.ended {
             if self.stop.load(Ordering::Relaxed) {

@@ -736,13 +736,16 @@ mod tests {
 
     #[test]
     fn one_solver_thread_measures_spikes_near_a_jobs_end_during_its_next_job() {
-        // Jobs of 4 batches of 64: spikes 6 and 7 solves before the end of
-        // the first two jobs, and on the last puzzle of the dataset.
+        // Batches of 64; jobs of 4, but the first and those near the end
+        // are of the 2 that hold GAP puzzles: 0-127, 128-383, 384-639,
+        // 640-767, then the rest, 768-999. Spikes 6 and 7 solves before the
+        // end of the second and third jobs, and on the last puzzle of the
+        // dataset.
         let path = dataset("carried.txt", 1000, 0);
         let mut o = options(path);
         o.threads = 1;
         o.batch_size = 64;
-        solve::spikes::add(&[("carried", 249), ("carried", 504), ("carried", 999)]);
+        solve::spikes::add(&[("carried", 377), ("carried", 632), ("carried", 999)]);
         let (s, stopped, rows) = run(Layout::Helpers(1), &o, None, false);
         assert!(stopped.is_none());
         assert!(solve::spikes::made("carried"), "every spike made");
@@ -823,14 +826,18 @@ mod tests {
         // also ends before a line the reader must parse: so with the short
         // row, the batch before it holds rows 250-298. The helper layout
         // hands batches on in groups of `GROUP` (rows 0-199, 200-399), and
-        // a bad row parsed there stops its whole group.
-        for (path, written, grouped) in [(short, 299, 299), (wide, 250, 200)] {
+        // a bad row parsed there stops its whole group; with one solver
+        // thread its first job is the 3 batches that hold GAP puzzles and
+        // the rest near the end go together (rows 0-149, 150-349, then
+        // 350-399), so the bad row stops rows 150-349.
+        for (path, written, grouped, alone) in [(short, 299, 299, 299), (wide, 250, 200, 150)] {
             for layout in [Layout::Helpers(1), Layout::Helpers(3), Layout::WorkersOnly] {
-                let written = match layout {
-                    Layout::Helpers(_) => grouped,
-                    Layout::WorkersOnly => written,
-                };
                 for threads in [1, 2, 3] {
+                    let written = match layout {
+                        Layout::Helpers(_) if threads > 1 => grouped,
+                        Layout::Helpers(_) => alone,
+                        Layout::WorkersOnly => written,
+                    };
                     let mut o = options(path.clone());
                     o.threads = threads;
                     let (stats, stopped, rows) = run(layout, &o, None, false);
@@ -950,20 +957,21 @@ mod tests {
 
     #[test]
     fn a_job_held_for_its_spikes_is_written_when_the_next_job_panics() {
-        // Jobs of 4 batches of 64 on one thread: the first job's spike near
-        // its end holds it back; the solver panics in the second job.
+        // Batches of 64 on one thread, whose first job is the 2 batches
+        // that hold GAP puzzles: that job's spike near its end holds it
+        // back; the solver panics in the second job (puzzles 128-383).
         let (path, panicky) = panicky_dataset("heldpanic.txt");
         let mut o = options(path);
         o.threads = 1;
         o.batch_size = 64;
-        solve::spikes::add(&[("heldpanic", 250)]);
+        solve::spikes::add(&[("heldpanic", 120)]);
         let strategies = [Strategy::named("fast").unwrap(), panicky];
         let (stats, stopped, rows) =
             run_strategies(Layout::Helpers(1), &o, &strategies, None, false);
         assert!(matches!(stopped, Some(Stop::Panic(_))), "{stopped:?}");
         assert!(solve::spikes::made("heldpanic"));
-        // The first job's 256 puzzles, by both strategies, and no more.
-        assert_eq!(rows.len(), 2 * 256);
+        // The first job's 128 puzzles, by both strategies, and no more.
+        assert_eq!(rows.len(), 2 * 128);
         let counted: u64 = stats.iter().map(|u| u.puzzles).sum();
         assert_eq!(counted, rows.len() as u64);
     }

@@ -139,7 +139,7 @@ pub(super) fn later(
 
 /// Strategy `k`'s outliers in the span with their bound, in span order.
 fn flag(out: &[Vec<Chunk>], k: usize) -> Vec<(Kept, u64)> {
-    let mut kept: Vec<Kept> = Vec::new();
+    let mut kept: Vec<Kept> = Vec::with_capacity(out.iter().map(|c| c[k].solved.len()).sum());
     for (block, chunks) in out.iter().enumerate() {
         for (i, s) in chunks[k].solved.iter().enumerate() {
             if s.time_ns == u64::MAX || s.result.status.is_fault() {
@@ -172,8 +172,9 @@ fn pick(kept: Vec<Kept>) -> Vec<(Kept, u64)> {
         .iter()
         .map(|x| x.ns as f64 / x.effort.max(1) as f64)
         .collect();
+    let least = window_minima(&rates);
     let mut flagged: Vec<(Kept, u64)> = (0..kept.len())
-        .filter(|&s| kept[s].ns as f64 > floor(&kept, &rates, s))
+        .filter(|&s| kept[s].ns as f64 > floor(least[s], kept[s].effort))
         .filter_map(|s| {
             let bound = bound(&kept, s);
             (kept[s].ns > bound).then_some((kept[s], bound))
@@ -246,22 +247,54 @@ fn near(kept: &[Kept], s: usize) -> impl Iterator<Item = u64> + '_ {
         })
 }
 
+/// The least of `rates` over each rank's neighbours ([`around`]), the
+/// rank itself included: a sliding minimum over windows of
+/// `NEIGHBOURS + 1` ranks, from the minima of each run of that many
+/// ranks up to a rank and from a rank to the run's end (three comparisons
+/// a rank, not eight). Including the rank changes no [`floor`]'s verdict:
+/// a rank whose rate is below all its neighbours' has a time under three
+/// times its own, which is no outlier by either bound.
+fn window_minima(rates: &[f64]) -> Vec<f64> {
+    const W: usize = NEIGHBOURS + 1;
+    let n = rates.len();
+    if n <= W {
+        let least = rates.iter().copied().fold(f64::INFINITY, f64::min);
+        return vec![least; n];
+    }
+    let mut up_to = rates.to_vec();
+    let mut from = rates.to_vec();
+    for i in 1..n {
+        if i % W != 0 {
+            up_to[i] = up_to[i].min(up_to[i - 1]);
+        }
+    }
+    for i in (0..n - 1).rev() {
+        if (i + 1) % W != 0 {
+            from[i] = from[i].min(from[i + 1]);
+        }
+    }
+    (0..n)
+        .map(|s| {
+            let a = around(n, s).start;
+            from[a].min(up_to[a + W - 1])
+        })
+        .collect()
+}
+
 /// A lower bound of [`bound`], without sorting or dividing: [`FACTOR`]
-/// times the smallest neighbour (never above their median), plus
-/// [`SLACK_NS`], from the neighbours' `rates` (ns per unit of effort). Most
+/// times the smallest neighbour's time scaled to `effort` (never above
+/// their median), plus [`SLACK_NS`], from `least`, the smallest rate (ns
+/// per unit of effort) among the neighbours and the time's own
+/// ([`window_minima`]). Most
 /// times are below it, and only the others need the median. It is taken a
 /// hair low (a relative 1e-9 and 1 ns, more than the rounding of the
 /// floating-point product and of [`near`]'s integer division), so that no
 /// time over the exact bound is ever below it.
-fn floor(kept: &[Kept], rates: &[f64], s: usize) -> f64 {
-    let least = around(kept.len(), s)
-        .filter(|&t| t != s)
-        .map(|t| rates[t])
-        .fold(f64::INFINITY, f64::min);
+fn floor(least: f64, effort: u64) -> f64 {
     if !least.is_finite() {
         return 0.0;
     }
-    let scaled = least * kept[s].effort as f64 * (1.0 - 1e-9) - 1.0;
+    let scaled = least * effort as f64 * (1.0 - 1e-9) - 1.0;
     scaled.max(0.0) * FACTOR as f64 + SLACK_NS as f64
 }
 
@@ -538,6 +571,18 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The sliding minimum is the least rate of each rank's window.
+        #[test]
+        fn window_minima_are_the_least_of_each_window(
+            rates in proptest::collection::vec(0.0f64..1e6, 1..200),
+        ) {
+            let least = window_minima(&rates);
+            for (s, &got) in least.iter().enumerate() {
+                let want = around(rates.len(), s).map(|t| rates[t]).fold(f64::INFINITY, f64::min);
+                proptest::prop_assert_eq!(got, want, "rank {}", s);
+            }
+        }
+
         /// The prefilter never hides an outlier: with it, exactly the
         /// times over their exact bound are flagged (up to the share).
         #[test]

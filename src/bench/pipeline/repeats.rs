@@ -17,7 +17,7 @@
 
 use super::{PuzzleOutcome, Record, CACHE_FACTOR};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 /// Distinct grids remembered per dataset.
 pub(super) const TRACKED: usize = 1 << 18;
@@ -28,7 +28,11 @@ const NONE: u32 = u32::MAX;
 
 /// The grids of one dataset seen so far.
 pub(super) struct Seen {
-    shards: Vec<Mutex<Shard>>,
+    /// Made on first use ([`Seen::tables`]), or beforehand by a thread of
+    /// their own.
+    shards: OnceLock<Vec<Mutex<Shard>>>,
+    /// Room in each shard's table.
+    room: usize,
     strategies: usize,
     repeats: AtomicU64,
 }
@@ -46,9 +50,8 @@ struct Shard {
     /// (grid hash, slot in `times`); a hash of 0 marks an empty entry (a
     /// grid whose hash is 0 is stored as 1). At most three quarters are
     /// used. The length is not rounded up to a power of two, which could
-    /// make it nearly twice as large: the tables are made (zeroed, their
-    /// pages faulted in) before a dataset's first solve, while every
-    /// solver thread waits.
+    /// make it nearly twice as large: the tables are zeroed and their
+    /// pages faulted in when they are made.
     table: Vec<(u64, u32)>,
     used: usize,
     /// Per slot, each strategy's kept time (ns, saturated) of the first
@@ -59,8 +62,14 @@ struct Shard {
 impl Shard {
     /// Room for `room` grids without growing.
     fn new(room: usize, strategies: usize) -> Self {
+        // Written, not allocated zeroed: the pages are faulted in here,
+        // by the thread that makes the tables, not by the first lookups
+        // on the finishing (often solving) threads.
+        let len = (room * 4 / 3 + 1).max(8);
+        let mut table = Vec::with_capacity(len);
+        table.resize(len, (0, 0));
         Shard {
-            table: vec![(0, 0); (room * 4 / 3 + 1).max(8)],
+            table,
             used: 0,
             times: Vec::with_capacity(room * strategies),
         }
@@ -128,9 +137,9 @@ impl Shard {
 }
 
 impl Seen {
-    /// Room for the grids of a dataset of `puzzles` puzzles (when known)
-    /// made at once, so that the tables are not grown while batches are
-    /// finished.
+    /// Room for the grids of a dataset of `puzzles` puzzles (when known),
+    /// so that the tables are not grown while batches are finished. The
+    /// tables themselves are made by [`Seen::tables`].
     pub(super) fn new(strategies: usize, puzzles: Option<u64>) -> Self {
         let n = puzzles.map_or(0, |n| n.min(TRACKED as u64) as usize);
         // Grids fall into the shards at random: room for a quarter more
@@ -141,12 +150,36 @@ impl Seen {
             n / SHARDS + n / SHARDS / 4 + 8
         };
         Seen {
-            shards: (0..SHARDS)
-                .map(|_| Mutex::new(Shard::new(room, strategies)))
-                .collect(),
+            shards: OnceLock::new(),
+            room,
             strategies,
             repeats: AtomicU64::new(0),
         }
+    }
+
+    /// Makes the tables now ([`Seen::tables`]), so that the first batch
+    /// finished need not. Making them is mostly page faults (about a
+    /// millisecond for a dataset of 50,000 puzzles): a run has a thread of
+    /// its own make them while the first batches are solved
+    /// ([`Seen::worth_a_thread`]).
+    pub(super) fn make_tables(&self) {
+        self.tables();
+    }
+
+    /// The tables, made by the first call; a call while another thread
+    /// makes them waits for it.
+    fn tables(&self) -> &[Mutex<Shard>] {
+        self.shards.get_or_init(|| {
+            (0..SHARDS)
+                .map(|_| Mutex::new(Shard::new(self.room, self.strategies)))
+                .collect()
+        })
+    }
+
+    /// Whether the tables are large enough for a thread to make them to
+    /// be worth its start (tens of microseconds).
+    pub(super) fn worth_a_thread(&self) -> bool {
+        self.room * SHARDS >= 1 << 14
     }
 
     /// Occurrences of a grid seen before (each repeat once).
@@ -172,10 +205,11 @@ impl Seen {
                 times[i * n + k] = kept(o);
             }
         }
+        let shards = self.tables();
         let mut found = 0;
         let mut touched = 0;
         for s in (0..SHARDS).filter(|&s| start[s] < start[s + 1]) {
-            let mut shard = self.shards[s].lock().unwrap_or_else(|e| e.into_inner());
+            let mut shard = shards[s].lock().unwrap_or_else(|e| e.into_inner());
             let mine = &order[start[s]..start[s + 1]];
             touched ^= shard.touch(mine.iter().map(|&i| keys[i as usize]));
             for &i in mine {
@@ -314,7 +348,7 @@ mod tests {
     fn sized_for_a_known_dataset_the_tables_never_grow() {
         let seen = Seen::new(2, Some(10_000));
         let room = 10_000 / SHARDS + 10_000 / SHARDS / 4 + 8;
-        for shard in &seen.shards {
+        for shard in seen.tables() {
             let shard = shard.lock().unwrap();
             assert!(room * 4 <= shard.table.len() * 3);
             assert!(shard.times.capacity() >= 2 * room);

@@ -101,6 +101,21 @@ pub(super) struct Workers<'o, 'a> {
     pub(super) stop: &'a AtomicBool,
 }
 
+/// Runs `work` while a thread of its own makes the repeated-grid tables
+/// beside the first solves (the first batch finished waits for them only
+/// if they are not made yet; should the thread not start, that batch
+/// makes them).
+fn beside_tables<R>(seen: &super::repeats::Seen, work: impl FnOnce() -> R) -> R {
+    std::thread::scope(|scope| {
+        if seen.worth_a_thread() {
+            let _ = std::thread::Builder::new()
+                .name("tables".into())
+                .spawn_scoped(scope, || seen.make_tables());
+        }
+        work()
+    })
+}
+
 /// Runs a group with the pool's threads alone. Returns why it stopped
 /// early, if it did, and the time spent reading.
 pub(super) fn workers_only(
@@ -151,7 +166,7 @@ pub(super) fn workers_only(
         low_water: opts.batch_size.div_ceil(WORKER_CHUNK).max(2 * threads),
         stop,
     };
-    pool.broadcast(|_| w.work());
+    beside_tables(&partials.seen, || pool.broadcast(|_| w.work()));
     let q = w.queue.into_inner().unwrap_or_else(|e| e.into_inner());
     let (fatal, panic) = (q.fatal, q.panic);
     let read_ns = w
