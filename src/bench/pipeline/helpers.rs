@@ -401,6 +401,7 @@ impl Dispatcher<'_> {
     /// a bad row or a panic, sets `ended` (and `stopped`, but for a panic,
     /// which [`fail`] keeps).
     fn read_group(&mut self, wake: &SyncSender<()>, size: usize) -> Vec<Batch> {
+        let start = ReadStart::now();
         let mut group = Vec::with_capacity(size);
         while group.len() < size && !self.ended {
             if self.stop.load(Ordering::Relaxed) {
@@ -409,7 +410,7 @@ impl Dispatcher<'_> {
                 break;
             }
             let (info, reader) = (self.info, &mut self.reader);
-            let read = guarded(|| format!("reading {}", info.name), || reader.next_batch());
+            let read = guarded(|| format!("reading {}", info.name), || reader.read_batch());
             match read {
                 Ok(None) => self.ended = true,
                 Ok(Some(Ok(b))) => group.push(b),
@@ -423,6 +424,7 @@ impl Dispatcher<'_> {
                 }
             }
         }
+        self.reader.charge(start);
         group
     }
 

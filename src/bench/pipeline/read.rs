@@ -38,9 +38,30 @@ pub(super) struct BatchReader<'a> {
     /// `--skip-invalid` together: the limit then counts valid rows, which
     /// only parsing tells.
     pub(super) raw: bool,
-    /// CPU time spent in [`BatchReader::next_batch`], in ns (one thread at
-    /// a time reads).
+    /// CPU time spent reading ([`BatchReader::next_batch`], or batches
+    /// timed together by [`BatchReader::charge`]), in ns (one thread at a
+    /// time reads).
     pub(super) busy_ns: u64,
+}
+
+/// Where a reading started on the reading thread's own CPU clock: in the
+/// helper layout that thread shares a spare core with finishing threads,
+/// and the time it waits for that core is not work one thread must do per
+/// puzzle (the wall clock where there is no thread clock). Each read of
+/// the thread clock is a system call (about half a microsecond), so a
+/// reader that reads several batches at once times them together.
+pub(super) struct ReadStart {
+    cpu: Option<u64>,
+    wall: Instant,
+}
+
+impl ReadStart {
+    pub(super) fn now() -> Self {
+        ReadStart {
+            cpu: sysinfo::thread_cpu_ns(),
+            wall: Instant::now(),
+        }
+    }
 }
 
 impl<'a> BatchReader<'a> {
@@ -59,21 +80,23 @@ impl<'a> BatchReader<'a> {
     /// The next batch (a batch may hold only skipped rows); `None` at the
     /// end, and after an error.
     pub(super) fn next_batch(&mut self) -> Option<Result<Batch, DatasetError>> {
-        // The reading thread's own CPU time: in the helper layout it shares
-        // a spare core with finishing threads, and the time it waits for
-        // that core is not work one thread must do per puzzle. (The wall
-        // clock where there is no thread clock.)
-        let cpu = sysinfo::thread_cpu_ns();
-        let start = Instant::now();
+        let start = ReadStart::now();
         let batch = self.read_batch();
-        self.busy_ns += match (cpu, sysinfo::thread_cpu_ns()) {
-            (Some(a), Some(b)) => b.saturating_sub(a),
-            _ => start.elapsed().as_nanos() as u64,
-        };
+        self.charge(start);
         batch
     }
 
-    fn read_batch(&mut self) -> Option<Result<Batch, DatasetError>> {
+    /// Adds the reading thread's time since `start` to [`Self::busy_ns`].
+    pub(super) fn charge(&mut self, start: ReadStart) {
+        self.busy_ns += match (start.cpu, sysinfo::thread_cpu_ns()) {
+            (Some(a), Some(b)) => b.saturating_sub(a),
+            _ => start.wall.elapsed().as_nanos() as u64,
+        };
+    }
+
+    /// [`Self::next_batch`] untimed, for a caller that times several
+    /// batches at once ([`Self::charge`]).
+    pub(super) fn read_batch(&mut self) -> Option<Result<Batch, DatasetError>> {
         if self.done {
             return None;
         }
