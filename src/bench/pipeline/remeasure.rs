@@ -285,11 +285,11 @@ fn window_minima(rates: &[f64]) -> Vec<f64> {
 /// times the smallest neighbour's time scaled to `effort` (never above
 /// their median), plus [`SLACK_NS`], from `least`, the smallest rate (ns
 /// per unit of effort) among the neighbours and the time's own
-/// ([`window_minima`]). Most
-/// times are below it, and only the others need the median. It is taken a
-/// hair low (a relative 1e-9 and 1 ns, more than the rounding of the
-/// floating-point product and of [`near`]'s integer division), so that no
-/// time over the exact bound is ever below it.
+/// ([`window_minima`]). Most times are below it, and only the others need
+/// the median. It is taken a hair low (a relative 1e-9 and 1 ns, more
+/// than the rounding of the floating-point product and of [`near`]'s
+/// integer division), so that no time over the exact bound is ever below
+/// it.
 fn floor(least: f64, effort: u64) -> f64 {
     if !least.is_finite() {
         return 0.0;

@@ -28,8 +28,8 @@ const NONE: u32 = u32::MAX;
 
 /// The grids of one dataset seen so far.
 pub(super) struct Seen {
-    /// Made on first use ([`Seen::tables`]), or beforehand by a thread of
-    /// their own.
+    /// Made on first use ([`Seen::tables`]), or beforehand, beside the
+    /// first solves ([`Seen::make_tables`]).
     shards: OnceLock<Vec<Mutex<Shard>>>,
     /// Room in each shard's table.
     room: usize,
@@ -159,8 +159,9 @@ impl Seen {
 
     /// Makes the tables now ([`Seen::tables`]), so that the first batch
     /// finished need not. Making them is mostly page faults (about a
-    /// millisecond for a dataset of 50,000 puzzles): a run has a thread of
-    /// its own make them while the first batches are solved
+    /// millisecond for a dataset of 50,000 puzzles), so a run has a thread
+    /// that does not solve make them while the first batches are solved:
+    /// the reader beside a lone solver thread, or a thread of their own
     /// ([`Seen::worth_a_thread`]).
     pub(super) fn make_tables(&self) {
         self.tables();
