@@ -381,19 +381,22 @@ impl Dispatcher<'_> {
         let batch = self.opts.batch_size.max(1);
         let gap = super::remeasure::GAP;
         let short = gap.div_ceil(batch).clamp(1, usual);
-        let Some(left) = self.info.expected(self.opts) else {
-            return if seq == 0 { short } else { usual };
-        };
-        let left = left.saturating_sub(self.reader.taken) as usize;
-        if left > usual * batch + gap {
-            return if seq == 0 { short } else { usual };
-        }
-        // Near the end: short jobs while one of at least `gap` puzzles
-        // would follow; then the rest together.
-        if left >= short * batch + gap {
-            short
-        } else {
-            usual
+        let left = self
+            .info
+            .expected(self.opts)
+            .map(|n| n.saturating_sub(self.reader.taken) as usize);
+        match left {
+            // Near the end: short jobs while one of at least `gap` puzzles
+            // would follow; then the rest together.
+            Some(left) if left <= usual * batch + gap => {
+                if left >= short * batch + gap {
+                    short
+                } else {
+                    usual
+                }
+            }
+            _ if seq == 0 => short,
+            _ => usual,
         }
     }
 
