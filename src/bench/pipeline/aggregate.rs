@@ -64,7 +64,7 @@ impl Partials {
             slots: (0..threads.max(1)).map(|_| Mutex::new(None)).collect(),
             written: std::sync::atomic::AtomicU64::new(0),
             content: std::sync::atomic::AtomicU64::new(0),
-            seen: super::repeats::Seen::new(stats.len(), puzzles),
+            seen: super::repeats::Seen::new(stats.len(), puzzles, threads),
             template: stats
                 .iter()
                 .zip(pairs)

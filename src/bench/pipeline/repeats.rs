@@ -10,10 +10,11 @@
 //!
 //! Memory stays bounded: at most [`TRACKED`] distinct grids of a dataset
 //! are remembered (a hash and one kept time per strategy), the first
-//! `TRACKED / SHARDS` of each shard; repeats of a grid first seen after its
+//! `TRACKED / shards` of each shard; repeats of a grid first seen after its
 //! shard is full are not found. Batches are finished by several threads,
-//! so the grids are spread over [`SHARDS`] locks; which of two occurrences
-//! counts as the first is the one finished first.
+//! so the grids are spread over locks, a few per finishing thread (at most
+//! [`MAX_SHARDS`]); which of two occurrences counts as the first is the
+//! one finished first.
 
 use super::{PuzzleOutcome, Record, CACHE_FACTOR};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,8 +22,11 @@ use std::sync::{Mutex, OnceLock};
 
 /// Distinct grids remembered per dataset.
 pub(super) const TRACKED: usize = 1 << 18;
-/// Locks the remembered grids are spread over.
-const SHARDS: usize = 64;
+/// The most locks the remembered grids are spread over.
+const MAX_SHARDS: usize = 64;
+/// Locks per finishing thread: enough that two threads seldom want the
+/// same one, few enough that a batch's grids fill each with several.
+const SHARDS_PER_THREAD: usize = 4;
 /// A kept time that is not one: no accepted answer.
 const NONE: u32 = u32::MAX;
 
@@ -31,6 +35,8 @@ pub(super) struct Seen {
     /// Made on first use ([`Seen::tables`]), or beforehand, beside the
     /// first solves ([`Seen::make_tables`]).
     shards: OnceLock<Vec<Mutex<Shard>>>,
+    /// How many shards: a power of two, at most [`MAX_SHARDS`].
+    count: usize,
     /// Room in each shard's table.
     room: usize,
     strategies: usize,
@@ -41,50 +47,75 @@ pub(super) struct Seen {
 ///
 /// A batch looks up each of its grids once, and almost every grid is new,
 /// so a lookup is nearly always a miss followed by an insert into a table
-/// that the solves between two batches have pushed out of the caches. Each
-/// entry holds both the hash and its slot in `times` (a miss and its
-/// insert read one entry, or a few next to it), and probing is linear from
-/// a home taken from the hash's low 32 bits; the shard is chosen by its top
-/// bits, so the two never depend on the same bits.
+/// that the solves between two batches have pushed out of the caches. An
+/// entry is one word, the hash's top half above its slot, so the table the
+/// lookups wander over is as small as it can be; a miss and its insert read
+/// one entry, or a few next to it, and the full hash, kept by slot, is read
+/// only when the top halves agree. Probing is linear from a home taken from
+/// the hash's low 32 bits; the shard is chosen by its top bits.
 struct Shard {
-    /// (grid hash, slot in `times`); a hash of 0 marks an empty entry (a
-    /// grid whose hash is 0 is stored as 1). At most three quarters are
-    /// used. The length is not rounded up to a power of two, which could
-    /// make it nearly twice as large: the tables are zeroed and their
-    /// pages faulted in when they are made.
-    table: Vec<(u64, u32)>,
-    used: usize,
+    /// Per entry: the grid hash's top 32 bits above its slot + 1; 0 marks
+    /// an empty entry. At most three quarters are used. The length is not
+    /// rounded up to a power of two, which could make it nearly twice as
+    /// large: the tables are written and their pages faulted in when they
+    /// are made.
+    table: Vec<u64>,
+    /// Per slot, in the order the grids came: the grid's hash (nonzero).
+    keys: Vec<u64>,
     /// Per slot, each strategy's kept time (ns, saturated) of the first
     /// occurrence.
     times: Vec<u32>,
 }
 
+/// Where a key is in a shard's table.
+enum Entry {
+    /// Held, in this slot.
+    Slot(usize),
+    /// Absent; this empty entry is where it would go.
+    Empty(usize),
+}
+
 impl Shard {
     /// Room for `room` grids without growing.
+    // `vec![0; len]` would allocate zeroed pages and leave their faults to
+    // the lookups, which is what the explicit writes below avoid.
+    #[allow(clippy::slow_vector_initialization)]
     fn new(room: usize, strategies: usize) -> Self {
         // Written, not allocated zeroed: the pages are faulted in here,
         // by the thread that makes the tables, not by the first lookups
         // on the finishing (often solving) threads.
         let len = (room * 4 / 3 + 1).max(8);
         let mut table = Vec::with_capacity(len);
-        table.resize(len, (0, 0));
+        table.resize(len, 0);
         Shard {
             table,
-            used: 0,
+            keys: Vec::with_capacity(room),
             times: Vec::with_capacity(room * strategies),
         }
     }
 
-    /// The entry of `key` (nonzero): where it is, or the empty entry where
-    /// it would go.
+    /// Grids held.
+    fn used(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Where `key` (nonzero) is: its slot, or the empty entry where it
+    /// would go.
     #[inline]
-    fn find(&self, key: u64) -> usize {
+    fn find(&self, key: u64) -> Entry {
         let len = self.table.len();
+        let top = key & !0xffff_ffff;
         let mut at = home(key, len);
         loop {
-            let k = self.table[at].0;
-            if k == key || k == 0 {
-                return at;
+            let e = self.table[at];
+            if e == 0 {
+                return Entry::Empty(at);
+            }
+            if e & !0xffff_ffff == top {
+                let slot = (e & 0xffff_ffff) as usize - 1;
+                if self.keys[slot] == key {
+                    return Entry::Slot(slot);
+                }
             }
             at += 1;
             if at == len {
@@ -98,39 +129,42 @@ impl Shard {
     /// follow; returns what it read, for the caller to keep.
     fn touch(&self, keys: impl Iterator<Item = u64>) -> u64 {
         let len = self.table.len();
-        keys.fold(0, |acc, key| acc ^ self.table[home(key, len)].0)
+        keys.fold(0, |acc, key| acc ^ self.table[home(key, len)])
     }
 
-    /// Stores `key` (absent) with `slot`, growing the table first when it
-    /// would be more than three quarters full.
-    fn insert(&mut self, key: u64, slot: u32) {
-        if (self.used + 1) * 4 > self.table.len() * 3 {
-            let larger = vec![(0, 0); 2 * self.table.len()];
-            let old = std::mem::replace(&mut self.table, larger);
-            for e in old.into_iter().filter(|e| e.0 != 0) {
-                let at = self.find(e.0);
-                self.table[at] = e;
+    /// Stores `key` (absent) in the next slot, with `times`, growing the
+    /// table first when it would be more than three quarters full.
+    fn insert(&mut self, key: u64, times: &[u32]) {
+        if (self.used() + 1) * 4 > self.table.len() * 3 {
+            self.table = vec![0; 2 * self.table.len()];
+            for slot in 0..self.keys.len() {
+                self.place(self.keys[slot], slot);
             }
         }
-        let at = self.find(key);
-        self.table[at] = (key, slot);
-        self.used += 1;
+        let slot = self.keys.len();
+        self.keys.push(key);
+        self.times.extend_from_slice(times);
+        self.place(key, slot);
+    }
+
+    /// Puts the entry of `key` (absent from the table), held in `slot`.
+    fn place(&mut self, key: u64, slot: usize) {
+        let Entry::Empty(at) = self.find(key) else {
+            unreachable!("a key is placed once")
+        };
+        self.table[at] = (key & !0xffff_ffff) | (slot as u64 + 1);
     }
 
     /// One grid (nonzero hash `key`, each strategy's kept `times`): the
     /// first occurrence's times when it was seen before; else it is
-    /// remembered while there is room.
-    fn look(&mut self, key: u64, times: &[u32]) -> Option<&[u32]> {
-        let at = self.find(key);
-        let (k, slot) = self.table[at];
-        if k == key {
-            let first = slot as usize * times.len();
+    /// remembered while there is room (`cap` grids).
+    fn look(&mut self, key: u64, times: &[u32], cap: usize) -> Option<&[u32]> {
+        if let Entry::Slot(slot) = self.find(key) {
+            let first = slot * times.len();
             return Some(&self.times[first..first + times.len()]);
         }
-        if self.used < TRACKED / SHARDS {
-            let slot = self.used as u32;
-            self.insert(key, slot);
-            self.times.extend_from_slice(times);
+        if self.used() < cap {
+            self.insert(key, times);
         }
         None
     }
@@ -138,19 +172,24 @@ impl Shard {
 
 impl Seen {
     /// Room for the grids of a dataset of `puzzles` puzzles (when known),
-    /// so that the tables are not grown while batches are finished. The
-    /// tables themselves are made by [`Seen::tables`].
-    pub(super) fn new(strategies: usize, puzzles: Option<u64>) -> Self {
+    /// so that the tables are not grown while batches are finished, in a
+    /// few shards per finishing thread (`threads`). The tables themselves
+    /// are made by [`Seen::tables`].
+    pub(super) fn new(strategies: usize, puzzles: Option<u64>, threads: usize) -> Self {
+        let count = (threads.max(1) * SHARDS_PER_THREAD)
+            .next_power_of_two()
+            .min(MAX_SHARDS);
         let n = puzzles.map_or(0, |n| n.min(TRACKED as u64) as usize);
         // Grids fall into the shards at random: room for a quarter more
         // than the share of each.
         let room = if n == 0 {
             0
         } else {
-            n / SHARDS + n / SHARDS / 4 + 8
+            n / count + n / count / 4 + 8
         };
         Seen {
             shards: OnceLock::new(),
+            count,
             room,
             strategies,
             repeats: AtomicU64::new(0),
@@ -171,7 +210,7 @@ impl Seen {
     /// makes them waits for it.
     fn tables(&self) -> &[Mutex<Shard>] {
         self.shards.get_or_init(|| {
-            (0..SHARDS)
+            (0..self.count)
                 .map(|_| Mutex::new(Shard::new(self.room, self.strategies)))
                 .collect()
         })
@@ -180,7 +219,7 @@ impl Seen {
     /// Whether the tables are large enough for a thread to make them to
     /// be worth its start (tens of microseconds).
     pub(super) fn worth_a_thread(&self) -> bool {
-        self.room * SHARDS >= 1 << 14
+        self.room * self.count >= 1 << 14
     }
 
     /// Occurrences of a grid seen before (each repeat once).
@@ -196,7 +235,7 @@ impl Seen {
         // Hashed without a lock and put in shard order; then each shard is
         // locked once for the batch's grids that fall in it.
         let keys: Vec<u64> = records.iter().map(|r| grid_hash(r).max(1)).collect();
-        let (start, order) = in_shard_order(&keys);
+        let (start, order) = in_shard_order(&keys, self.count);
         // Each strategy's kept times, read in batch order (the outcomes are
         // large; the lookups below visit the grids in shard order).
         let n = self.strategies;
@@ -209,13 +248,14 @@ impl Seen {
         let shards = self.tables();
         let mut found = 0;
         let mut touched = 0;
-        for s in (0..SHARDS).filter(|&s| start[s] < start[s + 1]) {
+        let cap = TRACKED / self.count;
+        for s in (0..self.count).filter(|&s| start[s] < start[s + 1]) {
             let mut shard = shards[s].lock().unwrap_or_else(|e| e.into_inner());
             let mine = &order[start[s]..start[s + 1]];
             touched ^= shard.touch(mine.iter().map(|&i| keys[i as usize]));
             for &i in mine {
                 let i = i as usize;
-                let Some(first) = shard.look(keys[i], &times[i * n..(i + 1) * n]) else {
+                let Some(first) = shard.look(keys[i], &times[i * n..(i + 1) * n], cap) else {
                     continue;
                 };
                 found += 1;
@@ -239,26 +279,27 @@ fn home(key: u64, len: usize) -> usize {
     (((key & 0xffff_ffff) * len as u64) >> 32) as usize
 }
 
-/// The shard of a grid's key: its top bits (a shard's table probes from
-/// the low 32 bits).
-fn shard_of(key: u64) -> usize {
-    (key >> (64 - SHARDS.trailing_zeros())) as usize
+/// The shard of a grid's key among `count` (a power of two): its top bits
+/// (a shard's table probes from the low 32 bits).
+fn shard_of(key: u64, count: usize) -> usize {
+    key.checked_shr(64 - count.trailing_zeros()).unwrap_or(0) as usize
 }
 
-/// The positions of `keys` in shard order, each shard's in batch order (a
-/// counting sort), and where each shard's positions start in it.
-fn in_shard_order(keys: &[u64]) -> ([usize; SHARDS + 1], Vec<u32>) {
-    let mut start = [0usize; SHARDS + 1];
+/// The positions of `keys` in shard order (of `count` shards), each
+/// shard's in batch order (a counting sort), and where each shard's
+/// positions start in it.
+fn in_shard_order(keys: &[u64], count: usize) -> ([usize; MAX_SHARDS + 1], Vec<u32>) {
+    let mut start = [0usize; MAX_SHARDS + 1];
     for &key in keys {
-        start[shard_of(key) + 1] += 1;
+        start[shard_of(key, count) + 1] += 1;
     }
-    for s in 1..=SHARDS {
+    for s in 1..=count {
         start[s] += start[s - 1];
     }
     let mut next = start;
     let mut order = vec![0u32; keys.len()];
     for (i, &key) in keys.iter().enumerate() {
-        let at = &mut next[shard_of(key)];
+        let at = &mut next[shard_of(key, count)];
         order[*at] = i as u32;
         *at += 1;
     }
@@ -312,19 +353,24 @@ mod tests {
         let keys: Vec<u64> = (1..=3000u64)
             .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
             .chain((1..=200u64).map(|i| i << 20))
+            // The same home (low half) with different top halves.
+            .chain((1..=200u64).map(|i| (i << 40) | 5))
             .collect();
         let mut shard = Shard::new(0, 1);
         for (slot, &key) in keys.iter().enumerate() {
-            let (k, _) = shard.table[shard.find(key)];
-            assert_eq!(k, 0, "absent before it is inserted");
-            shard.insert(key, slot as u32);
-            assert!(shard.used * 4 <= shard.table.len() * 3);
+            assert!(
+                matches!(shard.find(key), Entry::Empty(_)),
+                "absent before it is inserted"
+            );
+            shard.insert(key, &[slot as u32]);
+            assert!(shard.used() * 4 <= shard.table.len() * 3);
         }
-        assert_eq!(shard.used, keys.len());
+        assert_eq!(shard.used(), keys.len());
         for (slot, &key) in keys.iter().enumerate() {
-            assert_eq!(shard.table[shard.find(key)], (key, slot as u32));
+            assert!(matches!(shard.find(key), Entry::Slot(s) if s == slot));
+            assert_eq!(shard.times[slot], slot as u32);
         }
-        assert_eq!(shard.table[shard.find(2)].0, 0);
+        assert!(matches!(shard.find(2), Entry::Empty(_)));
     }
 
     #[test]
@@ -332,27 +378,44 @@ mod tests {
         let strategies = 3;
         let mut shard = Shard::new(0, strategies);
         let times = |key: u64| [key as u32, key as u32 + 1, NONE];
-        let cap = TRACKED / SHARDS;
+        let cap = TRACKED / MAX_SHARDS;
         for key in 1..=cap as u64 + 10 {
-            assert_eq!(shard.look(key, &times(key)), None, "new");
+            assert_eq!(shard.look(key, &times(key), cap), None, "new");
         }
-        assert_eq!(shard.used, cap);
+        assert_eq!(shard.used(), cap);
         for key in 1..=cap as u64 {
             // A repeat brings back the first occurrence's times, not its own.
-            assert_eq!(shard.look(key, &[7, 7, 7]), Some(&times(key)[..]));
+            assert_eq!(shard.look(key, &[7, 7, 7], cap), Some(&times(key)[..]));
         }
         // Grids after the shard was full were not remembered.
-        assert_eq!(shard.look(cap as u64 + 1, &times(1)), None);
+        assert_eq!(shard.look(cap as u64 + 1, &times(1), cap), None);
     }
 
     #[test]
     fn sized_for_a_known_dataset_the_tables_never_grow() {
-        let seen = Seen::new(2, Some(10_000));
-        let room = 10_000 / SHARDS + 10_000 / SHARDS / 4 + 8;
-        for shard in seen.tables() {
-            let shard = shard.lock().unwrap();
-            assert!(room * 4 <= shard.table.len() * 3);
-            assert!(shard.times.capacity() >= 2 * room);
+        for (threads, count) in [(1, 4), (2, 8), (3, 16), (16, 64), (100, 64)] {
+            let seen = Seen::new(2, Some(10_000), threads);
+            assert_eq!(seen.tables().len(), count);
+            let room = 10_000 / count + 10_000 / count / 4 + 8;
+            for shard in seen.tables() {
+                let shard = shard.lock().unwrap();
+                assert!(room * 4 <= shard.table.len() * 3);
+                assert!(shard.keys.capacity() >= room);
+                assert!(shard.times.capacity() >= 2 * room);
+            }
+        }
+    }
+
+    #[test]
+    fn keys_fall_into_every_shard_by_their_top_bits() {
+        for count in [1usize, 2, 8, 64] {
+            let keys: Vec<u64> = (0..count as u64)
+                .map(|s| s.checked_shl(64 - count.trailing_zeros()).unwrap_or(0) | 1)
+                .collect();
+            let (start, order) = in_shard_order(&keys, count);
+            for s in 0..count {
+                assert_eq!(&order[start[s]..start[s + 1]], &[s as u32]);
+            }
         }
     }
 }
