@@ -27,6 +27,8 @@ const MAX_SHARDS: usize = 64;
 /// Locks per finishing thread: enough that two threads seldom want the
 /// same one, few enough that a batch's grids fill each with several.
 const SHARDS_PER_THREAD: usize = 4;
+// A table entry holds a slot in 16 bits: no shard holds more grids.
+const _: () = assert!(TRACKED / SHARDS_PER_THREAD <= 1 << 16);
 /// A kept time that is not one: no accepted answer.
 const NONE: u32 = u32::MAX;
 
@@ -48,18 +50,19 @@ pub(super) struct Seen {
 /// A batch looks up each of its grids once, and almost every grid is new,
 /// so a lookup is nearly always a miss followed by an insert into a table
 /// that the solves between two batches have pushed out of the caches. An
-/// entry is one word, the hash's top half above its slot, so the table the
-/// lookups wander over is as small as it can be; a miss and its insert read
-/// one entry, or a few next to it, and the full hash, kept by slot, is read
-/// only when the top halves agree. Probing is linear from a home taken from
-/// the hash's low 32 bits; the shard is chosen by its top bits.
+/// entry is four bytes, a 16-bit tag of the hash above its slot, so the
+/// table the lookups wander over (and the pages faulted in to make it) is
+/// as small as it can be; a miss and its insert read one entry, or a few
+/// next to it, and the full hash, kept by slot, is read only when the tags
+/// agree. Probing is linear from a home taken from the hash's low 32 bits;
+/// the shard is chosen by its top bits, the tag by the 16 below them.
 struct Shard {
-    /// Per entry: the grid hash's top 32 bits above its slot + 1; 0 marks
-    /// an empty entry. At most three quarters are used. The length is not
-    /// rounded up to a power of two, which could make it nearly twice as
-    /// large: the tables are written and their pages faulted in when they
-    /// are made.
-    table: Vec<u64>,
+    /// Per entry: the grid hash's tag ([`tag`], never 0) above its slot;
+    /// 0 marks an empty entry. At most three quarters are used. The length
+    /// is not rounded up to a power of two, which could make it nearly
+    /// twice as large: the tables are written and their pages faulted in
+    /// when they are made.
+    table: Vec<u32>,
     /// Per slot, in the order the grids came: the grid's hash (nonzero).
     keys: Vec<u64>,
     /// Per slot, each strategy's kept time (ns, saturated) of the first
@@ -104,15 +107,15 @@ impl Shard {
     #[inline]
     fn find(&self, key: u64) -> Entry {
         let len = self.table.len();
-        let top = key & !0xffff_ffff;
+        let tag = tag(key);
         let mut at = home(key, len);
         loop {
             let e = self.table[at];
             if e == 0 {
                 return Entry::Empty(at);
             }
-            if e & !0xffff_ffff == top {
-                let slot = (e & 0xffff_ffff) as usize - 1;
+            if e >> 16 == tag {
+                let slot = (e & 0xffff) as usize;
                 if self.keys[slot] == key {
                     return Entry::Slot(slot);
                 }
@@ -127,13 +130,14 @@ impl Shard {
     /// Reads the home entry of each of `keys`, so that their cache misses
     /// overlap instead of coming one after another in the lookups that
     /// follow; returns what it read, for the caller to keep.
-    fn touch(&self, keys: impl Iterator<Item = u64>) -> u64 {
+    fn touch(&self, keys: impl Iterator<Item = u64>) -> u32 {
         let len = self.table.len();
         keys.fold(0, |acc, key| acc ^ self.table[home(key, len)])
     }
 
-    /// Stores `key` (absent) in the next slot, with `times`, growing the
-    /// table first when it would be more than three quarters full.
+    /// Stores `key` (absent) in the next slot (below 2^16), with `times`,
+    /// growing the table first when it would be more than three quarters
+    /// full.
     fn insert(&mut self, key: u64, times: &[u32]) {
         if (self.used() + 1) * 4 > self.table.len() * 3 {
             self.table = vec![0; 2 * self.table.len()];
@@ -152,7 +156,8 @@ impl Shard {
         let Entry::Empty(at) = self.find(key) else {
             unreachable!("a key is placed once")
         };
-        self.table[at] = (key & !0xffff_ffff) | (slot as u64 + 1);
+        debug_assert!(slot <= 0xffff);
+        self.table[at] = (tag(key) << 16) | slot as u32;
     }
 
     /// One grid (nonzero hash `key`, each strategy's kept `times`): the
@@ -197,13 +202,18 @@ impl Seen {
     }
 
     /// Makes the tables now ([`Seen::tables`]), so that the first batch
-    /// finished need not. Making them is mostly page faults (about a
-    /// millisecond for a dataset of 50,000 puzzles), so a run has a thread
-    /// that does not solve make them while the first batches are solved:
-    /// the reader beside a lone solver thread, or a thread of their own
-    /// ([`Seen::worth_a_thread`]).
+    /// finished need not. Making them is mostly page faults (a few tenths
+    /// of a millisecond for a dataset of 50,000 puzzles), so a run has a
+    /// thread that would otherwise wait make them while the first batches
+    /// are read and solved: the reader beside a lone solver thread, or a
+    /// worker waiting for the first batch.
     pub(super) fn make_tables(&self) {
         self.tables();
+    }
+
+    /// Whether the tables are made.
+    pub(super) fn made(&self) -> bool {
+        self.shards.get().is_some()
     }
 
     /// The tables, made by the first call; a call while another thread
@@ -214,12 +224,6 @@ impl Seen {
                 .map(|_| Mutex::new(Shard::new(self.room, self.strategies)))
                 .collect()
         })
-    }
-
-    /// Whether the tables are large enough for a thread to make them to
-    /// be worth its start (tens of microseconds).
-    pub(super) fn worth_a_thread(&self) -> bool {
-        self.room * self.count >= 1 << 14
     }
 
     /// Occurrences of a grid seen before (each repeat once).
@@ -270,6 +274,14 @@ impl Seen {
         std::hint::black_box(touched);
         self.repeats.fetch_add(found, Ordering::Relaxed);
     }
+}
+
+/// A hash's tag in a table entry: its 16 bits below the top 16 (the
+/// shard's bits are among the top ones), never 0, so that no entry in use
+/// is 0.
+#[inline]
+fn tag(key: u64) -> u32 {
+    ((key >> 32) as u32 & 0xffff) | 1
 }
 
 /// Where `key`'s probe starts in a table of `len` entries: its low 32 bits

@@ -101,21 +101,6 @@ pub(super) struct Workers<'o, 'a> {
     pub(super) stop: &'a AtomicBool,
 }
 
-/// Runs `work` while a thread of its own makes the repeated-grid tables
-/// beside the first solves (the first batch finished waits for them only
-/// if they are not made yet; should the thread not start, that batch
-/// makes them).
-fn beside_tables<R>(seen: &super::repeats::Seen, work: impl FnOnce() -> R) -> R {
-    std::thread::scope(|scope| {
-        if seen.worth_a_thread() {
-            let _ = std::thread::Builder::new()
-                .name("tables".into())
-                .spawn_scoped(scope, || seen.make_tables());
-        }
-        work()
-    })
-}
-
 /// Runs a group with the pool's threads alone. Returns why it stopped
 /// early, if it did, and the time spent reading.
 pub(super) fn workers_only(
@@ -166,7 +151,7 @@ pub(super) fn workers_only(
         low_water: opts.batch_size.div_ceil(WORKER_CHUNK).max(2 * threads),
         stop,
     };
-    beside_tables(&partials.seen, || pool.broadcast(|_| w.work()));
+    pool.broadcast(|_| w.work());
     let q = w.queue.into_inner().unwrap_or_else(|e| e.into_inner());
     let (fatal, panic) = (q.fatal, q.panic);
     let read_ns = w
@@ -219,6 +204,16 @@ impl Workers<'_, '_> {
                     }
                     if q.ended && q.nothing_coming() {
                         return;
+                    }
+                    // Idle before the first batch is ready: the
+                    // repeated-grid tables are made now, not by the first
+                    // batch finished (a thread of their own would take a
+                    // core from the workers: there is no spare one here).
+                    if !self.partials.seen.made() {
+                        drop(q);
+                        self.partials.seen.make_tables();
+                        q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+                        continue;
                     }
                     // Nothing to do until a batch is read or written. Spin
                     // briefly first: the wait is usually short, and a thread
