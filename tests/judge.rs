@@ -480,6 +480,44 @@ fn repeated_puzzles_in_a_dataset_feed_the_cache_check() {
     assert_eq!(m["datasets"][0]["repeated_puzzles"], 199);
 }
 
+/// The repeats of a dataset are found whatever the threads and the layout
+/// (the grids are spread over a few shards per finishing thread): a lone
+/// solver with its reader and finishing thread, solver threads finishing
+/// their own batches, more threads than cores.
+#[test]
+fn repeated_puzzles_are_counted_at_any_thread_count() {
+    let dir = scratch("judge-repeats-threads");
+    let lines: Vec<String> = hard_lines(300).lines().map(String::from).collect();
+    let mut text = lines.clone();
+    // Every other puzzle again, then the first one a third time.
+    text.extend(lines[1..].iter().step_by(2).cloned());
+    text.push(lines[1].clone());
+    let data = dir.join("again.csv");
+    std::fs::write(&data, text.join("\n") + "\n").unwrap();
+    let again = lines[1..].iter().step_by(2).count() + 1;
+    for j in ["1", "2", "5"] {
+        let out = dir.join(format!("out-{j}"));
+        let o = bin(&[
+            "run",
+            data.to_str().unwrap(),
+            "-s",
+            "fast",
+            "-j",
+            j,
+            "--batch-size",
+            "16",
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "-j {j}: {}", all(&o));
+        let m = json(&out.join("meta.json"));
+        assert_eq!(m["datasets"][0]["repeated_puzzles"], again, "-j {j}");
+        let r = &json(&out.join("summary.json"))["results"][0];
+        assert_eq!(r["repeated"], again, "-j {j}: {r}");
+    }
+}
+
 /// `run --count 2` with a library that returns a count and no grid: the
 /// headline gives its ratio and no claim of speed.
 #[test]
