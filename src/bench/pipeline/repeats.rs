@@ -54,8 +54,9 @@ pub(super) struct Seen {
 /// table the lookups wander over (and the pages faulted in to make it) is
 /// as small as it can be; a miss and its insert read one entry, or a few
 /// next to it, and the full hash, kept by slot, is read only when the tags
-/// agree. Probing is linear from a home taken from the hash's low 32 bits;
-/// the shard is chosen by its top bits, the tag by the 16 below them.
+/// agree. Probing is linear from a home taken from the hash's low 32 bits,
+/// the shard is chosen by its top bits (six at most) and the tag is bits
+/// 32-47, so that none of the three depends on another's bits.
 struct Shard {
     /// Per entry: the grid hash's tag ([`tag`], never 0) above its slot;
     /// 0 marks an empty entry. At most three quarters are used. The length
@@ -276,9 +277,9 @@ impl Seen {
     }
 }
 
-/// A hash's tag in a table entry: its 16 bits below the top 16 (the
-/// shard's bits are among the top ones), never 0, so that no entry in use
-/// is 0.
+/// A hash's tag in a table entry: its bits 32-47 (the home is taken from
+/// the bits below, the shard from the top ones), never 0, so that no entry
+/// in use is 0.
 #[inline]
 fn tag(key: u64) -> u32 {
     ((key >> 32) as u32 & 0xffff) | 1
