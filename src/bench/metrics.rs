@@ -372,65 +372,6 @@ impl UnitStats {
         }
     }
 
-    /// A copy of this unit as it is before anything is counted (the same
-    /// names, settings and histogram configuration), for another thread's
-    /// accumulators. Unlike `clone`, the histograms' counts are allocated
-    /// but not copied: their pages are faulted in only where values are
-    /// recorded, not all at once (three histograms of about 56 KiB each,
-    /// tenths of a millisecond of page faults a copy).
-    pub fn empty_copy(&self) -> Self {
-        debug_assert!(
-            self.puzzles == 0 && self.time.is_empty(),
-            "copied after counting"
-        );
-        UnitStats {
-            dataset: self.dataset.clone(),
-            strategy: self.strategy.clone(),
-            puzzles: self.puzzles,
-            status: self.status,
-            rejected: self.rejected,
-            mismatches: self.mismatches,
-            wrong_answers: self.wrong_answers,
-            wrong_counts: self.wrong_counts,
-            unstable_answers: self.unstable_answers,
-            unstable_counters: self.unstable_counters,
-            repeated: self.repeated,
-            repeat_far_faster: self.repeat_far_faster,
-            unverified: self.unverified,
-            remeasured: self.remeasured,
-            busy_ns: self.busy_ns,
-            unclaimed: self.unclaimed.clone(),
-            solve_ns_total: self.solve_ns_total,
-            time: Histogram::new_from(&self.time),
-            guesses: Histogram::new_from(&self.guesses),
-            depth: Histogram::new_from(&self.depth),
-            guesses_total: self.guesses_total,
-            guesses_max: self.guesses_max,
-            backtracks_total: self.backtracks_total,
-            backtracks_max: self.backtracks_max,
-            max_depth_max: self.max_depth_max,
-            nodes_total: self.nodes_total,
-            naked_total: self.naked_total,
-            hidden_total: self.hidden_total,
-            eliminations_total: self.eliminations_total,
-            no_guess: self.no_guess,
-            time_max: self.time_max,
-            pass_ns: self.pass_ns.clone(),
-            mismatch_list: self.mismatch_list.clone(),
-            fault_list: self.fault_list.clone(),
-            skipped: self.skipped,
-            skipped_list: self.skipped_list.clone(),
-            wall_ns: self.wall_ns,
-            passes: self.passes,
-            complete: self.complete,
-            counters: self.counters,
-            clock: self.clock,
-            paired: self.paired.clone(),
-            paired_gate: self.paired_gate.clone(),
-            points: self.points.clone(),
-        }
-    }
-
     /// Samples the scatter chart's points when `rows` (the unit writes
     /// `puzzles.csv` rows, the file the chart stands for) and the strategy
     /// reports guesses; call after [`reporting`](Self::reporting).
@@ -717,22 +658,11 @@ impl UnitStats {
 
     /// [`UnitStats::merge_outcomes`] for accumulators the caller is done
     /// with: their point sample is taken over rather than copied
-    /// ([`PointSample::absorb`]), and so is each histogram of theirs where
-    /// this unit's is still empty (the same counts as adding it, without
-    /// writing, and faulting in, every page of an empty histogram's counts).
+    /// ([`PointSample::absorb`]).
     pub fn merge_outcomes_from(
         &mut self,
         o: &mut UnitStats,
     ) -> Result<(), hdrhistogram::AdditionError> {
-        for (mine, theirs) in [
-            (&mut self.time, &mut o.time),
-            (&mut self.guesses, &mut o.guesses),
-            (&mut self.depth, &mut o.depth),
-        ] {
-            if mine.is_empty() && mine.sigfig() == theirs.sigfig() {
-                std::mem::swap(mine, theirs);
-            }
-        }
         let points = o.points.take();
         self.merge_outcomes(o)?;
         if let Some(p) = points {
@@ -869,50 +799,6 @@ pub(crate) fn test_outcome(time_ns: u64, guesses: u64, status: Status) -> Puzzle
 mod tests {
     use super::*;
     use test_outcome as outcome;
-
-    #[test]
-    fn merging_a_part_taken_over_counts_as_adding_it() {
-        let recorded = |h: &Histogram<u64>| -> Vec<(u64, u64)> {
-            h.iter_recorded()
-                .map(|v| (v.value_iterated_to(), v.count_at_value()))
-                .collect()
-        };
-        let fresh = || UnitStats::new("d", "s", 1).sampling(true);
-        let mut parts = [fresh(), fresh()];
-        for (i, t) in [5u64, 90_000, 1 << 33, 40, 7].into_iter().enumerate() {
-            parts[i % 2].record(&outcome(t, i as u64 * 300, Status::Solved));
-        }
-        let (mut added, mut taken) = (fresh(), fresh());
-        for part in &parts {
-            added.merge_outcomes(part).unwrap();
-            taken.merge_outcomes_from(&mut part.clone()).unwrap();
-        }
-        for (a, b) in [
-            (&added.time, &taken.time),
-            (&added.guesses, &taken.guesses),
-            (&added.depth, &taken.depth),
-        ] {
-            assert_eq!(recorded(a), recorded(b));
-            assert_eq!((a.len(), a.min(), a.max()), (b.len(), b.min(), b.max()));
-        }
-        assert_eq!(added.puzzles, taken.puzzles);
-    }
-
-    #[test]
-    fn an_empty_copy_is_a_clone_of_an_empty_unit_and_counts_alike() {
-        let unit = UnitStats::new("d", "s", 3)
-            .reporting(CounterSet::ALL, Clock::Solver)
-            .sampling(true);
-        let copy = unit.empty_copy();
-        assert_eq!(format!("{copy:?}"), format!("{:?}", unit.clone()));
-        let (mut a, mut b) = (copy, unit.clone());
-        for (i, t) in [7, 70_000, 3, 1 << 40].into_iter().enumerate() {
-            let o = outcome(t, i as u64 * 1000, Status::Solved);
-            a.record(&o);
-            b.record(&o);
-        }
-        assert_eq!(format!("{a:?}"), format!("{b:?}"));
-    }
 
     #[test]
     fn time_classes_are_the_histograms_own() {

@@ -71,7 +71,7 @@ impl Partials {
                 .enumerate()
                 .map(|(k, (s, p))| {
                     let g = gate.filter(|(c, _)| *c == k).map(|(_, acc)| acc.clone());
-                    (s.empty_copy(), p.clone(), g)
+                    (s.clone(), p.clone(), g)
                 })
                 .collect(),
         }
@@ -90,7 +90,7 @@ impl Partials {
                 .template
                 .iter()
                 .map(|(stats, pairs, gate)| Part {
-                    stats: stats.empty_copy(),
+                    stats: stats.clone(),
                     small: SmallCounts::default(),
                     pairs: pairs.clone(),
                     gate: gate.clone(),
