@@ -7,7 +7,7 @@
 //! tables, and the report says so.
 
 use crate::results::puzzles::PuzzleRows;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::path::Path;
 
 /// Puzzles listed per table.
@@ -111,7 +111,12 @@ impl Worst {
             return Ok(None);
         }
         let (slowest, base) = slowest_and_baselines(path, pairs)?;
-        let found = losses(path, pairs, &base)?;
+        // The second pass only where there is a pair to look at.
+        let found = if pairs.is_empty() {
+            Vec::new()
+        } else {
+            losses(path, pairs, &base)?
+        };
         let losses = pairs
             .iter()
             .map(|(d, s, b)| Losses {
@@ -151,7 +156,7 @@ fn slowest_and_baselines(
 ) -> anyhow::Result<(PerUnit<Entry>, Baselines)> {
     let is_baseline = |d: &str, s: &str| pairs.iter().any(|p| p.0 == d && p.2 == s);
     let mut slowest: PerUnit<Entry> = Vec::new();
-    let mut base = Baselines::new();
+    let mut base = Baselines::default();
     let mut rows = PuzzleRows::open(path)?;
     while let Some(row) = rows.next_row()? {
         let Some(time_ns) = row.time_ns else { continue };

@@ -19,8 +19,8 @@
 use super::meta::Meta;
 use super::puzzles::PuzzleRows;
 use crate::solver::{Limits, Status, Strategy};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::path::Path;
 
 /// The effort classes: `fast`'s guesses, bucketed by powers of four.
@@ -98,19 +98,26 @@ pub struct ByClass {
 /// A class: its scheme (`effort`, `rating`) and label.
 type Key = (&'static str, &'static str);
 
-/// One puzzle's class in each scheme.
+/// How many classes there are, both schemes together: a class's number
+/// (its *slot*) is its place in [`schemes`]' order, effort's first.
+const SLOTS: usize = EFFORT_CLASSES.len() + crate::rating::scale::Class::ALL.len();
+
+/// The slot of rating class `c`.
+fn rating_slot(c: crate::rating::scale::Class) -> u8 {
+    (EFFORT_CLASSES.len() + c as usize) as u8
+}
+
+/// One puzzle's class in each scheme, as slots.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Classes {
-    effort: Option<&'static str>,
-    rating: Option<&'static str>,
+    effort: Option<u8>,
+    rating: Option<u8>,
 }
 
 impl Classes {
-    /// The classes the puzzle is in.
-    fn keys(self) -> impl Iterator<Item = Key> {
-        let effort = self.effort.map(|l| ("effort", l));
-        let rating = self.rating.map(|l| ("rating", l));
-        effort.into_iter().chain(rating)
+    /// The slots of the classes the puzzle is in.
+    fn slots(self) -> impl Iterator<Item = usize> {
+        self.effort.into_iter().chain(self.rating).map(usize::from)
     }
 }
 
@@ -123,21 +130,18 @@ struct Bucket {
 }
 
 /// A unit's rows (`indexes`, and its `timed` (index, time)) sorted into
-/// the classes `of` gives their puzzles, in one pass over them.
-fn buckets(
-    indexes: &[u64],
-    timed: &[(u64, u64)],
-    of: &HashMap<u64, Classes>,
-) -> HashMap<Key, Bucket> {
-    let mut out: HashMap<Key, Bucket> = HashMap::new();
+/// the classes `of` gives their puzzles, in one pass over them: a bucket
+/// per slot.
+fn buckets(indexes: &[u64], timed: &[(u64, u64)], of: &HashMap<u64, Classes>) -> Vec<Bucket> {
+    let mut out: Vec<Bucket> = (0..SLOTS).map(|_| Bucket::default()).collect();
     for i in indexes {
-        for key in of.get(i).into_iter().flat_map(|c| c.keys()) {
-            out.entry(key).or_default().puzzles += 1;
+        for k in of.get(i).into_iter().flat_map(|c| c.slots()) {
+            out[k].puzzles += 1;
         }
     }
     for &(i, t) in timed {
-        for key in of.get(&i).into_iter().flat_map(|c| c.keys()) {
-            out.entry(key).or_default().timed.push((i, t));
+        for k in of.get(&i).into_iter().flat_map(|c| c.slots()) {
+            out[k].timed.push((i, t));
         }
     }
     out
@@ -160,28 +164,27 @@ impl ByClass {
         if !csv.is_file() {
             return Ok(None);
         }
-        let (units, guesses, ratings) = read_rows(&csv, meta)?;
+        let (units, mut guesses, ratings) = read_rows(&csv, meta)?;
         let mut out = ByClass::default();
         for ds in &meta.datasets {
-            let (effort, source) = match guesses.get(&ds.name) {
-                Some(g) => (Some(g.clone()), "fast's rows in puzzles.csv".to_string()),
+            let (effort, source) = match guesses.remove(&ds.name) {
+                Some(g) => (Some(g), "fast's rows in puzzles.csv".to_string()),
                 None => effort_after_run(meta, &ds.name, &indexes_of(&units, &ds.name)),
             };
             out.effort_source.push((ds.name.clone(), source));
-            let mut of: HashMap<u64, Classes> = HashMap::new();
+            let mut of: HashMap<u64, Classes> = HashMap::default();
+            of.reserve(effort.as_ref().map_or(0, HashMap::len));
             for (&i, &g) in effort.iter().flatten() {
-                of.entry(i).or_default().effort = Some(EFFORT_CLASSES[effort_class(g)]);
+                of.entry(i).or_default().effort = Some(effort_class(g) as u8);
             }
             for (&i, &c) in ratings.get(&ds.name).into_iter().flatten() {
-                of.entry(i).or_default().rating = Some(c);
+                of.entry(i).or_default().rating = Some(rating_slot(c));
             }
             out.classes.insert(ds.name.clone(), of);
         }
-        for ((ds, st), u) in &units {
-            out.samples
-                .insert((ds.clone(), st.clone()), u.timed.clone());
-        }
         out.rows = out.table(meta, &units);
+        // What the gate pairs, kept without a copy once the table is made.
+        out.samples = units.into_iter().map(|(k, u)| (k, u.timed)).collect();
         Ok(Some(out))
     }
 
@@ -194,7 +197,7 @@ impl ByClass {
             let Some(of) = self.classes.get(&ds.name) else {
                 continue;
             };
-            let sorted: HashMap<&str, HashMap<Key, Bucket>> = meta
+            let sorted: HashMap<&str, Vec<Bucket>> = meta
                 .options
                 .strategies
                 .iter()
@@ -203,26 +206,17 @@ impl ByClass {
                     Some((st.as_str(), buckets(&u.indexes, &u.timed, of)))
                 })
                 .collect();
-            for (scheme, labels) in schemes() {
-                for label in labels {
-                    let of_class = |st: &str| sorted.get(st)?.get(&(scheme, label));
-                    for st in &meta.options.strategies {
-                        let Some(b) = of_class(st).filter(|b| b.puzzles > 0) else {
-                            continue;
-                        };
-                        let ratio = reference
-                            .as_ref()
-                            .filter(|r| *r != st)
-                            .and_then(|r| ratio(&b.timed, &of_class(r)?.timed, r, LEVEL));
-                        rows.push(row(
-                            &ds.name,
-                            (scheme, label),
-                            st,
-                            b.puzzles,
-                            &b.timed,
-                            ratio,
-                        ));
-                    }
+            for (slot, key) in keys().enumerate() {
+                let of_class = |st: &str| sorted.get(st)?.get(slot);
+                for st in &meta.options.strategies {
+                    let Some(b) = of_class(st).filter(|b| b.puzzles > 0) else {
+                        continue;
+                    };
+                    let ratio = reference
+                        .as_ref()
+                        .filter(|r| *r != st)
+                        .and_then(|r| ratio(&b.timed, &of_class(r)?.timed, r, LEVEL));
+                    rows.push(row(&ds.name, key, st, b.puzzles, &b.timed, ratio));
                 }
             }
         }
@@ -242,14 +236,13 @@ impl ByClass {
         alpha: f64,
     ) -> Option<(String, ClassRatio)> {
         let of = self.classes.get(dataset)?;
-        let mut sizes: HashMap<Key, usize> = HashMap::new();
-        for key in of.values().flat_map(|c| c.keys()) {
-            *sizes.entry(key).or_default() += 1;
+        let mut sizes = [0usize; SLOTS];
+        for k in of.values().flat_map(|c| c.slots()) {
+            sizes[k] += 1;
         }
-        let judged: Vec<Key> = schemes()
-            .into_iter()
-            .flat_map(|(s, labels)| labels.into_iter().map(move |l| (s, l)))
-            .filter(|key| sizes.get(key).is_some_and(|&n| n >= MIN_PAIRS))
+        let judged: Vec<(usize, Key)> = keys()
+            .enumerate()
+            .filter(|&(k, _)| sizes[k] >= MIN_PAIRS)
             .collect();
         let k = judged.len().max(1) as f64;
         let level = 1.0 - alpha / k;
@@ -259,10 +252,8 @@ impl ByClass {
         };
         let (mine, theirs) = (sorted(candidate)?, sorted(base)?);
         let mut worst: Option<(String, ClassRatio)> = None;
-        for key in judged {
-            let (Some(m), Some(b)) = (mine.get(&key), theirs.get(&key)) else {
-                continue;
-            };
+        for (k, key) in judged {
+            let (m, b) = (&mine[k], &theirs[k]);
             let Some(r) = ratio(&m.timed, &b.timed, base, level) else {
                 continue;
             };
@@ -274,6 +265,13 @@ impl ByClass {
         }
         worst
     }
+}
+
+/// Every class, in slot order.
+fn keys() -> impl Iterator<Item = Key> {
+    schemes()
+        .into_iter()
+        .flat_map(|(s, labels)| labels.into_iter().map(move |l| (s, l)))
 }
 
 /// The schemes and their classes, in order.
@@ -360,7 +358,7 @@ fn row(
 type Rows = (
     HashMap<(String, String), Unit>,
     HashMap<String, HashMap<u64, u64>>,
-    HashMap<String, HashMap<u64, &'static str>>,
+    HashMap<String, HashMap<u64, crate::rating::scale::Class>>,
 );
 
 fn read_rows(csv: &Path, meta: &Meta) -> anyhow::Result<Rows> {
@@ -369,7 +367,7 @@ fn read_rows(csv: &Path, meta: &Meta) -> anyhow::Result<Rows> {
     let rating_col = rows.header().iter().position(|h| h == "rating");
     let mut units: Vec<((String, String), Unit)> = Vec::new();
     let mut last: Option<usize> = None;
-    let (mut guesses, mut ratings) = (HashMap::new(), HashMap::new());
+    let (mut guesses, mut ratings) = (HashMap::default(), HashMap::default());
     while let Some(r) = rows.next_row()? {
         // Rows of one unit come in long runs: the last unit's place is
         // tried first, and a key is made only for a unit not seen yet.
@@ -408,7 +406,7 @@ fn read_rows(csv: &Path, meta: &Meta) -> anyhow::Result<Rows> {
             .and_then(|c| r.record.get(c))
             .filter(|s| !s.is_empty());
         if let Some(v) = rating.and_then(|s| s.parse::<crate::rating::scale::Value>().ok()) {
-            let class = crate::rating::scale::Class::of(v).label();
+            let class = crate::rating::scale::Class::of(v);
             of_dataset(&mut ratings, r.dataset).insert(r.index, class);
         }
     }
@@ -422,7 +420,7 @@ fn of_dataset<'a, V>(
     name: &str,
 ) -> &'a mut HashMap<u64, V> {
     if !by.contains_key(name) {
-        by.insert(name.to_string(), HashMap::new());
+        by.insert(name.to_string(), HashMap::default());
     }
     by.get_mut(name).expect("inserted above")
 }
@@ -438,10 +436,7 @@ fn fast_label(meta: &Meta) -> Option<String> {
 }
 
 /// The indexes of dataset `name` that have rows.
-fn indexes_of(
-    units: &HashMap<(String, String), Unit>,
-    name: &str,
-) -> std::collections::HashSet<u64> {
+fn indexes_of(units: &HashMap<(String, String), Unit>, name: &str) -> FxHashSet<u64> {
     units
         .iter()
         .filter(|((d, _), _)| d == name)
@@ -457,7 +452,7 @@ fn indexes_of(
 fn effort_after_run(
     meta: &Meta,
     name: &str,
-    wanted: &std::collections::HashSet<u64>,
+    wanted: &FxHashSet<u64>,
 ) -> (Option<HashMap<u64, u64>>, String) {
     let Some(ds) = meta.datasets.iter().find(|d| d.name == name) else {
         return (None, "not in meta.json".into());

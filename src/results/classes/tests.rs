@@ -16,6 +16,19 @@ fn effort_classes_are_powers_of_four() {
     );
 }
 
+/// A class's slot names it: effort's classes first, then rating's.
+#[test]
+fn slots_follow_the_schemes_order() {
+    let keys: Vec<Key> = keys().collect();
+    assert_eq!(keys.len(), SLOTS);
+    for (i, label) in EFFORT_CLASSES.iter().enumerate() {
+        assert_eq!(keys[i], ("effort", *label));
+    }
+    for c in crate::rating::scale::Class::ALL {
+        assert_eq!(keys[usize::from(rating_slot(c))], ("rating", c.label()));
+    }
+}
+
 /// A run of `n` puzzles, a tenth in the effort class `256+` and the rest
 /// spread over the other five; `base` and `head` solve each, head's time
 /// being base's times `slow(class)` and both times a noise factor drawn
@@ -27,14 +40,14 @@ fn made_up(
     slow: &dyn Fn(usize) -> f64,
 ) -> ByClass {
     let mut b = ByClass::default();
-    let mut of = HashMap::new();
+    let mut of = HashMap::default();
     let (mut base, mut head) = (Vec::new(), Vec::new());
     for i in 0..n {
         let class = if i % 10 == 9 { 5 } else { (i % 5) as usize };
         of.insert(
             i,
             Classes {
-                effort: Some(EFFORT_CLASSES[class]),
+                effort: Some(class as u8),
                 rating: None,
             },
         );
