@@ -8,6 +8,7 @@ use common::{bin, err, json, scratch};
 use bench_sudoku::bench::paired::PairAcc;
 use bench_sudoku::report::charts::{paired_axis, ratio_tick};
 use bench_sudoku::report::worst::{self, Worst, TOP};
+use bench_sudoku::results::puzzles::{PuzzleRows, Row, RowSink};
 use bench_sudoku::solver::CounterSet;
 use std::path::Path;
 
@@ -114,6 +115,44 @@ fn the_tables_list_the_slowest_puzzles_and_the_largest_losses() {
     assert!(Worst::read(&dir.join("none.csv"), &pairs)
         .unwrap()
         .is_none());
+}
+
+/// A reader of rows that keeps what it was given, in order.
+#[derive(Default)]
+struct Seen {
+    headers: usize,
+    rows: Vec<(String, u64)>,
+}
+
+impl RowSink for Seen {
+    fn header(&mut self, _header: &csv::StringRecord) {
+        self.headers += 1;
+    }
+    fn row(&mut self, row: &Row<'_>) {
+        self.rows.push((row.strategy.to_string(), row.index));
+    }
+}
+
+#[test]
+fn one_pass_shared_by_several_readers_gives_each_what_its_own_pass_gives() {
+    let dir = scratch("shared-pass");
+    let csv = dir.join("puzzles.csv");
+    let mut rows = Vec::new();
+    for i in 0..40u64 {
+        rows.push(("d", i, "b", Some(50 + (3 * i) % 17), Some(i)));
+        let t = (i % 9 != 4).then_some(60 + (5 * i) % 23);
+        rows.push(("d", i, "c", t, None));
+    }
+    puzzles_csv(&csv, &rows);
+    let pairs = [("d".to_string(), "c".to_string(), "b".to_string())];
+    let mut first = worst::FirstPass::new(&pairs);
+    let mut seen = Seen::default();
+    PuzzleRows::feed(&csv, &mut [&mut first, &mut seen]).unwrap();
+    let shared = Worst::after(&csv, first).unwrap();
+    assert_eq!(Some(shared), Worst::read(&csv, &pairs).unwrap());
+    assert_eq!(seen.headers, 1);
+    let want: Vec<(String, u64)> = rows.iter().map(|r| (r.2.to_string(), r.1)).collect();
+    assert_eq!(seen.rows, want, "every row, in file order");
 }
 
 /// `run` on the first `limit` puzzles of easy.csv, into `out`.

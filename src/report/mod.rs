@@ -37,14 +37,14 @@ pub struct Report<'a> {
     /// drawn.
     scatter: Option<charts::Samples>,
     /// The slowest puzzles and the candidates' largest losses
-    /// ([`Report::with_worst`]); `None` when the run has no puzzles.csv.
+    /// ([`Report::with_rows`]); `None` when the run has no puzzles.csv.
     worst: Option<worst::Worst>,
     /// The charts, drawn once for every exporter that shows them
     /// ([`Report::charts`]).
     charts: std::cell::OnceCell<Vec<charts::Chart>>,
     /// The verdict of `run --gate`, for summary.json.
     pub gate: Option<crate::results::gate::GateRecord>,
-    /// Every comparison by difficulty ([`Report::with_classes`]); `None`
+    /// Every comparison by difficulty ([`Report::with_rows`]); `None`
     /// without puzzles.csv.
     pub by_class: Option<crate::results::classes::ByClass>,
 }
@@ -108,12 +108,11 @@ impl<'a> Report<'a> {
     }
 
     /// Adds what `dir/puzzles.csv` holds, when there is one: the scatter
-    /// chart's points, the tables of [`with_worst`](Self::with_worst) and
-    /// the classes of [`with_classes`](Self::with_classes).
+    /// chart's points and what [`with_rows`](Self::with_rows) adds.
     pub fn with_scatter(mut self, dir: &Path) -> anyhow::Result<Self> {
         self.scatter = charts::read_samples(&dir.join("puzzles.csv"))?;
         self.charts = std::cell::OnceCell::new();
-        self.with_worst(dir)?.with_classes(dir)
+        self.with_rows(dir)
     }
 
     /// The slowest puzzles and each candidate's largest losses, `None`
@@ -122,10 +121,15 @@ impl<'a> Report<'a> {
         self.worst.as_ref()
     }
 
-    /// Adds the tables of slowest puzzles and of each paired candidate's
-    /// largest losses to its baseline, read from `dir/puzzles.csv` when
-    /// there is one.
-    pub fn with_worst(mut self, dir: &Path) -> anyhow::Result<Self> {
+    /// Adds what is read back from `dir/puzzles.csv`, when there is one, in
+    /// one pass shared by both: the tables of slowest puzzles and of each
+    /// paired candidate's largest losses to its baseline (their lines found
+    /// in the datasets), and the classes of difficulty.
+    pub fn with_rows(mut self, dir: &Path) -> anyhow::Result<Self> {
+        let path = dir.join("puzzles.csv");
+        if !path.is_file() {
+            return Ok(self);
+        }
         let pairs: Vec<(String, String, String)> = self
             .results
             .iter()
@@ -134,17 +138,15 @@ impl<'a> Report<'a> {
                 Some((r.dataset.clone(), r.strategy.clone(), p.baseline.clone()))
             })
             .collect();
-        self.worst = worst::Worst::read(&dir.join("puzzles.csv"), &pairs)?;
-        if let Some(w) = &mut self.worst {
-            w.locate(&self.meta.datasets);
-        }
-        Ok(self)
-    }
-
-    /// Adds the classes of difficulty of the results directory `dir` (read
-    /// from its puzzles.csv; none without one).
-    pub fn with_classes(mut self, dir: &Path) -> anyhow::Result<Self> {
-        self.by_class = crate::results::classes::ByClass::of_dir(dir, self.meta)?;
+        let mut first = worst::FirstPass::new(&pairs);
+        let mut classes = crate::results::classes::ClassRows::new(self.meta);
+        crate::results::puzzles::PuzzleRows::feed(&path, &mut [&mut first, &mut classes])?;
+        let mut worst = worst::Worst::after(&path, first)?;
+        worst.locate(&self.meta.datasets);
+        self.worst = Some(worst);
+        self.by_class = Some(crate::results::classes::ByClass::of_rows(
+            classes, self.meta,
+        ));
         self.charts = std::cell::OnceCell::new();
         Ok(self)
     }

@@ -6,7 +6,7 @@
 //! DIR` list the same puzzles; a run without `puzzles.csv` has no such
 //! tables, and the report says so.
 
-use crate::results::puzzles::PuzzleRows;
+use crate::results::puzzles::{PuzzleRows, Row, RowSink};
 use rustc_hash::FxHashMap as HashMap;
 use std::path::Path;
 
@@ -110,8 +110,20 @@ impl Worst {
         if !path.is_file() {
             return Ok(None);
         }
-        let (slowest, base) = slowest_and_baselines(path, pairs)?;
-        // The second pass only where there is a pair to look at.
+        let mut first = FirstPass::new(pairs);
+        PuzzleRows::feed(path, &mut [&mut first])?;
+        Worst::after(path, first).map(Some)
+    }
+
+    /// The tables from a first pass over `path` (which may have been
+    /// shared with other readers) and, where `pairs` has a pair to look
+    /// at, a second pass for the losses.
+    pub fn after(path: &Path, first: FirstPass<'_>) -> anyhow::Result<Worst> {
+        let FirstPass {
+            pairs,
+            slowest,
+            base,
+        } = first;
         let found = if pairs.is_empty() {
             Vec::new()
         } else {
@@ -138,7 +150,7 @@ impl Worst {
                 rows,
             })
             .collect();
-        Ok(Some(Worst { slowest, losses }))
+        Ok(Worst { slowest, losses })
     }
 }
 
@@ -149,34 +161,46 @@ type PerUnit<T> = Vec<(String, String, Vec<T>)>;
 type Baselines = HashMap<(String, String), HashMap<u64, Entry>>;
 
 /// The first pass over `puzzles.csv`: the slowest puzzles of every unit,
-/// and the entries of every baseline named in `pairs`.
-fn slowest_and_baselines(
-    path: &Path,
-    pairs: &[(String, String, String)],
-) -> anyhow::Result<(PerUnit<Entry>, Baselines)> {
-    let is_baseline = |d: &str, s: &str| pairs.iter().any(|p| p.0 == d && p.2 == s);
-    let mut slowest: PerUnit<Entry> = Vec::new();
-    let mut base = Baselines::default();
-    let mut rows = PuzzleRows::open(path)?;
-    while let Some(row) = rows.next_row()? {
-        let Some(time_ns) = row.time_ns else { continue };
+/// and the entries of every baseline named in `pairs` (a [`RowSink`], so
+/// that other readers can share the pass).
+pub struct FirstPass<'p> {
+    pairs: &'p [(String, String, String)],
+    slowest: PerUnit<Entry>,
+    base: Baselines,
+}
+
+impl<'p> FirstPass<'p> {
+    /// Ready to take rows; `pairs` as in [`Worst::read`].
+    pub fn new(pairs: &'p [(String, String, String)]) -> FirstPass<'p> {
+        FirstPass {
+            pairs,
+            slowest: Vec::new(),
+            base: Baselines::default(),
+        }
+    }
+}
+
+impl RowSink for FirstPass<'_> {
+    fn row(&mut self, row: &Row<'_>) {
+        let Some(time_ns) = row.time_ns else { return };
         let entry = Entry {
             index: row.index,
             line: None,
             time_ns,
             guesses: row.guesses,
         };
-        let i = slot(&mut slowest, row.dataset, row.strategy, Vec::new());
-        offer(&mut slowest[i].2, entry.clone(), |e| {
+        let i = slot(&mut self.slowest, row.dataset, row.strategy, Vec::new());
+        offer(&mut self.slowest[i].2, entry.clone(), |e| {
             (e.time_ns as f64, e.index)
         });
-        if is_baseline(row.dataset, row.strategy) {
-            base.entry((row.dataset.to_string(), row.strategy.to_string()))
+        let (d, s) = (row.dataset, row.strategy);
+        if self.pairs.iter().any(|p| p.0 == d && p.2 == s) {
+            self.base
+                .entry((d.to_string(), s.to_string()))
                 .or_default()
                 .insert(row.index, entry);
         }
     }
-    Ok((slowest, base))
 }
 
 /// The second pass: each candidate's puzzles with the largest ratio to

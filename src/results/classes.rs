@@ -17,7 +17,7 @@
 //! class stays within the gate's.
 
 use super::meta::Meta;
-use super::puzzles::PuzzleRows;
+use super::puzzles::{PuzzleRows, Row, RowSink};
 use crate::solver::{Limits, Status, Strategy};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
@@ -164,7 +164,20 @@ impl ByClass {
         if !csv.is_file() {
             return Ok(None);
         }
-        let (units, mut guesses, ratings) = read_rows(&csv, meta)?;
+        let mut rows = ClassRows::new(meta);
+        PuzzleRows::feed(&csv, &mut [&mut rows])?;
+        Ok(Some(ByClass::of_rows(rows, meta)))
+    }
+
+    /// The classes of the rows `rows` took (of the run `meta` describes).
+    pub fn of_rows(rows: ClassRows, meta: &Meta) -> ByClass {
+        let ClassRows {
+            units,
+            mut guesses,
+            ratings,
+            ..
+        } = rows;
+        let units: HashMap<(String, String), Unit> = units.into_iter().collect();
         let mut out = ByClass::default();
         for ds in &meta.datasets {
             let (effort, source) = match guesses.remove(&ds.name) {
@@ -185,7 +198,7 @@ impl ByClass {
         out.rows = out.table(meta, &units);
         // What the gate pairs, kept without a copy once the table is made.
         out.samples = units.into_iter().map(|(k, u)| (k, u.timed)).collect();
-        Ok(Some(out))
+        out
     }
 
     /// The rows of every dataset × scheme × class × strategy that has
@@ -352,43 +365,64 @@ fn row(
     }
 }
 
-/// Per (dataset, strategy) its rows; per dataset `fast`'s guesses by
-/// index (from a built-in `fast` strategy of the run) and the rating
-/// classes of its rating column.
-type Rows = (
-    HashMap<(String, String), Unit>,
-    HashMap<String, HashMap<u64, u64>>,
-    HashMap<String, HashMap<u64, crate::rating::scale::Class>>,
-);
+/// What the classes need of `puzzles.csv`'s rows, taken in one pass
+/// ([`PuzzleRows::feed`], which other readers may share).
+pub struct ClassRows {
+    /// The label of the run's built-in `fast`, whose guesses give effort.
+    fast: Option<String>,
+    rating_col: Option<usize>,
+    units: Vec<((String, String), Unit)>,
+    /// The unit of the last row: rows of one unit come in long runs.
+    last: Option<usize>,
+    guesses: HashMap<String, HashMap<u64, u64>>,
+    ratings: HashMap<String, HashMap<u64, crate::rating::scale::Class>>,
+}
 
-fn read_rows(csv: &Path, meta: &Meta) -> anyhow::Result<Rows> {
-    let fast = fast_label(meta);
-    let mut rows = PuzzleRows::open(csv)?;
-    let rating_col = rows.header().iter().position(|h| h == "rating");
-    let mut units: Vec<((String, String), Unit)> = Vec::new();
-    let mut last: Option<usize> = None;
-    let (mut guesses, mut ratings) = (HashMap::default(), HashMap::default());
-    while let Some(r) = rows.next_row()? {
-        // Rows of one unit come in long runs: the last unit's place is
-        // tried first, and a key is made only for a unit not seen yet.
-        let at = match last.filter(|&k| units[k].0 .0 == r.dataset && units[k].0 .1 == r.strategy) {
+impl ClassRows {
+    /// Ready to take the rows of the run `meta` describes.
+    pub fn new(meta: &Meta) -> ClassRows {
+        ClassRows {
+            fast: fast_label(meta),
+            rating_col: None,
+            units: Vec::new(),
+            last: None,
+            guesses: HashMap::default(),
+            ratings: HashMap::default(),
+        }
+    }
+
+    /// The place of `row`'s unit in `units`, added when new (a key is made
+    /// only for a unit not seen yet).
+    fn unit_of(&mut self, row: &Row<'_>) -> usize {
+        let units = &mut self.units;
+        let same = |k: usize| units[k].0 .0 == row.dataset && units[k].0 .1 == row.strategy;
+        if let Some(k) = self.last.filter(|&k| same(k)) {
+            return k;
+        }
+        let k = match units
+            .iter()
+            .position(|((d, s), _)| d == row.dataset && s == row.strategy)
+        {
             Some(k) => k,
-            None => match units
-                .iter()
-                .position(|((d, s), _)| d == r.dataset && s == r.strategy)
-            {
-                Some(k) => k,
-                None => {
-                    units.push((
-                        (r.dataset.to_string(), r.strategy.to_string()),
-                        Unit::default(),
-                    ));
-                    units.len() - 1
-                }
-            },
+            None => {
+                let key = (row.dataset.to_string(), row.strategy.to_string());
+                units.push((key, Unit::default()));
+                units.len() - 1
+            }
         };
-        last = Some(at);
-        let u = &mut units[at].1;
+        self.last = Some(k);
+        k
+    }
+}
+
+impl RowSink for ClassRows {
+    fn header(&mut self, header: &csv::StringRecord) {
+        self.rating_col = header.iter().position(|h| h == "rating");
+    }
+
+    fn row(&mut self, r: &Row<'_>) {
+        let at = self.unit_of(r);
+        let u = &mut self.units[at].1;
         u.indexes.push(r.index);
         let answered = matches!(
             r.status,
@@ -397,20 +431,20 @@ fn read_rows(csv: &Path, meta: &Meta) -> anyhow::Result<Rows> {
         if let (true, Some(t)) = (answered, r.time_ns) {
             u.timed.push((r.index, t));
         }
-        if fast.as_deref() == Some(r.strategy) {
+        if self.fast.as_deref() == Some(r.strategy) {
             if let Some(g) = r.guesses {
-                of_dataset(&mut guesses, r.dataset).insert(r.index, g);
+                of_dataset(&mut self.guesses, r.dataset).insert(r.index, g);
             }
         }
-        let rating = rating_col
+        let rating = self
+            .rating_col
             .and_then(|c| r.record.get(c))
             .filter(|s| !s.is_empty());
         if let Some(v) = rating.and_then(|s| s.parse::<crate::rating::scale::Value>().ok()) {
             let class = crate::rating::scale::Class::of(v);
-            of_dataset(&mut ratings, r.dataset).insert(r.index, class);
+            of_dataset(&mut self.ratings, r.dataset).insert(r.index, class);
         }
     }
-    Ok((units.into_iter().collect(), guesses, ratings))
 }
 
 /// The map of dataset `name` in `by`, made on first use (a key allocated

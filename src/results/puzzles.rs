@@ -54,6 +54,35 @@ pub struct Row<'a> {
     pub record: &'a StringRecord,
 }
 
+/// A reader that takes `puzzles.csv`'s rows one at a time, in file order,
+/// so that several readers share one pass over the file
+/// ([`PuzzleRows::feed`]).
+pub trait RowSink {
+    /// The header, before the first row.
+    fn header(&mut self, _header: &StringRecord) {}
+    /// One row.
+    fn row(&mut self, row: &Row<'_>);
+}
+
+impl PuzzleRows {
+    /// Reads `path` once, giving its header and then every row to each of
+    /// `sinks` in turn. An unreadable file or a malformed row is an error,
+    /// as [`next_row`](Self::next_row) gives it, and the sinks have then
+    /// seen only the rows before it.
+    pub fn feed(path: &Path, sinks: &mut [&mut dyn RowSink]) -> anyhow::Result<()> {
+        let mut rows = PuzzleRows::open(path)?;
+        for s in sinks.iter_mut() {
+            s.header(&rows.header);
+        }
+        while let Some(r) = rows.next_row()? {
+            for s in sinks.iter_mut() {
+                s.row(&r);
+            }
+        }
+        Ok(())
+    }
+}
+
 impl PuzzleRows {
     /// Opens `path` and checks its header names the columns read.
     pub fn open(path: &Path) -> anyhow::Result<Self> {

@@ -33,7 +33,7 @@ pub(super) fn reports(
     // The tables of slowest puzzles are read back from the puzzles.csv
     // just written, as `report DIR` reads them.
     let mut report = if meta.options.puzzle_csv {
-        report.with_worst(out)?.with_classes(out)?
+        report.with_rows(out)?
     } else {
         report
     };
