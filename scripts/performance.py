@@ -499,18 +499,22 @@ def memory(ctx):
     # GNU time reports the peak of the command alone: a child forked from
     # this Python process would count the parent's pages it started with.
     rss = ctx.work / "rss"
-    rows = ["| puzzles | -j | peak RSS MB | process wall s |", "|---:|---:|---:|---:|"]
+    rows = [
+        "| puzzles | -j | puzzles.csv | peak RSS MB | process wall s |",
+        "|---:|---:|---|---:|---:|",
+    ]
     for count in (10_000, 1_000_000):
         file = make_csv(ctx, count, f"hard-{count}.csv")
-        for j in ("1", "2"):
+        for j, csv in (("1", "on"), ("2", "on"), ("1", "off")):
             prefix = ["/usr/bin/time", "-f", "%M", "-o", rss]
-            _, _, t, out = bench(ctx, [file, "-s", "fast", "-j", j], prefix=prefix)
+            extra = ["--no-puzzle-csv"] if csv == "off" else []
+            _, _, t, out = bench(ctx, [file, "-s", "fast", "-j", j, *extra], prefix=prefix)
             shutil.rmtree(out)
             kb = int(rss.read_text().split()[-1])
-            rows.append(f"| {count:,} | {j} | {kb * 1024 / 1e6:.1f} | {t.wall:.2f} |")
+            rows.append(f"| {count:,} | {j} | {csv} | {kb * 1024 / 1e6:.1f} | {t.wall:.2f} |")
         file.unlink()
     cmd = (
-        "/usr/bin/time -f %M bench-sudoku run FILE -s fast -j J (puzzles.csv on; FILE: "
+        "/usr/bin/time -f %M bench-sudoku run FILE -s fast -j J [--no-puzzle-csv] (FILE: "
         "datasets/hard.csv repeated, made in a temporary directory)"
     )
     return cmd, "\n".join(rows)
