@@ -576,3 +576,38 @@ fn descriptor_exhaustion_is_an_error_of_the_run_not_a_fault_of_the_solver() {
         "no limit stopped the run as it started solver processes"
     );
 }
+
+/// A solver that hangs on every request costs three timeouts, not one per
+/// puzzle: after three in a row with no reply between them its remaining
+/// puzzles are `crashed`, saying why, and the run ends (exit 1).
+#[test]
+fn a_solver_that_hangs_on_every_request_is_given_up_after_three_timeouts() {
+    need_python();
+    let spec = hostile_py("sleep:100", 1, "hang");
+    let data = dataset("easy.csv");
+    let args = [
+        data.as_str(),
+        "--limit",
+        "12",
+        "-j",
+        "1",
+        "--timeout",
+        "1s",
+        "-s",
+        &spec,
+    ];
+    // 12 timeouts would take 12 s; the limit only stops a hang of the suite.
+    let r = run_within("hang-every-request", &args, &[], 60);
+    assert_eq!(r.out.status.code(), Some(1), "{}", err(&r.out));
+    let status = r.column("hang", "status");
+    assert_eq!(status.len(), 12);
+    assert!(status[..3].iter().all(|s| s == "timeout"), "{status:?}");
+    assert!(status[3..].iter().all(|s| s == "crashed"), "{status:?}");
+    let details = fault_details(&r, "hang");
+    assert!(
+        details[3..]
+            .iter()
+            .all(|d| d.contains("3 timeouts in a row")),
+        "{details:?}"
+    );
+}

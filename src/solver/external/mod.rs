@@ -413,6 +413,11 @@ pub enum Error {
     NotStarted(Box<Error>),
     #[error("not restarted after {starts} failed starts in a row; last: {last}")]
     GivenUp { starts: u32, last: Box<Error> },
+    #[error(
+        "not sent more puzzles after {count} timeouts in a row with no reply between them; \
+         last: {last}"
+    )]
+    TimedOutInARow { count: u32, last: Box<Error> },
     #[error("it stopped reading requests ({0})")]
     StoppedReading(String),
     #[error("bad reply: {0}")]

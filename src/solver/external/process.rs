@@ -7,8 +7,11 @@
 //! one whose reply breaks the grammar `protocol_error`; the process is then
 //! killed (with its process group) and restarted, and the remaining requests
 //! are sent to the new one. Only when three starts in a row fail (the
-//! program cannot be run, or breaks the handshake) does an instance stop
-//! trying: its remaining puzzles are `crashed` with the reason.
+//! program cannot be run, or breaks the handshake), or three requests in a
+//! row time out with no reply between them (each costs the whole timeout:
+//! a solver that hangs on every request would otherwise hold the run for
+//! the timeout times the puzzles), does an instance stop trying: its
+//! remaining puzzles are `crashed` with the reason.
 
 use super::protocol::{self, Hello, Reply};
 use super::{Error, Options};
@@ -22,6 +25,9 @@ use std::time::Duration;
 
 /// Failed starts in a row after which an instance stops restarting.
 const MAX_FAILED_STARTS: u32 = 3;
+/// Timeouts in a row, with no reply between them, after which an instance
+/// stops sending puzzles.
+const MAX_TIMEOUTS_IN_ROW: u32 = 3;
 /// How long a process may take to exit after `quit`.
 const QUIT_GRACE: Duration = Duration::from_secs(1);
 /// About how long a pipelined batch of requests should take the solver.
@@ -608,6 +614,8 @@ mod imp {
         process: Option<Running>,
         /// Starts in a row that failed.
         failed_starts: u32,
+        /// Requests in a row that timed out, with no reply between them.
+        timeouts_in_row: u32,
         /// Set when the instance gave up restarting: why.
         given_up: Option<Error>,
         requests: Vec<u8>,
@@ -621,6 +629,7 @@ mod imp {
                 shared,
                 process: None,
                 failed_starts: 0,
+                timeouts_in_row: 0,
                 given_up: None,
                 requests: Vec::new(),
                 mean_ns: None,
@@ -654,6 +663,21 @@ mod imp {
                     }
                     Err(Error::NotStarted(Box::new(e)))
                 }
+            }
+        }
+
+        /// Counts a fault's timeout; at [`MAX_TIMEOUTS_IN_ROW`] in a row the
+        /// instance gives up (its remaining puzzles are `crashed`, with why).
+        fn count_timeout(&mut self, status: Status, why: &Error) {
+            if status != Status::Timeout {
+                return;
+            }
+            self.timeouts_in_row += 1;
+            if self.timeouts_in_row >= MAX_TIMEOUTS_IN_ROW && self.given_up.is_none() {
+                self.given_up = Some(Error::TimedOutInARow {
+                    count: self.timeouts_in_row,
+                    last: Box::new(why.clone()),
+                });
             }
         }
 
@@ -722,6 +746,7 @@ mod imp {
                 (i, fault) = self.read_replies(puzzles, (i, end), limit, sent, out);
                 let Some((status, why)) = fault else { continue };
                 let why = self.fail(why);
+                self.count_timeout(status, &why);
                 if end - i > 1 {
                     // Several requests in flight: sent again one at a time
                     // to the restarted solver, and the fault kept until
@@ -789,6 +814,7 @@ mod imp {
                             None => a.time_ns = Some((arrived - last).as_nanos() as u64),
                         }
                         self.failed_starts = 0;
+                        self.timeouts_in_row = 0;
                         out.push(a);
                         last = arrived;
                     }
