@@ -27,8 +27,10 @@ pub struct SolverArgs {
     pub files: Vec<PathBuf>,
     /// Per-puzzle time limit of external solvers, 1ms to 24h (e.g. 500ms,
     /// 10s, 2m). A solver process that does not answer in time is killed
-    /// and restarted (outcome `timeout`); a library in this process (no
-    /// isolate=yes) cannot be stopped, so the run then ends with an error.
+    /// and restarted (outcome `timeout`); after three timeouts in a row it
+    /// gets no more of that unit's puzzles (counted `crashed`, saying why).
+    /// A library in this process (no isolate=yes) cannot be stopped, so the
+    /// run then ends with an error.
     #[arg(
         long,
         value_name = "DURATION",
