@@ -17,8 +17,9 @@
 #   compare 5 %   separate runs of each side, then compare --threshold 2
 # The library is bench-sudoku's own C ABI build (cargo build --release -p bench-sudoku-capi),
 # whose tdoku-signature exports stretch each call to config/1000 of its solve time.
-# Prints a Markdown table: alarms (exit 1) out of N, gate runs that were undecided (exit 3: the
-# interval neither wholly beyond nor wholly within ±threshold), and the median reported ratio.
+# Prints a Markdown table: alarms (exit 1) out of N, verdicts that were undecided (exit 3: the
+# interval neither wholly beyond nor wholly within ±threshold, or compare's interval and passes
+# pointing different ways), and the median reported ratio.
 set -euo pipefail
 runs=20
 busy=1
@@ -73,17 +74,18 @@ run_gate() { # label spec_a spec_b gate threshold_args...
 }
 
 run_compare() { # label spec_base spec_cur threshold_args...
-  local alarms=0 ratios=()
+  local alarms=0 undecided=0 ratios=()
   for _ in $(seq "$runs"); do
     "$bin" run "$file" -q -s "$2" "${extra[@]}" --out "$tmp/b" --force >/dev/null
     "$bin" run "$file" -q -s "$3" "${extra[@]}" --out "$tmp/c" --force >/dev/null
     local st=0 out
     out=$("$bin" compare "$tmp/b" "$tmp/c" "${@:4}") || st=$?
     [ "$st" = 1 ] && alarms=$((alarms + 1))
-    [ "$st" -gt 1 ] && { echo "compare failed ($st): $out" >&2; exit 2; }
+    [ "$st" = 3 ] && undecided=$((undecided + 1))
+    [ "$st" = 2 ] || [ "$st" -gt 3 ] && { echo "compare failed ($st): $out" >&2; exit 2; }
     ratios+=("$(printf '%s\n' "$out" | awk 'NR==2 {for (i=1;i<=NF;i++) if ($i ~ /^[+-][0-9.]+%$/) {sub(/%/,"",$i); print 1+$i/100; exit}}')")
   done
-  printf '| %s | %d / %d | - | %s |\n' "$1" "$alarms" "$runs" "$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{a[NR]=$1} END {printf "%.4f (%.4f–%.4f)", a[int((NR+1)/2)], a[1], a[NR]}')"
+  printf '| %s | %d / %d | %d | %s |\n' "$1" "$alarms" "$runs" "$undecided" "$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{a[NR]=$1} END {printf "%.4f (%.4f–%.4f)", a[int((NR+1)/2)], a[1], a[NR]}')"
 }
 
 echo "$(basename "$file"), $runs runs each, $([ "$busy" = 1 ] && echo "$(nproc) busy loops beside" || echo idle), run args: ${extra[*]:-(none)}"

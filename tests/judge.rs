@@ -122,39 +122,83 @@ fn giving_up_on_other_puzzles_fails_compare() {
     );
 }
 
-/// A results directory whose puzzles.csv and summary.json disagree on the
-/// rejected answers gets no verdict: one of the two files was edited.
+/// A results directory whose puzzles.csv and summary.json disagree gets no
+/// verdict, whichever figure was edited (an answer marked rejected, an
+/// outcome changed, every time of a strategy tripled: the interval would
+/// otherwise say regressed while the passes' totals say nothing moved);
+/// and a run compared with itself or a copy of itself is refused too.
 #[test]
 fn rows_that_disagree_with_the_summary_are_not_judged() {
     let dir = scratch("judge-rows-summary");
-    let (a, b) = (dir.join("a"), dir.join("b"));
-    for out in [&a, &b] {
-        // One strategy: the exit status is its verdict alone (another
-        // unit's time could move between the two runs).
-        let o = run_into(out, 60, &["-s", "naive"]);
-        assert_eq!(o.status.code(), Some(0), "{}", all(&o));
+    let a = dir.join("a");
+    // One strategy: the exit status is its verdict alone (another
+    // unit's time could move between the two runs).
+    let o = run_into(&a, 60, &["-s", "naive"]);
+    assert_eq!(o.status.code(), Some(0), "{}", all(&o));
+    let text = std::fs::read_to_string(a.join("puzzles.csv")).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    // Each edit: (what, the column, the new cell from the old, what the
+    // refusal must name).
+    type Edit = (&'static str, usize, fn(&str) -> String, &'static str);
+    let edits: [Edit; 3] = [
+        (
+            "rejected",
+            col("answer"),
+            |_| "mismatch".into(),
+            "rejected answers: 1 in puzzles.csv, 0 in summary.json",
+        ),
+        ("gave-up", col("status"), |_| "gave_up".into(), "solved: "),
+        (
+            "tripled",
+            col("time_ns"),
+            |t| (t.parse::<u64>().unwrap() * 3).to_string(),
+            "sum of the times kept (ns)",
+        ),
+    ];
+    for (name, column, edit, said) in edits {
+        let b = dir.join(name);
+        copy_dir(&a, &b);
+        // A copy is the same run: refused before anything else.
+        let o = bin(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{}", all(&o));
+        assert!(err(&o).contains("[same-run]"), "{}", all(&o));
+        let rows: Vec<String> = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| {
+                let mut cells: Vec<String> = l.split(',').map(str::to_string).collect();
+                // The first row only, or every row for the tripled times.
+                if i == 1 || (i > 0 && name == "tripled") {
+                    cells[column] = edit(&cells[column]);
+                }
+                cells.join(",")
+            })
+            .collect();
+        std::fs::write(b.join("puzzles.csv"), rows.join("\n") + "\n").unwrap();
+        let o = bin(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", all(&o));
+        assert!(err(&o).contains("[files-disagree]"), "{name}: {}", all(&o));
+        assert!(err(&o).contains(said), "{name}: {}", all(&o));
     }
-    // Mark one accepted row of `naive` as rejected in b's puzzles.csv.
-    let csv = b.join("puzzles.csv");
-    let text = std::fs::read_to_string(&csv).unwrap();
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    let answer = lines[0].split(',').position(|h| h == "answer").unwrap();
-    let strategy = lines[0].split(',').position(|h| h == "strategy").unwrap();
-    let row = lines
-        .iter()
-        .position(|l| l.split(',').nth(strategy) == Some("naive"))
-        .unwrap();
-    let mut cells: Vec<String> = lines[row].split(',').map(str::to_string).collect();
-    cells[answer] = "mismatch".into();
-    lines[row] = cells.join(",");
-    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
-    let o = bin(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2), "{}", all(&o));
-    assert!(
-        stdout(&o).contains("the files do not agree"),
-        "{}",
-        stdout(&o)
-    );
+}
+
+/// Copies the files of results directory `from` (no subdirectories but
+/// the histograms) to `to`.
+fn copy_dir(from: &Path, to: &Path) {
+    for sub in ["", "histograms"] {
+        let (f, t) = (from.join(sub), to.join(sub));
+        if !f.is_dir() {
+            continue;
+        }
+        std::fs::create_dir_all(&t).unwrap();
+        for e in std::fs::read_dir(&f).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_file() {
+                std::fs::copy(e.path(), t.join(e.file_name())).unwrap();
+            }
+        }
+    }
 }
 
 /// A solver's own clock is held against the harness's: claiming more than

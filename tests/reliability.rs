@@ -415,8 +415,10 @@ fn compare_refuses_what_it_cannot_judge() {
     std::fs::write(&data, hard_lines(300)).unwrap();
     let full = dir.join("full");
     assert!(run_into(&full, &data, &[]).status.success());
+    // One run given twice shows no change by construction: refused.
     let (code, err) = compare_dirs(&full, &full, &[]);
-    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("[same-run]"), "{err}");
 
     // An incomplete run (a panic injected half-way).
     let cut = dir.join("cut");
@@ -450,7 +452,9 @@ fn compare_refuses_what_it_cannot_judge() {
     let (code, err) = compare_dirs(&full, &short, &[]);
     assert_eq!(code, Some(2), "{err}");
     assert!(
-        err.contains("puzzles.csv has 99 rows for set/fast but summary.json counts 300"),
+        err.contains(
+            "disagree on set/fast (rows (puzzles): 99 in puzzles.csv, 300 in summary.json"
+        ),
         "{err}"
     );
 

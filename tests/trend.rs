@@ -150,6 +150,28 @@ fn trend_refuses_an_input_twice_and_does_not_judge_incomplete_runs() {
             err(&o)
         );
     }
+    // A copy of the directory (or a directory already in a history file)
+    // is the same run: counted once, and said.
+    let copy = dir.join("copy");
+    std::fs::create_dir_all(copy.join("histograms")).unwrap();
+    for sub in ["", "histograms"] {
+        for e in std::fs::read_dir(full.join(sub)).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_file() {
+                std::fs::copy(e.path(), copy.join(sub).join(e.file_name())).unwrap();
+            }
+        }
+    }
+    let o = bin(&["trend", full.to_str().unwrap(), copy.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(
+        err(&o).contains("[same-run] 1 measurement reached trend twice"),
+        "{}",
+        err(&o)
+    );
+    let row = text(&o.stdout);
+    let row = row.lines().find(|l| l.starts_with("hard")).unwrap();
+    assert_eq!(row.split_whitespace().nth(3), Some("1"), "{row}");
     let o = run("cut", Some("finish:150"));
     assert_eq!(o.status.code(), Some(70), "{}", err(&o));
     let cut = dir.join("cut");

@@ -203,6 +203,9 @@ fn a_summary_without_a_finished_meta_is_refused() {
     let mut meta = json(&between.join("meta.json"));
     meta["complete"] = false.into();
     meta["stopped"] = "the command stopped while it wrote the results".into();
+    // Another run's identity, so that compare holds it against `good`
+    // rather than refusing one run given twice.
+    meta["run_id"] = "0123456789abcdef".into();
     std::fs::write(
         between.join("meta.json"),
         serde_json::to_vec_pretty(&meta).unwrap(),

@@ -163,3 +163,13 @@ impl SolverArgs {
         Ok(Strategy::parse_in(spec, &self.context(max_guesses)?)?)
     }
 }
+
+/// `--undecided`: whether an undecided verdict (`run --gate`, `compare`)
+/// fails (exit 3) or passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Undecided {
+    /// Exit 3 (unless something failed or was not judged).
+    Fail,
+    /// Exit 0; the verdict still says undecided.
+    Pass,
+}

@@ -1,5 +1,6 @@
 //! `bench-sudoku compare BASELINE CURRENT`: the regression gate.
 
+use super::args::Undecided;
 use super::CmdResult;
 use crate::compare::{self, stats::Metric, Settings};
 use crate::results::ResultsDir;
@@ -51,6 +52,10 @@ pub struct CompareArgs {
     /// run (refused otherwise: exit 2).
     #[arg(long)]
     pub allow_missing: bool,
+    /// What an undecided comparison exits with: fail (3, the default) or
+    /// pass (0, the verdict still says undecided).
+    #[arg(long, value_enum, value_name = "WHAT", default_value_t = Undecided::Fail)]
+    pub undecided: Undecided,
 }
 
 pub const COMPARE_HELP: &str = "Matches the (dataset, strategy) pairs of two results directories.
@@ -67,7 +72,13 @@ compared exactly: any change is reported as a behaviour change. Times are noisy:
 statistic (--metric) of the per-puzzle solve times in puzzles.csv is compared with a seeded
 95% percentile bootstrap of the ratio current/baseline (each run resampled on its own; with
 --paired, puzzles resampled in pairs when both runs hold the same puzzles). A pair is 'regressed' only when the whole interval lies above
-+threshold, 'improved' only when it lies below -threshold, otherwise 'unchanged'. Without
++threshold, 'improved' only when it lies below -threshold, 'unchanged' only when it lies
+wholly within ±threshold (equivalence shown), otherwise 'undecided' (the data cannot tell:
+more puzzles, passes or a wider threshold narrow it). With two or more measured passes in
+both runs, the passes' totals must agree as well: regressed or improved only when every
+current pass is beyond every baseline pass by the threshold, and a pair whose interval and
+passes point different ways is undecided (a change of the whole run, the machine busier
+during one of them, cannot be told from a change of the solver). Without
 puzzles.csv (run --no-puzzle-csv) the summary values are shown and not judged.
 A pair is 'not judged' (and the output says why) when either run timed fewer than 10
 puzzles of it (100 with --metric p99, whose value below that is the largest time),
@@ -79,11 +90,19 @@ Examples:
   bench-sudoku compare base/ cur/ --metric mean --threshold 3 --markdown >> \"$GITHUB_STEP_SUMMARY\"
   bench-sudoku compare base/ cur/ --fail-on counters
 
-Exit status: 0 nothing regressed beyond the threshold and every pair was judged; 1 a pair
-failed or regressed (or a counter changed with --fail-on counters); 2 nothing failed but a pair
-was not judged, or bad input (missing or unreadable directory, not a results directory, no
-meta.json (the run did not finish writing its results), malformed summary.json or
-puzzles.csv, an incomplete run without --allow-incomplete, runs that cannot be compared).";
+Both directories are read whole before anything is judged: a puzzles.csv that disagrees
+with its own summary.json (its rows, outcomes, rejected answers, or the sum or largest of its
+times: one of the files was edited, cut or mixed with another run's) is refused, and so is
+one run given twice (the same directory, or a copy of it: the same run_id), which would show
+no change by construction.
+
+Exit status: 0 every pair judged unchanged or improved (or undecided with --undecided pass);
+1 a pair failed or regressed (or a counter changed with --fail-on counters); 2 nothing failed
+but a pair was not judged, or bad input (missing or unreadable directory, not a results
+directory, no meta.json (the run did not finish writing its results), malformed summary.json
+or puzzles.csv, files of one run that disagree, one run given twice, an incomplete run without
+--allow-incomplete, runs that cannot be compared); 3 nothing failed or went unjudged but a
+pair was undecided.";
 
 pub fn run(args: &CompareArgs) -> CmdResult {
     let base = ResultsDir::load(&args.baseline)?;
@@ -98,6 +117,7 @@ pub fn run(args: &CompareArgs) -> CmdResult {
             paired: args.paired,
             allow_incomplete: args.allow_incomplete,
             allow_missing: args.allow_missing,
+            undecided_passes: args.undecided == Undecided::Pass,
         },
     )?;
     let fail_on_counters = args.fail_on == Some(FailOn::Counters);

@@ -101,9 +101,9 @@ pub fn run(args: &TrendArgs) -> CmdResult {
 }
 
 /// The history lines of every input: a history file's lines as they are,
-/// a results directory's made as `history add` makes them. One input
-/// given twice (under any spelling) is refused, and so is an incomplete run
-/// unless `allow_incomplete`.
+/// a results directory's made as `history add` makes them, each
+/// measurement once. One input given twice (under any spelling) is
+/// refused, and so is an incomplete run unless `allow_incomplete`.
 fn load(inputs: &[PathBuf], allow_incomplete: bool) -> anyhow::Result<Vec<Line>> {
     let mut seen: Vec<(PathBuf, &PathBuf)> = Vec::new();
     let mut lines = Vec::new();
@@ -144,7 +144,37 @@ fn load(inputs: &[PathBuf], allow_incomplete: bool) -> anyhow::Result<Vec<Line>>
             );
         }
     }
-    Ok(lines)
+    Ok(once_each(lines))
+}
+
+/// The lines with each measurement once: the same run can reach `trend`
+/// twice (a results directory already added to the history file beside
+/// it, a copy of a directory, two history files that share lines), and
+/// counted twice it would look like two runs that agree. Says on stderr
+/// how many were left out.
+fn once_each(lines: Vec<Line>) -> Vec<Line> {
+    let mut seen = std::collections::HashSet::new();
+    let keys: Vec<bool> = lines
+        .iter()
+        .map(|l| {
+            let (a, b, c, d) = l.key();
+            seen.insert((a.to_string(), b.to_string(), c.to_string(), d.to_string()))
+        })
+        .collect();
+    let repeated = keys.iter().filter(|k| !**k).count();
+    if repeated > 0 {
+        super::print_err(&format!(
+            "note: [{}] {repeated} measurement{} reached trend twice (the same run, series and \
+             dataset: a directory already in a history file, or a copy of one); each is counted once",
+            crate::judge::Rule::SameRun.name(),
+            if repeated == 1 { "" } else { "s" }
+        ));
+    }
+    lines
+        .into_iter()
+        .zip(keys)
+        .filter_map(|(l, first)| first.then_some(l))
+        .collect()
 }
 
 /// trend.csv, the charts and trend.html.

@@ -11,6 +11,7 @@ use crate::judge::{self, Finding, Findings, Rule, Weight};
 use crate::report::terminal::fmt_ns;
 use crate::results::dir::{PuzzleData, ResultsDir, Samples};
 use crate::results::ResultRecord;
+use sequential::Decision;
 use stats::{Interval, Metric};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -24,7 +25,12 @@ pub enum Verdict {
     Failed,
     Improved,
     Regressed,
+    /// The whole interval within ±threshold (and the passes' totals do not
+    /// say otherwise): equivalence shown.
     Unchanged,
+    /// The data cannot tell: the interval straddles a threshold, or it and
+    /// the passes' totals point different ways.
+    Undecided,
     /// Only in the current run.
     New,
     /// Only in the baseline.
@@ -41,6 +47,7 @@ impl Verdict {
             Verdict::Improved => "improved",
             Verdict::Regressed => "regressed",
             Verdict::Unchanged => "unchanged",
+            Verdict::Undecided => "undecided",
             Verdict::New => "new",
             Verdict::Missing => "missing",
             Verdict::NotJudged => "not judged",
@@ -84,6 +91,19 @@ pub struct Row {
 }
 
 impl Row {
+    /// The row of a unit only one run holds (new or missing).
+    fn alone(r: &ResultRecord, verdict: Verdict) -> Row {
+        Row {
+            dataset: r.dataset.clone(),
+            strategy: r.strategy.clone(),
+            verdict,
+            time: None,
+            repeats: None,
+            counters: Vec::new(),
+            findings: Findings::default(),
+        }
+    }
+
     /// current / baseline of the compared statistic.
     pub fn ratio(&self) -> Option<f64> {
         match self.time? {
@@ -108,6 +128,9 @@ pub struct Settings {
     /// Compare although units of the baseline are missing now (else
     /// refused).
     pub allow_missing: bool,
+    /// An undecided unit passes (exit 0) instead of making the comparison
+    /// exit [`gate::EXIT_UNDECIDED`].
+    pub undecided_passes: bool,
 }
 
 /// The whole comparison.
@@ -172,15 +195,7 @@ pub fn compare(
     for (i, c) in current.results.iter().enumerate() {
         let k = &cur_keys[i];
         let Some(b) = base_map.get(k) else {
-            rows.push(Row {
-                dataset: c.dataset.clone(),
-                strategy: c.strategy.clone(),
-                verdict: Verdict::New,
-                time: None,
-                repeats: None,
-                counters: Vec::new(),
-                findings: Findings::default(),
-            });
+            rows.push(Row::alone(c, Verdict::New));
             continue;
         };
         rows.push(judge_unit(
@@ -195,22 +210,27 @@ pub fn compare(
     let cur_set: std::collections::HashSet<&(String, String)> = cur_keys.iter().collect();
     for b in &base.results {
         if !cur_set.contains(&key(b)) {
-            rows.push(Row {
-                dataset: b.dataset.clone(),
-                strategy: b.strategy.clone(),
-                verdict: Verdict::Missing,
-                time: None,
-                repeats: None,
-                counters: Vec::new(),
-                findings: Findings::default(),
-            });
+            rows.push(Row::alone(b, Verdict::Missing));
         }
+    }
+    if rows.iter().any(|r| r.verdict == Verdict::Undecided) {
+        notes.push(undecided_note(settings.threshold));
     }
     Ok(Comparison {
         settings,
         rows,
         notes,
     })
+}
+
+/// What to do about an undecided unit.
+fn undecided_note(threshold: f64) -> String {
+    format!(
+        "undecided: the data cannot tell a change of {threshold}% from none; more puzzles, more \
+         passes (run --repeat), --paired (when both runs hold the same puzzles) or a wider \
+         --threshold narrow the interval, and run --gate BASE:CANDIDATE pairs both sides in one \
+         process"
+    )
 }
 
 /// One unit's row: the judge's findings on the two runs' records (one
@@ -251,7 +271,6 @@ fn judge_unit(
     findings.extend(other);
     let (bs, cs) = match data {
         (Some(x), Some(y)) => {
-            findings.extend(rows_against_records(x, y, (b, c), &k));
             if one {
                 findings.extend(per_puzzle(x, y, &k));
             }
@@ -291,7 +310,7 @@ fn judge_unit(
         }
     }
     let repeats = repeat_ratios(b, c);
-    let verdict = verdict_of(&findings, time.as_ref(), repeats, settings.threshold);
+    let verdict = verdict_of(&mut findings, time.as_ref(), repeats, settings.threshold);
     Row {
         dataset: c.dataset.clone(),
         strategy: c.strategy.clone(),
@@ -313,29 +332,69 @@ fn bootstrap(sb: &Samples, sc: &Samples, settings: &Settings) -> Interval {
     stats::bootstrap_ratio(&tb, &tc, paired, settings.metric, settings.seed)
 }
 
-/// The verdict: failed or not judged by the findings; else regressed or
-/// improved when the whole interval (and, with repeats, every repeat) is
-/// beyond the threshold; else unchanged.
+/// The verdict: failed or not judged by the findings; else the gate's
+/// decision on the interval ([`Decision::of`]: regressed or improved when
+/// the whole interval lies beyond the threshold, unchanged when it lies
+/// wholly within, undecided otherwise), held against the passes' totals
+/// when both runs measured several: a run-level change (the machine busier
+/// during one run) moves all of a run's passes together, so a regression
+/// or improvement needs every pair of passes beyond the threshold too, and
+/// no equivalence is shown while every pair lies beyond it. Where the two
+/// disagree the unit is undecided, and a note says why.
 fn verdict_of(
-    findings: &Findings,
+    findings: &mut Findings,
     time: Option<&TimeEvidence>,
     repeats: Option<(f64, f64)>,
     threshold: f64,
 ) -> Verdict {
-    let t = threshold / 100.0;
-    // Every repeat must agree: a run-level change (the machine busier
-    // during one run) moves all of a run's passes together.
-    let (rep_lo, rep_hi) = repeats.unwrap_or((f64::INFINITY, 0.0));
     match (findings.worst(), time) {
-        (Some(Weight::Fail), _) => Verdict::Failed,
-        (Some(Weight::Unjudged), _) | (_, None) => Verdict::NotJudged,
-        (_, Some(TimeEvidence::Bootstrap(i))) if i.lo > 1.0 + t && rep_lo > 1.0 + t => {
-            Verdict::Regressed
+        (Some(Weight::Fail), _) => return Verdict::Failed,
+        (Some(Weight::Unjudged), _) | (_, None) => return Verdict::NotJudged,
+        _ => {}
+    }
+    let Some(TimeEvidence::Bootstrap(i)) = time else {
+        return Verdict::NotJudged;
+    };
+    let by_interval = Decision::of(i.lo, i.hi, threshold);
+    let Some((lo, hi)) = repeats else {
+        return by_interval.into();
+    };
+    let t = threshold / 100.0;
+    let confirmed = match by_interval {
+        Decision::Regressed => lo > 1.0 + t,
+        Decision::Improved => hi < 1.0 - t,
+        Decision::Unchanged => lo <= 1.0 + t && hi >= 1.0 - t,
+        Decision::Undecided => true,
+    };
+    if confirmed {
+        return by_interval.into();
+    }
+    findings.push(Finding::note(
+        Rule::RepeatsDisagree,
+        format!(
+            "the interval of the per-puzzle times says {} ({} [{}, {}]) but the ratios of the \
+             passes' totals span [{}, {}]: a change of the whole run (the machine busier during \
+             one of them) cannot be told from a change of the solver, so the time is undecided; \
+             measure again, or pair the two in one process with run --gate BASE:CANDIDATE",
+            by_interval.as_str(),
+            pct(i.ratio),
+            pct(i.lo),
+            pct(i.hi),
+            pct(lo),
+            pct(hi)
+        ),
+    ));
+    Verdict::Undecided
+}
+
+impl From<Decision> for Verdict {
+    fn from(d: Decision) -> Verdict {
+        match d {
+            Decision::Regressed => Verdict::Regressed,
+            Decision::Improved => Verdict::Improved,
+            Decision::Unchanged => Verdict::Unchanged,
+            Decision::Undecided => Verdict::Undecided,
         }
-        (_, Some(TimeEvidence::Bootstrap(i))) if i.hi < 1.0 - t && rep_hi < 1.0 - t => {
-            Verdict::Improved
-        }
-        _ => Verdict::Unchanged,
     }
 }
 
@@ -398,19 +457,10 @@ fn cannot_judge(
             missing.join(", ")
         ));
     }
+    why.extend(same_run(base, current));
     for (d, data) in [(base, bd), (current, cd)] {
-        let Some(data) = data else { continue };
-        for r in &d.results {
-            let rows = data.rows.get(&key(r)).copied().unwrap_or(0);
-            if rows != r.puzzles {
-                why.push(format!(
-                    "{}: puzzles.csv has {rows} rows for {}/{} but summary.json counts {} puzzles",
-                    d.path.display(),
-                    r.dataset,
-                    r.strategy,
-                    r.puzzles
-                ));
-            }
+        if let Some(data) = data {
+            why.extend(files_disagree(d, data));
         }
     }
     let common: Vec<&ResultRecord> = base
@@ -437,6 +487,68 @@ fn cannot_judge(
         }
     }
     why
+}
+
+/// Where `d`'s `puzzles.csv` (read as `data`) and its `summary.json`
+/// disagree, unit by unit (empty: nowhere).
+fn files_disagree(d: &ResultsDir, data: &PuzzleData) -> Vec<String> {
+    let mut why = Vec::new();
+    for r in &d.results {
+        let key = (r.dataset.clone(), r.strategy.clone());
+        let found = data
+            .tally
+            .get(&key)
+            .cloned()
+            .unwrap_or_default()
+            .disagreements(r);
+        if !found.is_empty() {
+            why.push(format!(
+                "[{}] {}: puzzles.csv and summary.json disagree on {}/{} ({}): one of the files \
+                 was edited, cut or mixed with another run's, and neither can be believed",
+                Rule::FilesDisagree.name(),
+                d.path.display(),
+                r.dataset,
+                r.strategy,
+                found.join("; ")
+            ));
+        }
+    }
+    why
+}
+
+/// Why `base` and `current` are one run (empty: they are two): the same
+/// directory under two spellings, or a copy of it (the same `run_id`, or,
+/// for results written before runs had one, the same start, command line
+/// and solve times). A run held against itself shows no change by
+/// construction.
+fn same_run(base: &ResultsDir, current: &ResultsDir) -> Vec<String> {
+    let canon = crate::results::dest::canonical_lenient;
+    let (b, c) = (&base.meta, &current.meta);
+    let times =
+        |d: &ResultsDir| -> Vec<u64> { d.results.iter().map(|r| r.solve_ns_total).collect() };
+    let copy = match (&b.run_id, &c.run_id) {
+        (Some(x), Some(y)) => x == y,
+        (None, None) => {
+            b.started == c.started
+                && b.command_line == c.command_line
+                && times(base) == times(current)
+        }
+        _ => false,
+    };
+    if canon(&base.path) != canon(&current.path) && !copy {
+        return Vec::new();
+    }
+    vec![format!(
+        "[{}] {} and {} are one run (started {}{}): compared with itself it shows no change \
+         by construction",
+        Rule::SameRun.name(),
+        base.path.display(),
+        current.path.display(),
+        b.started,
+        b.run_id
+            .as_deref()
+            .map_or(String::new(), |id| format!(", run_id {id}"))
+    )]
 }
 
 /// Notes on run options and machines that differ (times are then not
@@ -538,31 +650,6 @@ fn per_puzzle(b: &PuzzleData, c: &PuzzleData, k: &(String, String)) -> Vec<Findi
     )]
 }
 
-/// `puzzles.csv` against `summary.json`: the rejected answers and faults
-/// counted from each run's rows must be what its record says.
-fn rows_against_records(
-    b: &PuzzleData,
-    c: &PuzzleData,
-    (rb, rc): (&ResultRecord, &ResultRecord),
-    k: &(String, String),
-) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for (run, d, r) in [("the baseline", b, rb), ("the current run", c, rc)] {
-        let rows = d.bad.get(k).copied().unwrap_or(0);
-        let said = r.wrong() + r.faults();
-        if rows != said {
-            out.push(Finding::unjudged(
-                Rule::Other,
-                format!(
-                    "{run}'s puzzles.csv has {rows} rejected answers and faults, its summary.json \
-                     {said}: the files do not agree, and neither can be believed"
-                ),
-            ));
-        }
-    }
-    out
-}
-
 fn pct(ratio: f64) -> String {
     format!("{:+.1}%", (ratio - 1.0) * 100.0)
 }
@@ -578,7 +665,8 @@ impl Comparison {
 
     /// 1 when a unit failed or its time regressed beyond the threshold
     /// (or, with `fail_on_counters`, when a counter changed); else 2 when
-    /// a time could not be judged; else 0.
+    /// a time could not be judged; else 3 when one was undecided (unless
+    /// undecided units pass); else 0.
     pub fn exit_code(&self, fail_on_counters: bool) -> i32 {
         let failed = self.count(Verdict::Regressed) + self.count(Verdict::Failed) > 0
             || (fail_on_counters && self.counters_changed() > 0);
@@ -586,6 +674,8 @@ impl Comparison {
             1
         } else if self.count(Verdict::NotJudged) > 0 {
             2
+        } else if self.count(Verdict::Undecided) > 0 && !self.settings.undecided_passes {
+            gate::EXIT_UNDECIDED
         } else {
             0
         }
@@ -682,13 +772,20 @@ impl Comparison {
         let head = match self.exit_code(fail_on_counters) {
             0 => "PASS",
             1 => "FAIL",
+            gate::EXIT_UNDECIDED => "UNDECIDED",
             _ => "NOT JUDGED",
         };
+        let undecided = self.count(Verdict::Undecided);
         let mut s = format!(
-            "{head}: {} failed, {regressed} regressed, {} improved, {} unchanged, {} new, {} missing, {} not judged; search counters changed in {changed}",
+            "{head}: {} failed, {regressed} regressed, {} improved, {} unchanged, {undecided} undecided{}, {} new, {} missing, {} not judged; search counters changed in {changed}",
             self.count(Verdict::Failed),
             self.count(Verdict::Improved),
             self.count(Verdict::Unchanged),
+            if undecided > 0 && self.settings.undecided_passes {
+                " (passing: --undecided pass)"
+            } else {
+                ""
+            },
             self.count(Verdict::New),
             self.count(Verdict::Missing),
             self.count(Verdict::NotJudged),
@@ -728,7 +825,8 @@ impl Comparison {
             let _ = write!(
                 s,
                 "95% {}percentile-bootstrap interval of the ratio current/baseline ({}{} resamples, seed {}); \
-                 regressed only when the whole interval is above +{t}%, improved only when below −{t}%.",
+                 regressed only when the whole interval is above +{t}%, improved only when below −{t}%, \
+                 unchanged only when it lies wholly within ±{t}% (equivalence shown), undecided otherwise.",
                 if paired {
                     "paired "
                 } else if unpaired {
@@ -744,7 +842,7 @@ impl Comparison {
         }
         if self.rows.iter().any(|r| r.repeats.is_some()) {
             s.push_str(
-                " With repeats on both sides, a verdict also needs every repeat to agree: each current pass total beyond each baseline pass total by the threshold.",
+                " With repeats on both sides, a verdict also needs the passes to agree: regressed or improved only when each current pass total is beyond each baseline pass total by the threshold, unchanged only when not every pair lies beyond it (else undecided).",
             );
         }
         s.push_str(
@@ -808,3 +906,6 @@ impl Comparison {
         out
     }
 }
+
+#[cfg(test)]
+mod tests;

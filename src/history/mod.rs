@@ -343,8 +343,8 @@ impl Line {
     }
 
     /// What makes two lines the same measurement (`history add` skips a
-    /// line already in the file).
-    fn key(&self) -> (&str, &str, &str, &str) {
+    /// line already in the file; `trend` refuses one given twice).
+    pub fn key(&self) -> (&str, &str, &str, &str) {
         let run = self.run.as_deref().unwrap_or(&self.started);
         (run, &self.dataset, &self.strategy, &self.series)
     }

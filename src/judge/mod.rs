@@ -124,6 +124,12 @@ pub enum Rule {
     Regressed,
     /// The time regressed beyond the threshold in one class of difficulty.
     ClassRegressed,
+    /// The per-puzzle interval and the passes' totals point different ways.
+    RepeatsDisagree,
+    /// A results directory's `puzzles.csv` and `summary.json` disagree.
+    FilesDisagree,
+    /// The two sides are one run (a directory, or a copy of it, given twice).
+    SameRun,
     /// A verdict-specific fact (left-out puzzles, a later round).
     Other,
 }
@@ -160,6 +166,9 @@ impl Rule {
             DuplicatePuzzles => "duplicate-puzzles",
             Regressed => "regressed",
             ClassRegressed => "class-regressed",
+            RepeatsDisagree => "repeats-disagree",
+            FilesDisagree => "files-disagree",
+            SameRun => "same-run",
             Other => "other",
         }
     }

@@ -38,12 +38,75 @@ pub struct PuzzleData {
     /// solutions, no solution, invalid): a puzzle given up or stalled on
     /// has the time it took to stop, not to solve, and is left out.
     pub samples: HashMap<(String, String), Samples>,
-    /// Rows, faults included.
-    pub rows: HashMap<(String, String), u64>,
     /// The puzzles given up or stalled on, by index.
     pub unsolved: HashMap<(String, String), Vec<u64>>,
-    /// Rejected answers and faults, counted from the rows.
-    pub bad: HashMap<(String, String), u64>,
+    /// What the rows add up to, to hold against `summary.json`.
+    pub tally: HashMap<(String, String), Tally>,
+}
+
+/// What one unit's rows of `puzzles.csv` add up to: the figures
+/// `summary.json` records from the same outcomes, so that the two files can
+/// be held against each other ([`Tally::disagreements`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub rows: u64,
+    /// Rows whose answer the harness rejected.
+    pub rejected: u64,
+    /// The accepted rows by outcome, in [`Status::ALL`]'s order.
+    pub status: [u64; Status::ALL.len()],
+    /// Accepted rows whose outcome this build cannot read (a file written
+    /// before the column existed): the outcomes are then not compared.
+    pub unknown_status: u64,
+    /// Sum and largest of the kept times of accepted rows.
+    pub time_sum_ns: u64,
+    pub time_max_ns: u64,
+}
+
+impl Tally {
+    fn add(&mut self, row: &super::puzzles::Row<'_>) {
+        self.rows += 1;
+        if row.rejected {
+            self.rejected += 1;
+            return;
+        }
+        match row.status {
+            Some(s) => self.status[s as usize] += 1,
+            None => self.unknown_status += 1,
+        }
+        if let Some(t) = row.time_ns {
+            self.time_sum_ns = self.time_sum_ns.saturating_add(t);
+            self.time_max_ns = self.time_max_ns.max(t);
+        }
+    }
+
+    /// Where these rows and the unit's record `r` in `summary.json` say
+    /// different things (empty: they agree). Both are written from the same
+    /// outcomes, so any difference means one of the files was edited, cut
+    /// or mixed with another run's, and neither can be believed.
+    pub fn disagreements(&self, r: &ResultRecord) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut differ = |what: &str, rows: u64, summary: u64| {
+            if rows != summary {
+                out.push(format!(
+                    "{what}: {rows} in puzzles.csv, {summary} in summary.json"
+                ));
+            }
+        };
+        differ("rows (puzzles)", self.rows, r.puzzles);
+        differ("rejected answers", self.rejected, r.wrong());
+        if self.unknown_status == 0 {
+            for s in Status::ALL {
+                differ(s.as_str(), self.status[s as usize], r.count(s));
+            }
+        }
+        differ(
+            "sum of the times kept (ns)",
+            self.time_sum_ns,
+            r.solve_ns_total,
+        );
+        differ("largest time kept (ns)", self.time_max_ns, r.max_ns);
+        out
+    }
 }
 
 impl ResultsDir {
@@ -91,8 +154,8 @@ impl ResultsDir {
         Ok(self.puzzle_data()?.map(|d| d.samples))
     }
 
-    /// [`samples`](Self::samples) and the number of rows of every unit
-    /// (faults included), from one pass over `puzzles.csv`.
+    /// [`samples`](Self::samples), the puzzles given up on and what every
+    /// unit's rows add up to ([`Tally`]), from one pass over `puzzles.csv`.
     pub fn puzzle_data(&self) -> anyhow::Result<Option<PuzzleData>> {
         let file = self.puzzles_csv();
         if !file.is_file() {
@@ -103,7 +166,6 @@ impl ResultsDir {
         while let Some(row) = rows.next_row()? {
             let key = (row.dataset.to_string(), row.strategy.to_string());
             let unsolved = matches!(row.status, Some(Status::GaveUp | Status::Stalled));
-            let fault = row.status.is_some_and(Status::is_fault);
             if unsolved {
                 data.unsolved
                     .entry(key.clone())
@@ -116,10 +178,7 @@ impl ResultsDir {
                     .or_default()
                     .push((row.index, time));
             }
-            if fault || row.rejected {
-                *data.bad.entry(key.clone()).or_default() += 1;
-            }
-            *data.rows.entry(key).or_default() += 1;
+            data.tally.entry(key).or_default().add(&row);
         }
         for v in data.samples.values_mut() {
             v.sort_unstable();

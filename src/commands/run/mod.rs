@@ -301,14 +301,7 @@ pub struct RunArgs {
     pub scan_round: bool,
 }
 
-/// `--undecided`: whether an undecided gate fails (exit 3) or passes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Undecided {
-    /// Exit 3 (unless something failed or was not judged).
-    Fail,
-    /// Exit 0; the verdict still says undecided.
-    Pass,
-}
+pub use super::args::Undecided;
 
 /// Strategies run when no `-s` is given: the classic propagating ones plus
 /// the fastest engine.
