@@ -339,6 +339,40 @@ fn merge_refuses_shards_of_two_files() {
         dir.join("merged").to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", all(&o));
+    // A shard whose rows no longer add up to its summary (one time
+    // tripled) is refused, and no merged puzzles.csv is left behind.
+    let edited = dir.join("s2c");
+    copy_dir(&dir.join("s2b"), &edited);
+    let csv = edited.join("puzzles.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let time = header.iter().position(|h| *h == "time_ns").unwrap();
+    let rows: Vec<String> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            let mut cells: Vec<String> = l.split(',').map(str::to_string).collect();
+            if i == 1 {
+                cells[time] = (cells[time].parse::<u64>().unwrap() * 3).to_string();
+            }
+            cells.join(",")
+        })
+        .collect();
+    std::fs::write(&csv, rows.join("\n") + "\n").unwrap();
+    let merged = dir.join("merged-edited");
+    let o = bin(&[
+        "merge",
+        dir.join("s1").to_str().unwrap(),
+        edited.to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", all(&o));
+    assert!(err(&o).contains("[files-disagree]"), "{}", all(&o));
+    assert!(err(&o).contains("sum of the times kept"), "{}", all(&o));
+    for f in ["puzzles.csv", "puzzles.csv.partial", "summary.json"] {
+        assert!(!merged.join(f).exists(), "{f} left in {}", merged.display());
+    }
 }
 
 /// A history follows one yardstick: a run not paired with it is refused,

@@ -9,7 +9,7 @@ pub mod stats;
 
 use crate::judge::{self, Finding, Findings, Rule, Weight};
 use crate::report::terminal::fmt_ns;
-use crate::results::dir::{PuzzleData, ResultsDir, Samples};
+use crate::results::dir::{PuzzleData, ResultsDir, Samples, Tally};
 use crate::results::ResultRecord;
 use sequential::Decision;
 use stats::{Interval, Metric};
@@ -492,28 +492,13 @@ fn cannot_judge(
 /// Where `d`'s `puzzles.csv` (read as `data`) and its `summary.json`
 /// disagree, unit by unit (empty: nowhere).
 fn files_disagree(d: &ResultsDir, data: &PuzzleData) -> Vec<String> {
-    let mut why = Vec::new();
-    for r in &d.results {
-        let key = (r.dataset.clone(), r.strategy.clone());
-        let found = data
-            .tally
-            .get(&key)
-            .cloned()
-            .unwrap_or_default()
-            .disagreements(r);
-        if !found.is_empty() {
-            why.push(format!(
-                "[{}] {}: puzzles.csv and summary.json disagree on {}/{} ({}): one of the files \
-                 was edited, cut or mixed with another run's, and neither can be believed",
-                Rule::FilesDisagree.name(),
-                d.path.display(),
-                r.dataset,
-                r.strategy,
-                found.join("; ")
-            ));
-        }
-    }
-    why
+    d.results
+        .iter()
+        .filter_map(|r| {
+            let key = (r.dataset.clone(), r.strategy.clone());
+            Tally::refusal(data.tally.get(&key), &d.path, r)
+        })
+        .collect()
 }
 
 /// Why `base` and `current` are one run (empty: they are two): the same

@@ -63,7 +63,8 @@ pub struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, row: &super::puzzles::Row<'_>) {
+    /// Counts one row.
+    pub fn add(&mut self, row: &super::puzzles::Row<'_>) {
         self.rows += 1;
         if row.rejected {
             self.rejected += 1;
@@ -106,6 +107,24 @@ impl Tally {
         );
         differ("largest time kept (ns)", self.time_max_ns, r.max_ns);
         out
+    }
+
+    /// The judge's refusal of the unit `r` of the results directory at
+    /// `dir` whose rows add up to `tally` (`None`: no row), or `None` when
+    /// its two files agree.
+    pub fn refusal(tally: Option<&Tally>, dir: &Path, r: &ResultRecord) -> Option<String> {
+        let found = tally.cloned().unwrap_or_default().disagreements(r);
+        (!found.is_empty()).then(|| {
+            format!(
+                "[{}] {}: puzzles.csv and summary.json disagree on {}/{} ({}): one of the files \
+                 was edited, cut or mixed with another run's, and neither can be believed",
+                crate::judge::Rule::FilesDisagree.name(),
+                dir.display(),
+                r.dataset,
+                r.strategy,
+                found.join("; ")
+            )
+        })
     }
 }
 

@@ -3,6 +3,7 @@
 //! shards checked to be parts of one experiment, counters and histograms
 //! added losslessly, `puzzles.csv` merged row by row in index order.
 
+use super::dir::Tally;
 use super::meta::Meta;
 use super::puzzles::PuzzleRows;
 use super::ResultsDir;
@@ -252,6 +253,8 @@ fn option_difference(a: &serde_json::Value, b: &serde_json::Value) -> String {
 struct RowStream {
     rows: PuzzleRows,
     head: Option<((usize, u64), csv::StringRecord)>,
+    /// What the rows read so far add up to, by unit.
+    tally: HashMap<usize, Tally>,
 }
 
 impl RowStream {
@@ -267,6 +270,7 @@ impl RowStream {
                 if prev.is_some_and(|p| p >= (unit, row.index)) {
                     return Err(bad("rows out of order"));
                 }
+                self.tally.entry(unit).or_default().add(&row);
                 Some(((unit, row.index), row.record.clone()))
             }
         };
@@ -299,7 +303,11 @@ pub fn merge_puzzle_csv(inputs: &[ResultsDir], out: &Path) -> anyhow::Result<()>
         if rows.header().iter().ne(PUZZLE_CSV_HEADER.iter().copied()) {
             bail!("{}: unexpected columns", file.display());
         }
-        let mut s = RowStream { rows, head: None };
+        let mut s = RowStream {
+            rows,
+            head: None,
+            tally: HashMap::new(),
+        };
         s.advance(&order)?;
         streams.push(s);
     }
@@ -337,9 +345,34 @@ pub fn merge_puzzle_csv(inputs: &[ResultsDir], out: &Path) -> anyhow::Result<()>
         .into_inner()
         .map_err(|e| anyhow::anyhow!("{}: {}", partial.display(), e.error()))?;
     file.sync_all()?;
+    let refused = rows_disagree(inputs, &streams, &order);
+    if !refused.is_empty() {
+        let _ = std::fs::remove_file(&partial);
+        bail!("cannot merge:\n  - {}", refused.join("\n  - "));
+    }
     std::fs::rename(&partial, out.join("puzzles.csv"))
         .with_context(|| format!("{}: cannot rename", partial.display()))?;
     Ok(())
+}
+
+/// Each input's units whose rows, as `streams` read them, disagree with its
+/// `summary.json`: such a shard would make a merged directory that
+/// disagrees with itself.
+fn rows_disagree(
+    inputs: &[ResultsDir],
+    streams: &[RowStream],
+    order: &dyn Fn(&str, &str) -> Option<usize>,
+) -> Vec<String> {
+    inputs
+        .iter()
+        .zip(streams)
+        .flat_map(|(d, s)| {
+            d.results.iter().filter_map(|r| {
+                let unit = order(&r.dataset, &r.strategy)?;
+                Tally::refusal(s.tally.get(&unit), &d.path, r)
+            })
+        })
+        .collect()
 }
 
 /// Every (dataset, strategy) any input has, in run order, its inputs'
