@@ -296,6 +296,41 @@ fn a_history_file_steps_and_fails_on_step() {
     assert_eq!(o.status.code(), Some(2));
     assert!(err(&o).contains("no such revision"), "{}", err(&o));
 
+    // A newest revision at r3's level but measured ±10 %: no step is
+    // found, and none could have been at 5 %: undecided, not passed.
+    let lines = std::fs::read_to_string(&history).unwrap();
+    let r3: serde_json::Value = lines
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["revision"] == "r3" && v["series"] == "mine")
+        .unwrap();
+    let mut r4 = r3.clone();
+    r4["revision"] = "r4".into();
+    r4["run"] = "00000000000000r4".into();
+    r4["started"] = "2999-01-01T00:00:00Z".into();
+    let ratio = r3["yardstick"]["ratio"].as_f64().unwrap();
+    for (k, v) in [
+        ("low", 0.9),
+        ("noise_low", 0.9),
+        ("high", 1.1),
+        ("noise_high", 1.1),
+    ] {
+        r4["yardstick"][k] = (ratio * v).into();
+    }
+    let noisy = dir.join("noisy.jsonl");
+    std::fs::write(&noisy, format!("{lines}{r4}\n")).unwrap();
+    let n = noisy.to_str().unwrap();
+    let o = bin(&["trend", n, "--fail-on-step"]);
+    assert_eq!(o.status.code(), Some(3), "{}{}", text(&o.stdout), err(&o));
+    assert!(
+        err(&o).contains("UNDECIDED: hard/mine at r4")
+            && err(&o).contains("could not be told from none"),
+        "{}",
+        err(&o)
+    );
+    let o = bin(&["trend", n, "--fail-on-step", "--undecided", "pass"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+
     // A broken line is named; --series needs one -s; an unknown -s is named.
     std::fs::write(dir.join("bad.jsonl"), "{\"schema\":1}\n").unwrap();
     let o = bin(&["trend", dir.join("bad.jsonl").to_str().unwrap()]);

@@ -26,8 +26,10 @@
 #   BS_FAIL_ON     "counters" also fails the gate on a search-counter change
 #   BS_BUDGET      with a gate: measure until decided, at most this long (run --budget,
 #                  e.g. 60s, 5m) [default: 60s]; "none": one round
-#   BS_UNDECIDED   with a gate: what a gate still undecided does: pass (exit 0, the verdict
-#                  still says undecided) or fail (exit 3) [default: pass]
+#   BS_UNDECIDED   with a gate: what a gate still undecided does, and with BS_FAIL_ON_STEP
+#                  what a newest revision the history cannot tell from its level does:
+#                  pass (exit 0, the verdict still says undecided) or fail (exit 3)
+#                  [default: pass]
 #   BS_RUN_ARGS    more arguments for `run`, split like a shell would (e.g. "-j 1 --repeat 5");
 #                  a --budget or --undecided here replaces BS_BUDGET or BS_UNDECIDED
 #   BS_RESULTS     the results directory [default: bench-results]
@@ -266,7 +268,7 @@ if [ -n "${BS_HISTORY:-}" ]; then
   if [ -n "$history" ]; then
     cp "$history" "$results/history.jsonl" 2>/dev/null
     trend=(trend "$history" --markdown --threshold "${BS_STEP_THRESHOLD:-5}" --out "$results/trend")
-    [ "${BS_FAIL_ON_STEP:-false}" = true ] && trend+=(--fail-on-step)
+    [ "${BS_FAIL_ON_STEP:-false}" = true ] && trend+=(--fail-on-step --undecided "${BS_UNDECIDED:-pass}")
     { echo; echo "### History of $name"; echo; } >>"$summary"
     "$bin" "${trend[@]}" >"$results/trend.md"
     trend_status=$?
@@ -284,6 +286,7 @@ if [ "$status" = 0 ] && [ "$trend_status" != 0 ]; then
   status=$trend_status
   [ "$status" = 1 ] && verdict=step
   [ "$status" = 2 ] && verdict=not-judged
+  [ "$status" = 3 ] && verdict=undecided
 fi
 
 # The pull request's comment: the tool writes the body (its first line is the marker);

@@ -6,6 +6,7 @@
 //! trend.csv, trend.html and charts/trend-<dataset>[-ratio].svg;
 //! `--fail-on-step` makes a step at the newest revision fail a CI job.
 
+use super::args::Undecided;
 use super::CmdResult;
 use crate::history::series::{self, Order, Series};
 use crate::history::{self, Line};
@@ -45,13 +46,23 @@ pub struct TrendArgs {
     /// Exit 1 when the ratio of a series stepped to slower at its newest
     /// revision (or at --since REV or later); exit 2 when that revision
     /// cannot be judged (no ratio with an interval, rejected answers,
-    /// faults, an incomplete run).
+    /// faults, an incomplete run); exit 3 when no step was found but the
+    /// newest revision's move from the level before it is not shown within
+    /// ±--threshold (its interval reaches past it: a step could not have
+    /// been seen; see --undecided); else 0.
     #[arg(long)]
     pub fail_on_step: bool,
     /// With --fail-on-step: steps at REV or any later revision fail, not
     /// only a step at the newest.
     #[arg(long, value_name = "REV", requires = "fail_on_step")]
     pub since: Option<String>,
+    /// With --fail-on-step: what a series exits with whose newest revision
+    /// could not be told apart from the level before it by the threshold
+    /// (the interval of its move neither wholly within ±PCT nor a step):
+    /// fail (3, the default) or pass (0, still said).
+    #[arg(long, value_enum, value_name = "WHAT", default_value_t = Undecided::Fail,
+          requires = "fail_on_step")]
+    pub undecided: Undecided,
     /// Print the table as GitHub-flavoured Markdown (for a job summary).
     #[arg(long)]
     pub markdown: bool,
@@ -95,7 +106,12 @@ pub fn run(args: &TrendArgs) -> CmdResult {
         super::print_text(&format!("trend in {}\n", out.display()))?;
     }
     if args.fail_on_step {
-        return verdict(&all, &axis, args.since.as_deref());
+        return verdict(
+            &all,
+            &axis,
+            args.since.as_deref(),
+            (args.threshold, args.undecided == Undecided::Pass),
+        );
     }
     Ok(0)
 }
@@ -208,7 +224,14 @@ fn write(out: &Path, all: &[Series], axis: &[String], threshold: f64) -> anyhow:
 /// `--fail-on-step`: 1 when a series stepped to slower at a revision that
 /// counts (the series' newest, or `since` and later), 2 when such a revision of a
 /// series with ratios cannot be judged, 0 otherwise. Says why on stderr.
-fn verdict(all: &[Series], axis: &[String], since: Option<&str>) -> CmdResult {
+/// `(threshold, undecided_passes)`: the step threshold in percent, and
+/// whether an undecided newest revision passes.
+fn verdict(
+    all: &[Series],
+    axis: &[String],
+    since: Option<&str>,
+    (threshold, undecided_passes): (f64, bool),
+) -> CmdResult {
     // `--since REV`: from REV's place on the axis; else each series' own
     // newest revision.
     let since = match since {
@@ -222,12 +245,14 @@ fn verdict(all: &[Series], axis: &[String], since: Option<&str>) -> CmdResult {
     };
     let mut failed = Vec::new();
     let mut unjudged = Vec::new();
+    let mut undecided = Vec::new();
     let judged: Vec<&Series> = all
         .iter()
         .filter(|s| s.points.iter().any(|p| p.ratio.is_some()))
         .collect();
     for s in all {
         judge_series(s, (all, &judged), since, (&mut failed, &mut unjudged));
+        undecided.extend(undecided_newest(s, since, threshold));
     }
     let code = if !failed.is_empty() {
         for f in &failed {
@@ -242,11 +267,45 @@ fn verdict(all: &[Series], axis: &[String], since: Option<&str>) -> CmdResult {
             super::print_err(&format!("NOT JUDGED: {u}"));
         }
         2
+    } else if !undecided.is_empty() {
+        for u in &undecided {
+            super::print_err(&format!("UNDECIDED: {u}"));
+        }
+        if undecided_passes {
+            super::print_err("PASS: no step to slower at the revisions judged (undecided ones passing: --undecided pass)");
+            0
+        } else {
+            crate::support::exit::EXIT_UNDECIDED
+        }
     } else {
         super::print_err("PASS: no step to slower at the revisions judged");
         0
     };
     Ok(code)
+}
+
+/// Why series `s`'s newest revision, when it counts (from `since`'s place on
+/// the axis, else always), cannot be said to hold its level: the interval
+/// of its move from the level before it is neither wholly within
+/// ±`threshold` nor a step. No step found there is then no evidence of none.
+fn undecided_newest(s: &Series, since: Option<usize>, threshold: f64) -> Option<String> {
+    let (i, n) = s.newest?;
+    let p = &s.points[i];
+    if since.is_some_and(|from| p.x < from) || n.within(threshold) {
+        return None;
+    }
+    let (r, lo, hi) = n.ratio();
+    let pct = |x: f64| format!("{:+.1}%", (x - 1.0) * 100.0);
+    Some(format!(
+        "{}/{} at {}: its ratio moved {} [{}, {}] from the level before it: a step of {threshold}% \
+         could not be told from none (more runs of the revision narrow it)",
+        s.dataset,
+        s.name,
+        p.revision,
+        pct(r),
+        pct(lo),
+        pct(hi)
+    ))
 }
 
 /// What `--fail-on-step` finds in series `s` at the revisions that count

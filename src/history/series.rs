@@ -71,6 +71,9 @@ pub struct Series {
     /// What the judge found at each point (by index): a point with a
     /// failure or a reason not to judge it is left out of the steps.
     pub findings: Vec<(usize, Finding)>,
+    /// The newest judged point against the level before it, with that
+    /// point's index (`None`: nothing to hold it against, or a step).
+    pub newest: Option<(usize, steps::Newest)>,
 }
 
 /// How the revisions are ordered.
@@ -204,6 +207,7 @@ fn one(
     }
     let values: Vec<Value> = judged.iter().map(|(_, v)| *v).collect();
     let (_, mut found) = steps::detect(&values, threshold_pct);
+    let newest = steps::newest(&values, threshold_pct).and_then(|n| Some((judged.last()?.0, n)));
     // Steps index the judged values; the series' points are the index
     // readers want.
     for s in &mut found {
@@ -226,6 +230,7 @@ fn one(
         unjudged,
         mixed_datasets: hashes.len() > 1,
         findings,
+        newest,
     }
 }
 

@@ -128,6 +128,54 @@ pub fn detect(values: &[Value], threshold_pct: f64) -> (Vec<Segment>, Vec<Step>)
     }
 }
 
+/// The newest value held against the level of the values before it at
+/// the same level: how far it moved, in log units, and the half-width of
+/// that move's 95 % interval (its own σ, the spread between runs included,
+/// and the earlier level's).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Newest {
+    pub change: f64,
+    pub half: f64,
+}
+
+impl Newest {
+    /// Whether the move is shown to be within ±`threshold_pct`: the whole
+    /// interval inside it. Otherwise a step of the threshold at the newest
+    /// value could not be told from none.
+    pub fn within(&self, threshold_pct: f64) -> bool {
+        let t = (1.0 + threshold_pct.max(0.0) / 100.0).ln();
+        self.change.abs() + self.half <= t
+    }
+
+    /// The move and its interval as ratios (`1.02, 0.99, 1.05`).
+    pub fn ratio(&self) -> (f64, f64, f64) {
+        (
+            self.change.exp(),
+            (self.change - self.half).exp(),
+            (self.change + self.half).exp(),
+        )
+    }
+}
+
+/// The newest of `values` against the level before it ([`Newest`]);
+/// `None` when there is nothing to hold it against (a single value) or it
+/// starts a level of its own (a step, which [`detect`] reports).
+pub fn newest(values: &[Value], threshold_pct: f64) -> Option<Newest> {
+    let (segs, _) = detect(values, threshold_pct);
+    let n = values.len();
+    let last = segs.last()?;
+    if last.start + 1 >= n {
+        return None;
+    }
+    let sigmas = sigmas(values);
+    let before = segment(values, &sigmas, last.start, n - 1);
+    let own = sigmas[n - 1];
+    Some(Newest {
+        change: values[n - 1].log - before.level,
+        half: Z95 * (own * own + (before.half / Z95).powi(2)).sqrt(),
+    })
+}
+
 /// Values needed to estimate the spread between runs from the series.
 const MIN_FOR_SPREAD: usize = 8;
 
@@ -267,6 +315,30 @@ mod tests {
                 half: (1.0 + half).ln(),
             })
             .collect()
+    }
+
+    #[test]
+    fn the_newest_value_is_held_against_the_level_before_it() {
+        // A steady series and a newest run as precise: within ±5 %.
+        let steady = values(&[1.00, 1.01, 0.99, 1.00, 1.01], 0.01);
+        let n = newest(&steady, 5.0).unwrap();
+        assert!(n.within(5.0), "{n:?}");
+        // The same newest ratio measured ±8 %: a 5 % step there could not
+        // be seen, so no step found is no evidence of none.
+        let mut noisy_last = steady.clone();
+        noisy_last[4].half = 1.08f64.ln();
+        let n = newest(&noisy_last, 5.0).unwrap();
+        assert!(!n.within(5.0), "{n:?}");
+        // Within the noise but 4 % off: its interval reaches past 5 %.
+        let mut off = steady.clone();
+        off[4].log = 1.04f64.ln();
+        let n = newest(&off, 5.0).unwrap();
+        assert!(!n.within(5.0) && n.ratio().0 > 1.03, "{n:?}");
+        // A step at the newest value is a step, not undecided; one value
+        // has nothing before it.
+        let stepped = values(&[1.00, 1.01, 0.99, 1.00, 1.20], 0.01);
+        assert!(newest(&stepped, 5.0).is_none());
+        assert!(newest(&steady[..1], 5.0).is_none());
     }
 
     /// `n` noisy ratios around `level`: each run's ratio is off by a normal
