@@ -141,7 +141,7 @@ fn rows_that_disagree_with_the_summary_are_not_judged() {
     // Each edit: (what, the column, the new cell from the old, what the
     // refusal must name).
     type Edit = (&'static str, usize, fn(&str) -> String, &'static str);
-    let edits: [Edit; 3] = [
+    let edits: [Edit; 5] = [
         (
             "rejected",
             col("answer"),
@@ -154,6 +154,18 @@ fn rows_that_disagree_with_the_summary_are_not_judged() {
             col("time_ns"),
             |t| (t.parse::<u64>().unwrap() * 3).to_string(),
             "sum of the times kept (ns)",
+        ),
+        (
+            "unreadable",
+            col("status"),
+            |_| "gave-up".into(),
+            "rows with an outcome this build cannot read: 1",
+        ),
+        (
+            "guesses",
+            col("guesses"),
+            |g| (g.parse::<u64>().unwrap() + 1).to_string(),
+            "guesses: ",
         ),
     ];
     for (name, column, edit, said) in edits {
@@ -181,6 +193,53 @@ fn rows_that_disagree_with_the_summary_are_not_judged() {
         assert!(err(&o).contains("[files-disagree]"), "{name}: {}", all(&o));
         assert!(err(&o).contains(said), "{name}: {}", all(&o));
     }
+    // A copy whose run_id was rewritten in both files is still one run:
+    // the same start, command line and times.
+    let forged = dir.join("forged");
+    copy_dir(&a, &forged);
+    for f in ["summary.json", "meta.json"] {
+        let p = forged.join(f);
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        let meta = if f == "meta.json" {
+            &mut v
+        } else {
+            &mut v["meta"]
+        };
+        meta["run_id"] = "00000000000000ff".into();
+        std::fs::write(&p, v.to_string()).unwrap();
+    }
+    let o = bin(&["compare", a.to_str().unwrap(), forged.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", all(&o));
+    assert!(err(&o).contains("[same-run]"), "{}", all(&o));
+    // Rows renumbered (a puzzle moved out of range) leave the files in
+    // agreement but the two runs holding different puzzles: not judged.
+    let b = dir.join("b");
+    let o = run_into(&b, 60, &["-s", "naive"]);
+    assert_eq!(o.status.code(), Some(0), "{}", all(&o));
+    let renumbered = dir.join("renumbered");
+    copy_dir(&b, &renumbered);
+    let text = std::fs::read_to_string(renumbered.join("puzzles.csv")).unwrap();
+    let index = col("index");
+    let rows: Vec<String> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            let mut cells: Vec<String> = l.split(',').map(str::to_string).collect();
+            if i == 1 {
+                cells[index] = "100000".into();
+            }
+            cells.join(",")
+        })
+        .collect();
+    std::fs::write(renumbered.join("puzzles.csv"), rows.join("\n") + "\n").unwrap();
+    let o = bin(&["compare", a.to_str().unwrap(), renumbered.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", all(&o));
+    assert!(
+        stdout(&o).contains("[other-puzzles] the two runs hashed the same puzzles"),
+        "{}",
+        all(&o)
+    );
 }
 
 /// Copies the files of results directory `from` (no subdirectories but
@@ -339,6 +398,24 @@ fn merge_refuses_shards_of_two_files() {
         dir.join("merged").to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", all(&o));
+    // The same shards merged twice are one run, not two that agree.
+    let again = dir.join("merged-again");
+    let o = bin(&[
+        "merge",
+        dir.join("s1").to_str().unwrap(),
+        dir.join("s2b").to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", all(&o));
+    let merged_first = dir.join("merged");
+    let o = bin(&[
+        "compare",
+        merged_first.to_str().unwrap(),
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", all(&o));
+    assert!(err(&o).contains("[same-run]"), "{}", all(&o));
     // A shard whose rows no longer add up to its summary (one time
     // tripled) is refused, and no merged puzzles.csv is left behind.
     let edited = dir.join("s2c");

@@ -83,6 +83,7 @@ fn add(args: &AddArgs) -> CmdResult {
     let mut lines = Vec::new();
     for d in &args.dirs {
         let dir = ResultsDir::load(d).with_context(|| format!("{}: cannot load", d.display()))?;
+        dir.require_rows_agree()?;
         if !args.allow_incomplete {
             dir.require_complete("--allow-incomplete to add it (trend does not judge it)")?;
         }

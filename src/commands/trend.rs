@@ -150,6 +150,7 @@ fn load(inputs: &[PathBuf], allow_incomplete: bool) -> anyhow::Result<Vec<Line>>
         } else {
             let dir =
                 ResultsDir::load(p).with_context(|| format!("{}: cannot load", p.display()))?;
+            dir.require_rows_agree()?;
             if !allow_incomplete {
                 dir.require_complete("--allow-incomplete to include it, not judged")?;
             }

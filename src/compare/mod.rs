@@ -273,6 +273,7 @@ fn judge_unit(
         (Some(x), Some(y)) => {
             if one {
                 findings.extend(per_puzzle(x, y, &k));
+                findings.extend(same_rows(x, y, &k));
             }
             answered_by_both(x, y, &k)
         }
@@ -281,6 +282,14 @@ fn judge_unit(
     let (bs, cs) = (bs.as_ref(), cs.as_ref());
     let time = match (bs, cs) {
         (Some(x), Some(y)) => Some(TimeEvidence::Bootstrap(bootstrap(x, y, settings))),
+        _ if data.0.is_some() && data.1.is_some() => {
+            findings.push(Finding::unjudged(
+                Rule::NoInterval,
+                "no puzzle has a time in both runs (each was given up on, stalled on, failed \
+                 or rejected in one of them): nothing to compare",
+            ));
+            None
+        }
         _ => {
             findings.push(Finding::unjudged(
                 Rule::NoPerPuzzleData,
@@ -293,22 +302,7 @@ fn judge_unit(
             })
         }
     };
-    for (run, r, s) in [("the baseline", b, bs), ("the current run", c, cs)] {
-        let timed = s.map_or(r.timed(), |s| s.len() as u64);
-        let least = settings.metric.min_puzzles();
-        if timed < least {
-            findings.push(Finding::unjudged(
-                Rule::NoInterval,
-                format!(
-                    "{run} timed {timed} puzzle{}: too few to judge its {} (a verdict needs at \
-                     least {least} timed puzzles in each run for its interval to hold the true \
-                     ratio about 90% of the time, docs/MEASUREMENT.md §6)",
-                    if timed == 1 { "" } else { "s" },
-                    settings.metric.as_str(),
-                ),
-            ));
-        }
-    }
+    findings.extend(too_few(b, c, (bs, cs), settings.metric));
     let repeats = repeat_ratios(b, c);
     let verdict = verdict_of(&mut findings, time.as_ref(), repeats, settings.threshold);
     Row {
@@ -320,6 +314,37 @@ fn judge_unit(
         counters: counter_changes(b, c),
         findings,
     }
+}
+
+/// Why a unit is not judged for too few timed puzzles in either run
+/// (`samples`: each run's puzzles answered by both, when read).
+fn too_few(
+    b: &ResultRecord,
+    c: &ResultRecord,
+    samples: (Option<&Samples>, Option<&Samples>),
+    metric: Metric,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (run, r, s) in [
+        ("the baseline", b, samples.0),
+        ("the current run", c, samples.1),
+    ] {
+        let timed = s.map_or(r.timed(), |s| s.len() as u64);
+        let least = metric.min_puzzles();
+        if timed < least {
+            out.push(Finding::unjudged(
+                Rule::NoInterval,
+                format!(
+                    "{run} timed {timed} puzzle{}: too few to judge its {} (a verdict needs at \
+                     least {least} timed puzzles in each run for its interval to hold the true \
+                     ratio about 90% of the time, docs/MEASUREMENT.md §6)",
+                    if timed == 1 { "" } else { "s" },
+                    metric.as_str(),
+                ),
+            ));
+        }
+    }
+    out
 }
 
 /// The bootstrap interval of the current / baseline statistic: paired when
@@ -502,24 +527,21 @@ fn files_disagree(d: &ResultsDir, data: &PuzzleData) -> Vec<String> {
 }
 
 /// Why `base` and `current` are one run (empty: they are two): the same
-/// directory under two spellings, or a copy of it (the same `run_id`, or,
-/// for results written before runs had one, the same start, command line
-/// and solve times). A run held against itself shows no change by
+/// directory under two spellings, or a copy of it (the same `run_id`, or
+/// the same start, command line and solve times, whatever the ids say;
+/// the same shards merged twice have the same `run_id`). A run held against itself shows no change by
 /// construction.
 fn same_run(base: &ResultsDir, current: &ResultsDir) -> Vec<String> {
     let canon = crate::results::dest::canonical_lenient;
     let (b, c) = (&base.meta, &current.meta);
     let times =
         |d: &ResultsDir| -> Vec<u64> { d.results.iter().map(|r| r.solve_ns_total).collect() };
-    let copy = match (&b.run_id, &c.run_id) {
-        (Some(x), Some(y)) => x == y,
-        (None, None) => {
-            b.started == c.started
-                && b.command_line == c.command_line
-                && times(base) == times(current)
-        }
-        _ => false,
-    };
+    // The same id, or (an id missing or rewritten) the same start,
+    // command line and solve times: no two runs share all three.
+    let copy = (b.run_id.is_some() && b.run_id == c.run_id)
+        || (b.started == c.started
+            && b.command_line == c.command_line
+            && times(base) == times(current));
     if canon(&base.path) != canon(&current.path) && !copy {
         return Vec::new();
     }
@@ -578,7 +600,7 @@ fn setup_differences(base: &ResultsDir, current: &ResultsDir) -> anyhow::Result<
 /// baseline pass total, when both runs measured two or more passes.
 fn repeat_ratios(b: &ResultRecord, c: &ResultRecord) -> Option<(f64, f64)> {
     let (bp, cp) = (&b.pass_solve_ns, &c.pass_solve_ns);
-    if bp.len() < 2 || cp.len() < 2 || bp.contains(&0) {
+    if bp.len() < 2 || cp.len() < 2 || bp.contains(&0) || cp.contains(&0) {
         return None;
     }
     let (bmin, bmax) = (*bp.iter().min()?, *bp.iter().max()?);
@@ -605,6 +627,20 @@ fn answered_by_both(
         (!v.is_empty()).then_some(v)
     };
     (keep(sb, &ic), keep(sc, &ib))
+}
+
+/// Two runs of one experiment (the same puzzles by the dataset's content
+/// hash) hold rows of the same puzzle indexes; rows renumbered would leave
+/// some puzzles out of the comparison unseen.
+fn same_rows(b: &PuzzleData, c: &PuzzleData, k: &(String, String)) -> Option<Finding> {
+    let of = |d: &PuzzleData| d.tally.get(k).map(|t| (t.rows, t.indexes));
+    (of(b) != of(c)).then(|| {
+        Finding::unjudged(
+            Rule::OtherPuzzles,
+            "the two runs hashed the same puzzles, but their puzzles.csv rows hold different \
+             puzzle indexes: a file was edited, and the comparison would leave puzzles out",
+        )
+    })
 }
 
 /// Puzzle by puzzle: the current run gave up (or stalled) on puzzles the

@@ -54,18 +54,32 @@ pub struct Tally {
     pub rejected: u64,
     /// The accepted rows by outcome, in [`Status::ALL`]'s order.
     pub status: [u64; Status::ALL.len()],
-    /// Accepted rows whose outcome this build cannot read (a file written
-    /// before the column existed): the outcomes are then not compared.
+    /// Accepted rows whose outcome this build cannot read (no status
+    /// column, or a word it does not know): a disagreement.
     pub unknown_status: u64,
     /// Sum and largest of the kept times of accepted rows.
     pub time_sum_ns: u64,
     pub time_max_ns: u64,
+    /// The search counters of accepted rows: guesses and backtracks
+    /// summed, the deepest search.
+    pub guesses: u64,
+    pub backtracks: u64,
+    pub max_depth: u64,
+    /// A fingerprint of the rows' puzzle indexes (their sum and the sum of
+    /// their squares, wrapping), every row counted: two runs of one
+    /// experiment hold the same puzzles.
+    pub indexes: (u64, u64),
 }
 
 impl Tally {
     /// Counts one row.
     pub fn add(&mut self, row: &super::puzzles::Row<'_>) {
         self.rows += 1;
+        self.indexes.0 = self.indexes.0.wrapping_add(row.index);
+        self.indexes.1 = self
+            .indexes
+            .1
+            .wrapping_add(row.index.wrapping_mul(row.index));
         if row.rejected {
             self.rejected += 1;
             return;
@@ -78,6 +92,9 @@ impl Tally {
             self.time_sum_ns = self.time_sum_ns.saturating_add(t);
             self.time_max_ns = self.time_max_ns.max(t);
         }
+        self.guesses = self.guesses.saturating_add(row.guesses.unwrap_or(0));
+        self.backtracks = self.backtracks.saturating_add(row.backtracks.unwrap_or(0));
+        self.max_depth = self.max_depth.max(row.max_depth.unwrap_or(0));
     }
 
     /// Where these rows and the unit's record `r` in `summary.json` say
@@ -95,10 +112,15 @@ impl Tally {
         };
         differ("rows (puzzles)", self.rows, r.puzzles);
         differ("rejected answers", self.rejected, r.wrong());
-        if self.unknown_status == 0 {
-            for s in Status::ALL {
-                differ(s.as_str(), self.status[s as usize], r.count(s));
-            }
+        // A row whose outcome cannot be read could be a puzzle given up on
+        // that the comparison would then time as solved.
+        differ(
+            "rows with an outcome this build cannot read",
+            self.unknown_status,
+            0,
+        );
+        for s in Status::ALL {
+            differ(s.as_str(), self.status[s as usize], r.count(s));
         }
         differ(
             "sum of the times kept (ns)",
@@ -106,6 +128,21 @@ impl Tally {
             r.solve_ns_total,
         );
         differ("largest time kept (ns)", self.time_max_ns, r.max_ns);
+        // Counters the strategy does not report are absent from both.
+        let counters = [
+            ("guesses", self.guesses, r.guesses_total),
+            ("backtracks", self.backtracks, r.backtracks_total),
+            ("max_depth", self.max_depth, r.max_depth_max),
+        ];
+        for (what, rows, summary) in counters {
+            if let Some(summary) = summary {
+                differ(what, rows, summary);
+            }
+        }
+        // A measured pass cannot take no time while puzzles were timed.
+        if self.time_sum_ns > 0 && r.pass_solve_ns.contains(&0) {
+            out.push("a measured pass of 0 ns in summary.json's pass_solve_ns".to_string());
+        }
         out
     }
 
@@ -203,6 +240,27 @@ impl ResultsDir {
             v.sort_unstable();
         }
         Ok(Some(data))
+    }
+
+    /// An error unless every unit's rows in `puzzles.csv` agree with its
+    /// record in `summary.json` ([`Tally::refusal`]); a directory without
+    /// `puzzles.csv` has nothing to hold the summary against.
+    pub fn require_rows_agree(&self) -> anyhow::Result<()> {
+        let Some(data) = self.puzzle_data()? else {
+            return Ok(());
+        };
+        let refused: Vec<String> = self
+            .results
+            .iter()
+            .filter_map(|r| {
+                let key = (r.dataset.clone(), r.strategy.clone());
+                Tally::refusal(data.tally.get(&key), &self.path, r)
+            })
+            .collect();
+        if refused.is_empty() {
+            return Ok(());
+        }
+        anyhow::bail!("{}", refused.join("\n  - "))
     }
 
     /// Reads `histograms/<dataset>-<strategy><suffix>.hdr` (suffix "",

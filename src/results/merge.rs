@@ -157,6 +157,26 @@ pub fn check_whole(inputs: &[ResultsDir], shards: &Shards) -> anyhow::Result<()>
 /// The merged meta: the first input's machine facts, the run's options
 /// without the shard (or the shards present when some are missing), summed
 /// counts, the earliest start and the latest finish.
+/// The run id of a merge: made from its inputs' run ids (in any order),
+/// so that the same shards merged twice are one run to `compare`, `trend`
+/// and `history add` (which would otherwise see two runs that agree
+/// exactly); random when an input has none.
+fn merged_run_id(inputs: &[ResultsDir]) -> String {
+    let mut ids: Vec<&str> = Vec::new();
+    for d in inputs {
+        match d.meta.run_id.as_deref() {
+            Some(id) => ids.push(id),
+            None => return crate::bench::sysinfo::new_run_id(),
+        }
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    format!(
+        "{:016x}",
+        xxhash_rust::xxh3::xxh3_64(ids.join(",").as_bytes())
+    )
+}
+
 pub fn merged_meta(inputs: &[ResultsDir], shards: &Shards) -> Meta {
     let (n, ks) = (shards.n, &shards.present);
     let mut m = inputs[0].meta.clone();
@@ -177,7 +197,7 @@ pub fn merged_meta(inputs: &[ResultsDir], shards: &Shards) -> Meta {
         .map(|d| d.meta.started.clone())
         .min()
         .unwrap_or_default();
-    m.run_id = Some(crate::bench::sysinfo::new_run_id());
+    m.run_id = Some(merged_run_id(inputs));
     m.finished = inputs.iter().filter_map(|d| d.meta.finished.clone()).max();
     m.processed = inputs.iter().map(|d| d.meta.processed).sum();
     m.threads = inputs.iter().map(|d| d.meta.threads).max().unwrap_or(1);

@@ -28,6 +28,8 @@ struct Cols {
     strategy: usize,
     time_ns: usize,
     guesses: usize,
+    backtracks: Option<usize>,
+    max_depth: Option<usize>,
     /// Absent in files written before answers were marked.
     answer: Option<usize>,
     status: Option<usize>,
@@ -46,6 +48,9 @@ pub struct Row<'a> {
     pub time_ns: Option<u64>,
     /// `None` where the strategy does not report guesses, or on a fault.
     pub guesses: Option<u64>,
+    /// The same for backtracks and the maximum depth of the search.
+    pub backtracks: Option<u64>,
+    pub max_depth: Option<u64>,
     /// The outcome (`None` in files written before the column existed or
     /// with a status this build does not know).
     pub status: Option<Status>,
@@ -102,6 +107,8 @@ impl PuzzleRows {
             strategy: col("strategy")?,
             time_ns: col("time_ns")?,
             guesses: col("guesses")?,
+            backtracks: header.iter().position(|h| h == "backtracks"),
+            max_depth: header.iter().position(|h| h == "max_depth"),
             answer: header.iter().position(|h| h == "answer"),
             status: header.iter().position(|h| h == "status"),
         };
@@ -160,6 +167,8 @@ impl PuzzleRows {
             index,
             time_ns: num(c.time_ns, "time_ns")?.filter(|_| !rejected),
             guesses: num(c.guesses, "guesses")?,
+            backtracks: c.backtracks.map_or(Ok(None), |i| num(i, "backtracks"))?,
+            max_depth: c.max_depth.map_or(Ok(None), |i| num(i, "max_depth"))?,
             status: c.status.and_then(|i| Status::parse(field(i))),
             rejected,
             record: rec,

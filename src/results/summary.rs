@@ -208,7 +208,10 @@ impl Summary {
             );
         }
         let meta = read_meta(&meta_file)?;
-        if meta.started != summary.meta.started || meta.command_line != summary.meta.command_line {
+        if meta.started != summary.meta.started
+            || meta.command_line != summary.meta.command_line
+            || meta.run_id != summary.meta.run_id
+        {
             bail!(
                 "{}: summary.json and meta.json are not of the same run (started {} and {})",
                 dir.display(),
