@@ -212,11 +212,15 @@ impl Summary {
             || meta.command_line != summary.meta.command_line
             || meta.run_id != summary.meta.run_id
         {
+            let id = |m: &Meta| m.run_id.clone().unwrap_or_else(|| "none".into());
             bail!(
-                "{}: summary.json and meta.json are not of the same run (started {} and {})",
+                "{}: summary.json and meta.json are not of the same run (started {} and {}, \
+                 run_id {} and {})",
                 dir.display(),
                 summary.meta.started,
-                meta.started
+                meta.started,
+                id(&summary.meta),
+                id(&meta)
             );
         }
         summary.meta.complete = meta.complete;
