@@ -135,35 +135,32 @@ fn rows_that_disagree_with_the_summary_are_not_judged() {
     // unit's time could move between the two runs).
     let o = run_into(&a, 60, &["-s", "naive"]);
     assert_eq!(o.status.code(), Some(0), "{}", all(&o));
-    let text = std::fs::read_to_string(a.join("puzzles.csv")).unwrap();
-    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
     // Each edit: (what, the column, the new cell from the old, what the
     // refusal must name).
-    type Edit = (&'static str, usize, fn(&str) -> String, &'static str);
+    type Edit = (&'static str, &'static str, fn(&str) -> String, &'static str);
     let edits: [Edit; 5] = [
         (
             "rejected",
-            col("answer"),
+            "answer",
             |_| "mismatch".into(),
             "rejected answers: 1 in puzzles.csv, 0 in summary.json",
         ),
-        ("gave-up", col("status"), |_| "gave_up".into(), "solved: "),
+        ("gave-up", "status", |_| "gave_up".into(), "solved: "),
         (
             "tripled",
-            col("time_ns"),
+            "time_ns",
             |t| (t.parse::<u64>().unwrap() * 3).to_string(),
             "sum of the times kept (ns)",
         ),
         (
             "unreadable",
-            col("status"),
+            "status",
             |_| "gave-up".into(),
             "rows with an outcome this build cannot read: 1",
         ),
         (
             "guesses",
-            col("guesses"),
+            "guesses",
             |g| (g.parse::<u64>().unwrap() + 1).to_string(),
             "guesses: ",
         ),
@@ -175,19 +172,8 @@ fn rows_that_disagree_with_the_summary_are_not_judged() {
         let o = bin(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
         assert_eq!(o.status.code(), Some(2), "{}", all(&o));
         assert!(err(&o).contains("[same-run]"), "{}", all(&o));
-        let rows: Vec<String> = text
-            .lines()
-            .enumerate()
-            .map(|(i, l)| {
-                let mut cells: Vec<String> = l.split(',').map(str::to_string).collect();
-                // The first row only, or every row for the tripled times.
-                if i == 1 || (i > 0 && name == "tripled") {
-                    cells[column] = edit(&cells[column]);
-                }
-                cells.join(",")
-            })
-            .collect();
-        std::fs::write(b.join("puzzles.csv"), rows.join("\n") + "\n").unwrap();
+        // The first row only, or every row for the tripled times.
+        edit_rows(&b, column, |i| i == 0 || name == "tripled", edit);
         let o = bin(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
         assert_eq!(o.status.code(), Some(2), "{name}: {}", all(&o));
         assert!(err(&o).contains("[files-disagree]"), "{name}: {}", all(&o));
@@ -219,20 +205,7 @@ fn rows_that_disagree_with_the_summary_are_not_judged() {
     assert_eq!(o.status.code(), Some(0), "{}", all(&o));
     let renumbered = dir.join("renumbered");
     copy_dir(&b, &renumbered);
-    let text = std::fs::read_to_string(renumbered.join("puzzles.csv")).unwrap();
-    let index = col("index");
-    let rows: Vec<String> = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| {
-            let mut cells: Vec<String> = l.split(',').map(str::to_string).collect();
-            if i == 1 {
-                cells[index] = "100000".into();
-            }
-            cells.join(",")
-        })
-        .collect();
-    std::fs::write(renumbered.join("puzzles.csv"), rows.join("\n") + "\n").unwrap();
+    edit_rows(&renumbered, "index", |i| i == 0, |_| "100000".into());
     let o = bin(&["compare", a.to_str().unwrap(), renumbered.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", all(&o));
     assert!(
@@ -240,6 +213,31 @@ fn rows_that_disagree_with_the_summary_are_not_judged() {
         "{}",
         all(&o)
     );
+}
+
+/// Rewrites column `column` of the rows of `dir/puzzles.csv` whose
+/// 0-based row number `which` picks, with `edit` of the old cell (the
+/// files of these tests hold no quoted cells).
+fn edit_rows(
+    dir: &Path,
+    column: &str,
+    which: impl Fn(usize) -> bool,
+    edit: impl Fn(&str) -> String,
+) {
+    let file = dir.join("puzzles.csv");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    let at = header.split(',').position(|h| h == column).unwrap();
+    let mut out = vec![header.to_string()];
+    for (i, l) in lines.enumerate() {
+        let mut cells: Vec<String> = l.split(',').map(str::to_string).collect();
+        if which(i) {
+            cells[at] = edit(&cells[at]);
+        }
+        out.push(cells.join(","));
+    }
+    std::fs::write(&file, out.join("\n") + "\n").unwrap();
 }
 
 /// Copies the files of results directory `from` (no subdirectories but
@@ -420,22 +418,12 @@ fn merge_refuses_shards_of_two_files() {
     // tripled) is refused, and no merged puzzles.csv is left behind.
     let edited = dir.join("s2c");
     copy_dir(&dir.join("s2b"), &edited);
-    let csv = edited.join("puzzles.csv");
-    let text = std::fs::read_to_string(&csv).unwrap();
-    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
-    let time = header.iter().position(|h| *h == "time_ns").unwrap();
-    let rows: Vec<String> = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| {
-            let mut cells: Vec<String> = l.split(',').map(str::to_string).collect();
-            if i == 1 {
-                cells[time] = (cells[time].parse::<u64>().unwrap() * 3).to_string();
-            }
-            cells.join(",")
-        })
-        .collect();
-    std::fs::write(&csv, rows.join("\n") + "\n").unwrap();
+    edit_rows(
+        &edited,
+        "time_ns",
+        |i| i == 0,
+        |t| (t.parse::<u64>().unwrap() * 3).to_string(),
+    );
     let merged = dir.join("merged-edited");
     let o = bin(&[
         "merge",

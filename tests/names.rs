@@ -243,17 +243,20 @@ fn csv_cells_that_would_run_as_formulas_are_neutralised_numbers_are_not() {
     std::fs::write(&path, body).unwrap();
     let label = "-2+3";
     let spec = format!("fast,name={label}");
+    let run_to = |out: &Path| {
+        let o = bin(&[
+            "run",
+            path.to_str().unwrap(),
+            "-s",
+            &spec,
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    };
     let out = dir.join("run");
-    let o = bin(&[
-        "run",
-        path.to_str().unwrap(),
-        "-s",
-        &spec,
-        "-q",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    run_to(&out);
     let puzzles = out.join("puzzles.csv");
     assert!(column(&puzzles, "dataset")
         .iter()
@@ -279,16 +282,7 @@ fn csv_cells_that_would_run_as_formulas_are_neutralised_numbers_are_not() {
     // holds each unit's rows against its summary, so a unit not found
     // would be refused.
     let again = dir.join("again");
-    let o = bin(&[
-        "run",
-        path.to_str().unwrap(),
-        "-s",
-        &spec,
-        "-q",
-        "--out",
-        again.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    run_to(&again);
     let o = bin(&[
         "compare",
         out.to_str().unwrap(),
