@@ -227,21 +227,29 @@ fn a_solver_repository_gates_and_tracks_its_commits() {
     );
     assert!(!out.contains(&format!("stepped at {third}")), "{out}");
     assert!(!out.contains(&format!("stepped at {first}")), "{out}");
-    let fail_on_step = |since: Option<&str>| {
+    let fail_on_step = |args: &[&str]| {
         let mut c = Command::new(&tool);
-        c.arg("trend").arg(&history).arg("--fail-on-step");
-        if let Some(rev) = since {
-            c.args(["--since", rev]);
-        }
+        c.arg("trend")
+            .arg(&history)
+            .arg("--fail-on-step")
+            .args(args);
         c.output().unwrap().status.code()
     };
+    // No step at the newest revision: it passes, or, when this machine's
+    // noise leaves its move from the level before it wider than the
+    // threshold, it is undecided (3) — never a step (1).
+    let newest = fail_on_step(&[]);
+    assert!(
+        matches!(newest, Some(0 | 3)),
+        "no step at the newest revision: {newest:?}"
+    );
     assert_eq!(
-        fail_on_step(None),
+        fail_on_step(&["--undecided", "pass"]),
         Some(0),
         "no step at the newest revision"
     );
     assert_eq!(
-        fail_on_step(Some(&second)),
+        fail_on_step(&["--since", &second]),
         Some(1),
         "the step since the second"
     );
