@@ -235,9 +235,9 @@ fn a_solver_repository_gates_and_tracks_its_commits() {
             .args(args);
         c.output().unwrap().status.code()
     };
-    // No step at the newest revision: it passes, or, when this machine's
-    // noise leaves its move from the level before it wider than the
-    // threshold, it is undecided (3) — never a step (1).
+    // No step at the newest revision: it passes, or, when the runs' noise
+    // leaves its move from the level before it wider than the threshold,
+    // it is undecided (3) — never a step (1).
     let newest = fail_on_step(&[]);
     assert!(
         matches!(newest, Some(0 | 3)),

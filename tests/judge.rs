@@ -240,24 +240,6 @@ fn edit_rows(
     std::fs::write(&file, out.join("\n") + "\n").unwrap();
 }
 
-/// Copies the files of results directory `from` (no subdirectories but
-/// the histograms) to `to`.
-fn copy_dir(from: &Path, to: &Path) {
-    for sub in ["", "histograms"] {
-        let (f, t) = (from.join(sub), to.join(sub));
-        if !f.is_dir() {
-            continue;
-        }
-        std::fs::create_dir_all(&t).unwrap();
-        for e in std::fs::read_dir(&f).unwrap() {
-            let e = e.unwrap();
-            if e.file_type().unwrap().is_file() {
-                std::fs::copy(e.path(), t.join(e.file_name())).unwrap();
-            }
-        }
-    }
-}
-
 /// A solver's own clock is held against the harness's: claiming more than
 /// the call took fails; hiding half of its time is not judged; an honest
 /// copy is neither.
@@ -414,8 +396,8 @@ fn merge_refuses_shards_of_two_files() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", all(&o));
     assert!(err(&o).contains("[same-run]"), "{}", all(&o));
-    // A shard whose rows no longer add up to its summary (one time
-    // tripled) is refused, and no merged puzzles.csv is left behind.
+    // A shard whose rows do not add up to its summary (one time tripled)
+    // is refused, and no merged puzzles.csv is left behind.
     let edited = dir.join("s2c");
     copy_dir(&dir.join("s2b"), &edited);
     edit_rows(

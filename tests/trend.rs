@@ -153,15 +153,7 @@ fn trend_refuses_an_input_twice_and_does_not_judge_incomplete_runs() {
     // A copy of the directory (or a directory already in a history file)
     // is the same run: counted once, and said.
     let copy = dir.join("copy");
-    std::fs::create_dir_all(copy.join("histograms")).unwrap();
-    for sub in ["", "histograms"] {
-        for e in std::fs::read_dir(full.join(sub)).unwrap() {
-            let e = e.unwrap();
-            if e.file_type().unwrap().is_file() {
-                std::fs::copy(e.path(), copy.join(sub).join(e.file_name())).unwrap();
-            }
-        }
-    }
+    common::copy_dir(&full, &copy);
     let o = bin(&["trend", full.to_str().unwrap(), copy.to_str().unwrap()]);
     assert!(o.status.success(), "{}", err(&o));
     assert!(

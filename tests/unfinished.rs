@@ -174,25 +174,20 @@ fn a_summary_without_a_finished_meta_is_refused() {
     let dir = scratch("killed");
     let data = dir.join("set.txt");
     std::fs::write(&data, hard_lines(50)).unwrap();
+    let run_to = |out: &Path| {
+        let o = command()
+            .args(["run", "-q", "-s", "fast", "--shard", "1/1", "--out"])
+            .arg(out)
+            .arg(&data)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", common::err(&o));
+    };
     let good = dir.join("good");
-    let o = command()
-        .args(["run", "-q", "-s", "fast", "--shard", "1/1", "--out"])
-        .arg(&good)
-        .arg(&data)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", common::err(&o));
+    run_to(&good);
     let copy = |name: &str| {
         let to = dir.join(name);
-        std::fs::create_dir_all(&to).unwrap();
-        for f in ["summary.json", "meta.json", "puzzles.csv"] {
-            std::fs::copy(good.join(f), to.join(f)).unwrap();
-        }
-        std::fs::create_dir_all(to.join("histograms")).unwrap();
-        for f in std::fs::read_dir(good.join("histograms")).unwrap() {
-            let f = f.unwrap();
-            std::fs::copy(f.path(), to.join("histograms").join(f.file_name())).unwrap();
-        }
+        common::copy_dir(&good, &to);
         to
     };
     let no_meta = copy("no-meta");
@@ -212,13 +207,7 @@ fn a_summary_without_a_finished_meta_is_refused() {
     // The opt-in reads it, as the incomplete run meta.json says it is
     // (against another run: a copy of `good` is the same run).
     let other = dir.join("other");
-    let o = command()
-        .args(["run", "-q", "-s", "fast", "--shard", "1/1", "--out"])
-        .arg(&other)
-        .arg(&data)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", common::err(&o));
+    run_to(&other);
     let o = command()
         .arg("compare")
         .arg(&other)

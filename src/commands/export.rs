@@ -68,6 +68,7 @@ pub fn write_tracker(
 pub fn run(args: &ExportArgs) -> CmdResult {
     let exporters = tracker_exporters(&args.export)?;
     let dir = ResultsDir::load(&args.dir)?;
+    dir.require_rows_agree()?;
     if !args.allow_incomplete {
         dir.require_complete(
             "--allow-incomplete to export it anyway (its units named [incomplete])",

@@ -9,7 +9,7 @@ pub mod stats;
 
 use crate::judge::{self, Finding, Findings, Rule, Weight};
 use crate::report::terminal::fmt_ns;
-use crate::results::dir::{PuzzleData, ResultsDir, Samples, Tally};
+use crate::results::dir::{PuzzleData, ResultsDir, Samples};
 use crate::results::ResultRecord;
 use sequential::Decision;
 use stats::{Interval, Metric};
@@ -485,7 +485,7 @@ fn cannot_judge(
     why.extend(same_run(base, current));
     for (d, data) in [(base, bd), (current, cd)] {
         if let Some(data) = data {
-            why.extend(files_disagree(d, data));
+            why.extend(data.refusals(d));
         }
     }
     let common: Vec<&ResultRecord> = base
@@ -512,18 +512,6 @@ fn cannot_judge(
         }
     }
     why
-}
-
-/// Where `d`'s `puzzles.csv` (read as `data`) and its `summary.json`
-/// disagree, unit by unit (empty: nowhere).
-fn files_disagree(d: &ResultsDir, data: &PuzzleData) -> Vec<String> {
-    d.results
-        .iter()
-        .filter_map(|r| {
-            let key = (r.dataset.clone(), r.strategy.clone());
-            Tally::refusal(data.tally.get(&key), &d.path, r)
-        })
-        .collect()
 }
 
 /// Why `base` and `current` are one run (empty: they are two): the same

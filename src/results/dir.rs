@@ -165,6 +165,20 @@ impl Tally {
     }
 }
 
+impl PuzzleData {
+    /// The judge's refusal of every unit of `d` (whose `puzzles.csv` these
+    /// are) whose rows disagree with its `summary.json` ([`Tally::refusal`]).
+    pub fn refusals(&self, d: &ResultsDir) -> Vec<String> {
+        d.results
+            .iter()
+            .filter_map(|r| {
+                let key = (r.dataset.clone(), r.strategy.clone());
+                Tally::refusal(self.tally.get(&key), &d.path, r)
+            })
+            .collect()
+    }
+}
+
 impl ResultsDir {
     /// Reads `DIR/summary.json` and `DIR/meta.json` ([`Summary::read`]).
     pub fn load(path: &Path) -> anyhow::Result<Self> {
@@ -249,14 +263,7 @@ impl ResultsDir {
         let Some(data) = self.puzzle_data()? else {
             return Ok(());
         };
-        let refused: Vec<String> = self
-            .results
-            .iter()
-            .filter_map(|r| {
-                let key = (r.dataset.clone(), r.strategy.clone());
-                Tally::refusal(data.tally.get(&key), &self.path, r)
-            })
-            .collect();
+        let refused = data.refusals(self);
         if refused.is_empty() {
             return Ok(());
         }

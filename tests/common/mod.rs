@@ -373,3 +373,21 @@ pub fn output_within(cmd: &mut Command, secs: u64) -> std::process::Output {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// Copies the files of results directory `from` (no subdirectories but
+/// the histograms) to `to`.
+pub fn copy_dir(from: &Path, to: &Path) {
+    for sub in ["", "histograms"] {
+        let (f, t) = (from.join(sub), to.join(sub));
+        if !f.is_dir() {
+            continue;
+        }
+        std::fs::create_dir_all(&t).unwrap();
+        for e in std::fs::read_dir(&f).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_file() {
+                std::fs::copy(e.path(), t.join(e.file_name())).unwrap();
+            }
+        }
+    }
+}
