@@ -213,6 +213,7 @@ fn spawn_finishers<'scope, 'env>(
                         out,
                         failed: ending.failed,
                         panic: ending.panic,
+                        held: ending.held,
                     };
                     finish_batches(slot, lanes, job, partials, opts.shuffle)
                 })
@@ -570,7 +571,10 @@ fn solve_carrying(
     seq: u64,
     held: &Mutex<Option<Held>>,
 ) -> (Vec<Raw>, Option<String>) {
-    let span = match solve_span(&batch.records, job, job.rotation + seq as usize, job.chunk) {
+    // Its outliers are flagged by a finishing thread while this thread
+    // solves the next job ([`flag_held`]), or when it is settled.
+    let rotation = job.rotation + seq as usize;
+    let span = match solve_span(&batch.records, job, rotation, job.chunk, Flagging::Later) {
         Ok(span) => span,
         Err(e) => return (Vec::new(), Some(e)),
     };
@@ -606,6 +610,22 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// Takes what a mutex holds.
 fn take<T>(m: &Mutex<Option<T>>) -> Option<T> {
     lock(m).take()
+}
+
+/// Flags the outliers of the batch a lone solver thread holds, unless they
+/// are flagged ([`Span::flag`]), so that the solver thread, the run's
+/// critical path, need not. A lone solver holds a batch before it hands
+/// the one before to the finishing threads, and settles it only once it
+/// has solved the next job, so a finishing thread that has just received a
+/// batch nearly always finds the held one waiting; whichever is not
+/// flagged by then is flagged as it is settled. Never waits for the lock:
+/// the solver thread holds it only to take or put back a batch.
+fn flag_held(held: &Mutex<Option<Held>>) {
+    if let Ok(mut h) = held.try_lock() {
+        if let Some(h) = h.as_mut() {
+            h.span.flag();
+        }
+    }
 }
 
 /// Solves one batch with the pool's threads; chunks are stolen by idle
@@ -660,6 +680,9 @@ pub(super) struct Lanes<'a, 'o> {
     pub(super) failed: &'a AtomicBool,
     /// A panic's message.
     pub(super) panic: &'a Mutex<Option<String>>,
+    /// The batch a lone solver thread holds ([`Held`]), whose outliers a
+    /// finishing thread flags ([`flag_held`]).
+    pub(super) held: &'a Mutex<Option<Held>>,
 }
 
 /// A finishing thread: takes solved batches, finishes each (verification,
@@ -681,6 +704,7 @@ pub(super) fn finish_batches(
         out,
         failed,
         panic,
+        held,
     } = lanes;
     let mut placed = Placed::new();
     loop {
@@ -688,6 +712,7 @@ pub(super) fn finish_batches(
             Ok(raw) => raw,
             Err(_) => return,
         };
+        flag_held(held);
         // Verification, statistics, rows, then the ordered writer and the
         // write: one stage for `BENCH_SUDOKU_STAGE_TIMES`.
         let finished = job.stages.time(Stage::Finish, || {

@@ -29,8 +29,9 @@
 //!   finishing threads on the spare cores verify each solved job, add it to
 //!   their own statistics ([`aggregate`]) and format its rows, then hand it
 //!   to the ordered writer. The solver threads do little but solve. A
-//!   pool of one thread holds a job whose spikes near its end wait to be
-//!   measured again until it has solved its next job ([`helpers::Held`]).
+//!   pool of one thread holds each job until it has solved the next, and
+//!   then measures its spikes again ([`helpers::Held`]); a finishing
+//!   thread flags them meanwhile ([`solve::Flagging::Later`]).
 //! - **Workers only** (as many solver threads as cores, or more): there is
 //!   no spare core, so handing records to other threads would only add work
 //!   and context switches on the solvers' cores. Every pool thread runs one

@@ -110,6 +110,25 @@ pub(super) fn early(
     late
 }
 
+/// Every outlier of a span (each strategy's chunks `out`, blocks starting
+/// at `starts`, `len` puzzles), none re-measured yet: each waits for
+/// [`later`], with filler solves only where the solves since the span do
+/// not keep it [`GAP`] solves from its last. For a cold run's lone solver
+/// thread, which holds each span until it has solved the next one, so
+/// that this can be done by another thread meanwhile.
+pub(super) fn flag_all(out: &[Vec<Chunk>], starts: &[usize], len: usize) -> Late {
+    let strategies = out.first().map_or(0, Vec::len);
+    let mut late = Late::default();
+    for k in 0..strategies {
+        let flagged = flag(out, k);
+        if !flagged.is_empty() {
+            let fill = gap_needed(&flagged, starts, len);
+            late.0.push(Waiting { k, flagged, fill });
+        }
+    }
+    late
+}
+
 /// Re-measures a span's `late` outliers after `since` other solves by the
 /// calling thread (another span's, solved since): untimed filler solves
 /// of the span's other puzzles make up what those do not cover.
@@ -626,5 +645,38 @@ mod tests {
             ..k
         };
         assert_eq!(gap_needed(&[(mid, 0)], &uneven, 256), GAP - 105);
+    }
+
+    #[test]
+    fn flagged_for_later_every_outlier_waits_with_the_gap_it_still_lacks() {
+        // Two blocks of 100 puzzles by two strategies: the first strategy
+        // has spikes at puzzles 10 and 190 (9 solves from the end), the
+        // second none.
+        let puzzle = Grid::default();
+        let chunk = |spikes: &[usize], first: usize| Chunk {
+            solved: (first..first + 100)
+                .map(|p| {
+                    let ns = if spikes.contains(&p) { 90_000 } else { 2_000 };
+                    Solved::first(SolveResult::invalid(&puzzle), ns, true)
+                })
+                .collect(),
+            ..Chunk::default()
+        };
+        let out: Vec<Vec<Chunk>> = [0, 100]
+            .iter()
+            .map(|&first| vec![chunk(&[10, 190], first), chunk(&[], first)])
+            .collect();
+        let late = flag_all(&out, &[0, 100], 200);
+        assert_eq!(late.0.len(), 1, "only the first strategy has outliers");
+        let Waiting { k, flagged, fill } = &late.0[0];
+        assert_eq!(*k, 0);
+        let at: Vec<(usize, usize)> = flagged.iter().map(|(x, _)| (x.block, x.i)).collect();
+        // Both wait, even the one already far enough from the span's end;
+        // the filler is what the later one lacks.
+        assert_eq!(at, [(0, 10), (1, 90)]);
+        assert_eq!(*fill, GAP - 9);
+        // Nothing to flag: nothing waits.
+        let quiet: Vec<Vec<Chunk>> = vec![vec![chunk(&[], 0)]];
+        assert!(flag_all(&quiet, &[0], 100).is_empty());
     }
 }

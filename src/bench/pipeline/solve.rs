@@ -194,7 +194,7 @@ pub(super) fn solve_chunk(
     rotation: usize,
     block: usize,
 ) -> Result<Vec<(usize, Vec<Chunk>)>, String> {
-    let span = solve_span(records, job, rotation, block)?;
+    let span = solve_span(records, job, rotation, block, Flagging::Now)?;
     span.settle(records, job, 0)
 }
 
@@ -206,18 +206,34 @@ pub(super) struct Span {
     out: Vec<Vec<Chunk>>,
     /// An external solver's puzzles, per block.
     puzzles: Vec<Vec<Grid>>,
-    late: super::remeasure::Late,
+    /// The outliers left to re-measure; `None` until they are flagged
+    /// ([`Flagging::Later`], [`Span::flag`]).
+    late: Option<super::remeasure::Late>,
     /// Where each block starts in the span.
     starts: Vec<usize>,
+    /// Puzzles in the span.
+    len: usize,
     /// The span's last block was timed undisturbed, and so are the span's
     /// re-measurements.
     undisturbed: bool,
 }
 
 impl Span {
-    /// Whether outliers are left to re-measure.
+    /// Whether outliers are left to re-measure (or may be: not flagged
+    /// yet).
     pub(super) fn has_late(&self) -> bool {
-        !self.late.is_empty()
+        self.late.as_ref().is_none_or(|l| !l.is_empty())
+    }
+
+    /// Flags the span's outliers, unless they are flagged already; each
+    /// waits for [`Span::settle`] ([`super::remeasure::flag_all`]). Reads
+    /// only the span's times and efforts, so that another thread can do
+    /// it while the solving thread solves its next span.
+    pub(super) fn flag(&mut self) {
+        if self.late.is_none() {
+            let late = super::remeasure::flag_all(&self.out, &self.starts, self.len);
+            self.late = Some(late);
+        }
     }
 
     /// Each block's offset in the span and its [`Chunk`] per strategy,
@@ -243,8 +259,10 @@ impl Span {
             puzzles,
             late,
             starts,
+            len,
             undisturbed,
         } = self;
+        let late = late.unwrap_or_else(|| super::remeasure::flag_all(&out, &starts, len));
         if !late.is_empty() {
             guarded(
                 || solving_what(records, job),
@@ -271,21 +289,44 @@ fn solving_what(records: &[Record], job: &Job) -> String {
     format!("solving {which} of {} with {strategy}", job.dataset)
 }
 
-/// [`solve_chunk`]'s passes and the re-measurement of the outliers that
-/// need no more solves after them: the span as [`Span::settle`] takes it.
+/// When a span's outliers are flagged.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Flagging {
+    /// Right after its passes, by the solving thread, which re-measures at
+    /// once those that need no more solves after them
+    /// ([`super::remeasure::early`]).
+    Now,
+    /// Before [`Span::settle`]: by another thread while the solving thread
+    /// solves its next span ([`Span::flag`]), or by [`Span::settle`]
+    /// itself. Every outlier then waits for the settling (a cold run's
+    /// lone solver thread, which holds each span until its next is
+    /// solved).
+    Later,
+}
+
+/// [`solve_chunk`]'s passes and, flagging [`Flagging::Now`], the
+/// re-measurement of the outliers that need no more solves after them:
+/// the span as [`Span::settle`] takes it.
 pub(super) fn solve_span(
     records: &[Record],
     job: &Job,
     rotation: usize,
     block: usize,
+    flagging: Flagging,
 ) -> Result<Span, String> {
     guarded(
         || solving_what(records, job),
-        || solve_span_unguarded(records, job, rotation, block.max(1)),
+        || solve_span_unguarded(records, job, rotation, block.max(1), flagging),
     )
 }
 
-fn solve_span_unguarded(records: &[Record], job: &Job, rotation: usize, usual: usize) -> Span {
+fn solve_span_unguarded(
+    records: &[Record],
+    job: &Job,
+    rotation: usize,
+    usual: usize,
+    flagging: Flagging,
+) -> Span {
     // An external solver's puzzles, made once.
     let external = job.runners.iter().any(|r| matches!(r, Runner::External(_)));
     let mut ctx = Ctx {
@@ -313,16 +354,19 @@ fn solve_span_unguarded(records: &[Record], job: &Job, rotation: usize, usual: u
             }
         }
     }
-    let blocks = cut.blocks(records);
     // Outliers are re-measured on the clock of the span's last block.
     let undisturbed = cut.undisturbed.last().copied().unwrap_or(false);
-    crate::solver::stopwatch::set_undisturbed(undisturbed);
-    let late = super::remeasure::early(&blocks, &cut.puzzles, job, &mut cut.out);
+    let late = (flagging == Flagging::Now).then(|| {
+        crate::solver::stopwatch::set_undisturbed(undisturbed);
+        let blocks = cut.blocks(records);
+        super::remeasure::early(&blocks, &cut.puzzles, job, &mut cut.out)
+    });
     Span {
         out: cut.out,
         puzzles: cut.puzzles,
         late,
         starts: cut.starts,
+        len: records.len(),
         undisturbed,
     }
 }

@@ -396,7 +396,13 @@ impl Workers<'_, '_> {
     pub(super) fn solve(&self, window: Arc<Window>, a: usize, b: usize, carry: &mut Option<Carry>) {
         let rotation = self.job.rotation + window.seq as usize + a / self.job.worker_chunk;
         let records = &window.records[a..b];
-        let span = match solve_span(records, self.job, rotation, self.job.worker_chunk) {
+        let span = match solve_span(
+            records,
+            self.job,
+            rotation,
+            self.job.worker_chunk,
+            Flagging::Now,
+        ) {
             Ok(s) => s,
             Err(e) => return self.fail(e),
         };
