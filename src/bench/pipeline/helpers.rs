@@ -712,7 +712,13 @@ pub(super) fn finish_batches(
             Ok(raw) => raw,
             Err(_) => return,
         };
-        flag_held(held);
+        let flagged = guarded(
+            || format!("flagging the spikes of {}", job.dataset),
+            || flag_held(held),
+        );
+        if let Err(e) = flagged {
+            return fail(failed, panic, &tokens, e);
+        }
         // Verification, statistics, rows, then the ordered writer and the
         // write: one stage for `BENCH_SUDOKU_STAGE_TIMES`.
         let finished = job.stages.time(Stage::Finish, || {
