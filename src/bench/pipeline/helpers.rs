@@ -571,10 +571,20 @@ fn solve_carrying(
     seq: u64,
     held: &Mutex<Option<Held>>,
 ) -> (Vec<Raw>, Option<String>) {
-    // Its outliers are flagged by a finishing thread while this thread
-    // solves the next job ([`flag_held`]), or when it is settled.
+    // A built-in engine's outliers are flagged by a finishing thread while
+    // this thread solves the next job ([`flag_held`]), or when it is
+    // settled. An external solver's are flagged (and those far enough
+    // from the end measured again) at once: a call of it that is
+    // abandoned (interrupted by Ctrl-C) ends the group, and the batch held
+    // then is written unsettled, so only outliers measured again before
+    // lose their first time. Its solves are slow: flagging costs it little.
+    let flagging = if job.runners.iter().all(|r| matches!(r, Runner::Builtin(_))) {
+        Flagging::Later
+    } else {
+        Flagging::Now
+    };
     let rotation = job.rotation + seq as usize;
-    let span = match solve_span(&batch.records, job, rotation, job.chunk, Flagging::Later) {
+    let span = match solve_span(&batch.records, job, rotation, job.chunk, flagging) {
         Ok(span) => span,
         Err(e) => return (Vec::new(), Some(e)),
     };
