@@ -243,20 +243,16 @@ fn csv_cells_that_would_run_as_formulas_are_neutralised_numbers_are_not() {
     std::fs::write(&path, body).unwrap();
     let label = "-2+3";
     let spec = format!("fast,name={label}");
-    let run_to = |out: &Path| {
-        let o = bin(&[
-            "run",
-            path.to_str().unwrap(),
-            "-s",
-            &spec,
-            "-q",
-            "--out",
-            out.to_str().unwrap(),
-        ]);
+    // `run` of the dataset with the label into `out`, with `extra` options.
+    let run_to = |out: &Path, extra: &[&str]| {
+        let mut args = vec!["run", path.to_str().unwrap(), "-s", &spec, "-q"];
+        args.extend_from_slice(extra);
+        args.extend(["--out", out.to_str().unwrap()]);
+        let o = bin(&args);
         assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     };
     let out = dir.join("run");
-    run_to(&out);
+    run_to(&out, &[]);
     let puzzles = out.join("puzzles.csv");
     assert!(column(&puzzles, "dataset")
         .iter()
@@ -282,7 +278,7 @@ fn csv_cells_that_would_run_as_formulas_are_neutralised_numbers_are_not() {
     // holds each unit's rows against its summary, so a unit not found
     // would be refused.
     let again = dir.join("again");
-    run_to(&again);
+    run_to(&again, &[]);
     let o = bin(&[
         "compare",
         out.to_str().unwrap(),
@@ -296,19 +292,7 @@ fn csv_cells_that_would_run_as_formulas_are_neutralised_numbers_are_not() {
     let merged = dir.join("merged");
     let shards: Vec<PathBuf> = (1..=2).map(|k| dir.join(format!("shard{k}"))).collect();
     for (k, d) in shards.iter().enumerate() {
-        let shard = format!("{}/2", k + 1);
-        let o = bin(&[
-            "run",
-            path.to_str().unwrap(),
-            "-s",
-            &spec,
-            "-q",
-            "--shard",
-            &shard,
-            "--out",
-            d.to_str().unwrap(),
-        ]);
-        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+        run_to(d, &["--shard", &format!("{}/2", k + 1)]);
     }
     let o = bin(&[
         "merge",
