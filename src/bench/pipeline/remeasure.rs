@@ -62,6 +62,19 @@ struct Waiting {
     fill: usize,
 }
 
+impl Waiting {
+    /// Strategy `k`'s outliers `flagged` in a span of `len` puzzles
+    /// (blocks starting at `starts`), with the filler they need should no
+    /// solves follow the span; `None` when there are none.
+    fn of(k: usize, flagged: Vec<(Kept, u64)>, starts: &[usize], len: usize) -> Option<Waiting> {
+        (!flagged.is_empty()).then(|| Waiting {
+            k,
+            fill: gap_needed(&flagged, starts, len),
+            flagged,
+        })
+    }
+}
+
 impl Late {
     pub(super) fn is_empty(&self) -> bool {
         self.0.is_empty()
@@ -93,14 +106,7 @@ pub(super) fn early(
         let (now, wait): (Vec<_>, Vec<_>) = flag(out, k).into_iter().partition(|f| {
             job.practised || gap_needed(std::slice::from_ref(f), &starts, span) == 0
         });
-        if !wait.is_empty() {
-            let fill = gap_needed(&wait, &starts, span);
-            late.0.push(Waiting {
-                k,
-                flagged: wait,
-                fill,
-            });
-        }
+        late.0.extend(Waiting::of(k, wait, &starts, span));
         if !now.is_empty() {
             let start = Instant::now();
             again(blocks, puzzles, job, k, now, out);
@@ -118,15 +124,11 @@ pub(super) fn early(
 /// that this can be done by another thread meanwhile.
 pub(super) fn flag_all(out: &[Vec<Chunk>], starts: &[usize], len: usize) -> Late {
     let strategies = out.first().map_or(0, Vec::len);
-    let mut late = Late::default();
-    for k in 0..strategies {
-        let flagged = flag(out, k);
-        if !flagged.is_empty() {
-            let fill = gap_needed(&flagged, starts, len);
-            late.0.push(Waiting { k, flagged, fill });
-        }
-    }
-    late
+    Late(
+        (0..strategies)
+            .filter_map(|k| Waiting::of(k, flag(out, k), starts, len))
+            .collect(),
+    )
 }
 
 /// Re-measures a span's `late` outliers after `since` other solves by the
