@@ -215,6 +215,35 @@ fn rows_that_disagree_with_the_summary_are_not_judged() {
     );
 }
 
+#[test]
+fn a_summary_percentile_its_rows_do_not_give_is_not_judged() {
+    let dir = scratch("judge-rows-percentiles");
+    let a = dir.join("a");
+    let o = run_into(&a, 60, &["-s", "naive"]);
+    assert_eq!(o.status.code(), Some(0), "{}", all(&o));
+    // Rewritten outside the bucket of the rows' own figure (one part in a
+    // thousand), in summary.json alone: its sum, largest time, outcomes and
+    // counters still agree with the rows.
+    for (field, name) in [("p50_ns", "p50"), ("p99_ns", "p99"), ("p999_ns", "p99.9")] {
+        let b = dir.join(field);
+        copy_dir(&a, &b);
+        let p = b.join("summary.json");
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        let old = v["results"][0][field].as_u64().unwrap();
+        v["results"][0][field] = (old / 2).into();
+        std::fs::write(&p, v.to_string()).unwrap();
+        let o = bin(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{field}: {}", all(&o));
+        assert!(err(&o).contains("[files-disagree]"), "{field}: {}", all(&o));
+        let said = format!(
+            "{name} of the times kept (ns): {old} in puzzles.csv, {} in",
+            old / 2
+        );
+        assert!(err(&o).contains(&said), "{field}: {}", all(&o));
+    }
+}
+
 /// Rewrites column `column` of the rows of `dir/puzzles.csv` whose
 /// 0-based row number `which` picks, with `edit` of the old cell (the
 /// files of these tests hold no quoted cells).
@@ -420,6 +449,39 @@ fn merge_refuses_shards_of_two_files() {
     for f in ["puzzles.csv", "puzzles.csv.partial", "summary.json"] {
         assert!(!merged.join(f).exists(), "{f} left in {}", merged.display());
     }
+    // The --out directory the merge created is gone with it.
+    assert!(!merged.exists(), "{} left behind", merged.display());
+    // A shard whose time histogram (the .hdr the merged percentiles are
+    // added up from) is another shard's, its summary and rows untouched.
+    let swapped = dir.join("s2d");
+    copy_dir(&dir.join("s2b"), &swapped);
+    let hdr = |d: &Path| {
+        std::fs::read_dir(d.join("histograms"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| {
+                let name = p.file_name().unwrap().to_str().unwrap();
+                name.ends_with(".hdr") && !name.contains(".guesses") && !name.contains(".depth")
+            })
+            .unwrap()
+    };
+    std::fs::copy(hdr(&dir.join("s1")), hdr(&swapped)).unwrap();
+    let merged = dir.join("merged-swapped");
+    let o = bin(&[
+        "merge",
+        dir.join("s1").to_str().unwrap(),
+        swapped.to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", all(&o));
+    assert!(err(&o).contains("[files-disagree]"), "{}", all(&o));
+    assert!(err(&o).contains("the time histogram (.hdr)"), "{}", all(&o));
+    for f in ["puzzles.csv", "puzzles.csv.partial", "summary.json"] {
+        assert!(!merged.join(f).exists(), "{f} left in {}", merged.display());
+    }
+    // The --out directory the merge created is gone with it.
+    assert!(!merged.exists(), "{} left behind", merged.display());
 }
 
 /// A history follows one yardstick: a run not paired with it is refused,

@@ -206,6 +206,25 @@ pub fn empty_histogram() -> Histogram<u64> {
     histogram()
 }
 
+/// Records a kept solve time in a unit's time histogram as
+/// [`UnitStats::record`] does (clamped to `1..=HIST_MAX`), for rebuilding
+/// that histogram from `puzzles.csv`'s rows.
+pub fn record_time(h: &mut Histogram<u64>, ns: u64) {
+    grow_record(h, ns.clamp(1, HIST_MAX));
+}
+
+/// The percentile `q` (0..=1) of a unit's times: its histogram's value at
+/// `q`, which is the highest value of its bucket and can lie above the
+/// largest time recorded, so it is clamped to that largest time `max` (no
+/// percentile exceeds the maximum). 0 when nothing was timed.
+pub fn time_percentile(h: &Histogram<u64>, max: u64, q: f64) -> u64 {
+    if h.is_empty() {
+        0
+    } else {
+        h.value_at_quantile(q).min(max)
+    }
+}
+
 /// Values counted by [`UnitStats::record_counting`] and not yet added to
 /// the unit's histograms: guess and depth values below 64, and solve times
 /// below [`TIME_COUNTED`] per histogram class ([`time_class`]).

@@ -44,6 +44,10 @@ pub struct Claim {
     dir: PathBuf,
     /// The locked lock file; closing it releases the lock.
     file: File,
+    /// This claim created the directory: when the command ends without
+    /// writing anything into it (an error, a refusal), it is removed again,
+    /// so that a failed command leaves no empty results directory behind.
+    created: bool,
 }
 
 /// Why a directory could not be claimed.
@@ -92,6 +96,7 @@ impl Claim {
             let mut claim = Claim {
                 dir: std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()),
                 file,
+                created: false,
             };
             claim.write_owner().map_err(Refused::Io)?;
             return Ok(claim);
@@ -105,9 +110,12 @@ impl Claim {
         if dir.exists() && !dir.is_dir() {
             anyhow::bail!("{option} {}: exists and is not a directory", dir.display());
         }
+        let created = !dir.exists();
         std::fs::create_dir_all(dir)
             .with_context(|| format!("{}: cannot create the results directory", dir.display()))?;
-        Claim::take(dir).map_err(|r| r.into_error(option, dir))
+        let mut claim = Claim::take(dir).map_err(|r| r.into_error(option, dir))?;
+        claim.created = created;
+        Ok(claim)
     }
 
     /// Creates and claims a new directory named `base`, or `base-2`,
@@ -137,7 +145,10 @@ impl Claim {
                 }
             }
             match Claim::take(&dir) {
-                Ok(c) => return Ok(c),
+                Ok(mut c) => {
+                    c.created = true;
+                    return Ok(c);
+                }
                 // Another command named this new directory explicitly and
                 // claimed it first: it is theirs, take the next name.
                 Err(Refused::InUse(_)) => continue,
@@ -190,6 +201,10 @@ impl Drop for Claim {
         // removal finds, once it has the lock, that the path no longer
         // names the file it locked, and starts again.
         let _ = std::fs::remove_file(self.dir.join(LOCK));
+        if self.created {
+            // Fails, leaving it, unless the directory is empty.
+            let _ = std::fs::remove_dir(&self.dir);
+        }
     }
 }
 

@@ -47,7 +47,7 @@ pub struct PuzzleData {
 /// What one unit's rows of `puzzles.csv` add up to: the figures
 /// `summary.json` records from the same outcomes, so that the two files can
 /// be held against each other ([`Tally::disagreements`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct Tally {
     pub rows: u64,
     /// Rows whose answer the harness rejected.
@@ -60,6 +60,9 @@ pub struct Tally {
     /// Sum and largest of the kept times of accepted rows.
     pub time_sum_ns: u64,
     pub time_max_ns: u64,
+    /// Those kept times in a histogram like the unit's own, for its
+    /// percentiles (`None` until a row has a time).
+    pub times: Option<Histogram<u64>>,
     /// The search counters of accepted rows: guesses and backtracks
     /// summed, the deepest search.
     pub guesses: u64,
@@ -91,6 +94,10 @@ impl Tally {
         if let Some(t) = row.time_ns {
             self.time_sum_ns = self.time_sum_ns.saturating_add(t);
             self.time_max_ns = self.time_max_ns.max(t);
+            let h = self
+                .times
+                .get_or_insert_with(crate::bench::metrics::empty_histogram);
+            crate::bench::metrics::record_time(h, t);
         }
         self.guesses = self.guesses.saturating_add(row.guesses.unwrap_or(0));
         self.backtracks = self.backtracks.saturating_add(row.backtracks.unwrap_or(0));
@@ -139,11 +146,59 @@ impl Tally {
                 differ(what, rows, summary);
             }
         }
+        out.extend(self.percentile_disagreements(r));
         // A measured pass cannot take no time while puzzles were timed.
         if self.time_sum_ns > 0 && r.pass_solve_ns.contains(&0) {
             out.push("a measured pass of 0 ns in summary.json's pass_solve_ns".to_string());
         }
         out
+    }
+
+    /// The summary's percentiles that the rows' times do not give. Each is
+    /// the top of a histogram bucket (or the largest time), so one outside
+    /// the bucket the rows give was not computed from these times; within
+    /// it, the two are the same figure to the histogram's precision.
+    fn percentile_disagreements(&self, r: &ResultRecord) -> Vec<String> {
+        let empty = crate::bench::metrics::empty_histogram();
+        let h = self.times.as_ref().unwrap_or(&empty);
+        let summary = [
+            ("p50", r.p50_ns, 0.5),
+            ("p90", r.p90_ns, 0.9),
+            ("p99", r.p99_ns, 0.99),
+            ("p99.9", r.p999_ns, 0.999),
+        ];
+        let mut out = Vec::new();
+        for (what, said, q) in summary {
+            let rows = crate::bench::metrics::time_percentile(h, self.time_max_ns, q);
+            let same = said == rows || (rows > 0 && said > 0 && h.equivalent(said, rows));
+            if !same {
+                out.push(format!(
+                    "{what} of the times kept (ns): {rows} in puzzles.csv, {said} in summary.json"
+                ));
+            }
+        }
+        out
+    }
+
+    /// Where the unit's time histogram as its `.hdr` file holds it, `h`,
+    /// does not count what these rows' times do (the same buckets with the
+    /// same counts): `None` when they agree.
+    pub fn histogram_disagreement(&self, h: &Histogram<u64>) -> Option<String> {
+        let empty = crate::bench::metrics::empty_histogram();
+        let rows = self.times.as_ref().unwrap_or(&empty);
+        let counts = |h: &Histogram<u64>| {
+            h.iter_recorded()
+                .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                .collect::<Vec<_>>()
+        };
+        (counts(rows) != counts(h)).then(|| {
+            format!(
+                "the time histogram (.hdr): {} times in puzzles.csv, {} in the histogram, or \
+                 the same number in other buckets",
+                rows.len(),
+                h.len()
+            )
+        })
     }
 
     /// The judge's refusal of the unit `r` of the results directory at
@@ -347,5 +402,77 @@ impl ResultsDir {
         u.skipped_list.truncate(LIST_CAP);
         u.fault_list.truncate(LIST_CAP);
         Ok(u)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::metrics::{test_outcome, SmallCounts, HIST_MAX};
+    use crate::results::puzzles::Row;
+
+    /// Times from 1 ns to beyond the histograms' range, about evenly spread
+    /// on a log scale (a fixed sequence: the test is deterministic).
+    fn times(n: u64) -> Vec<u64> {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        (0..n)
+            .map(|_| {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let bits = (x >> 58) + 1; // 1..=64 bits
+                (x >> 7) >> (64 - bits).min(63)
+            })
+            .chain([0, 1, HIST_MAX, HIST_MAX * 3])
+            .collect()
+    }
+
+    fn tally_of(times: &[u64]) -> Tally {
+        let record = csv::StringRecord::new();
+        let mut t = Tally::default();
+        for (i, &ns) in times.iter().enumerate() {
+            t.add(&Row {
+                line: i as u64 + 2,
+                dataset: "d",
+                strategy: "s",
+                index: i as u64,
+                time_ns: Some(ns),
+                guesses: Some(1),
+                backtracks: Some(1),
+                max_depth: Some(1),
+                status: Some(Status::Solved),
+                rejected: false,
+                record: &record,
+            });
+        }
+        t
+    }
+
+    #[test]
+    fn percentiles_rebuilt_from_the_rows_agree_with_the_summarys_and_a_changed_one_is_named() {
+        for n in [1, 7, 100, 5_000] {
+            let ts = times(n);
+            // The pipeline's way (small times counted per class, then
+            // flushed) and the plain one.
+            let mut counted = UnitStats::new("d", "s", 1);
+            let mut small = SmallCounts::default();
+            let mut direct = UnitStats::new("d", "s", 1);
+            for &ns in &ts {
+                counted.record_counting(&test_outcome(ns, 1, Status::Solved), &mut small);
+                direct.record(&test_outcome(ns, 1, Status::Solved));
+            }
+            small.flush(&mut counted);
+            let tally = tally_of(&ts);
+            for u in [&counted, &direct] {
+                let r = ResultRecord::of(u, 1);
+                assert_eq!(tally.percentile_disagreements(&r), Vec::<String>::new());
+                let mut changed = r.clone();
+                changed.p90_ns = r.p90_ns / 2 + 1;
+                let found = tally.percentile_disagreements(&changed);
+                assert_eq!(found.len(), 1, "{found:?}");
+                assert!(found[0].starts_with("p90 of the times kept"), "{found:?}");
+            }
+        }
+        // No timed row: every percentile of the summary is 0.
+        let r = ResultRecord::of(&UnitStats::new("d", "s", 1), 1);
+        assert!(Tally::default().percentile_disagreements(&r).is_empty());
     }
 }

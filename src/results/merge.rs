@@ -6,7 +6,7 @@
 use super::dir::Tally;
 use super::meta::Meta;
 use super::puzzles::PuzzleRows;
-use super::ResultsDir;
+use super::{ResultRecord, ResultsDir};
 use crate::bench::metrics::UnitStats;
 use crate::bench::{Shard, PUZZLE_CSV_HEADER};
 use crate::judge;
@@ -376,8 +376,9 @@ pub fn merge_puzzle_csv(inputs: &[ResultsDir], out: &Path) -> anyhow::Result<()>
 }
 
 /// Each input's units whose rows, as `streams` read them, disagree with its
-/// `summary.json`: such a shard would make a merged directory that
-/// disagrees with itself.
+/// `summary.json` or with its time histogram (the `.hdr` file the merged
+/// percentiles are added up from): such a shard would make a merged
+/// directory that disagrees with itself.
 fn rows_disagree(
     inputs: &[ResultsDir],
     streams: &[RowStream],
@@ -389,10 +390,30 @@ fn rows_disagree(
         .flat_map(|(d, s)| {
             d.results.iter().filter_map(|r| {
                 let unit = order(&r.dataset, &r.strategy)?;
-                Tally::refusal(s.tally.get(&unit), &d.path, r)
+                let tally = s.tally.get(&unit);
+                Tally::refusal(tally, &d.path, r).or_else(|| histogram_refusal(d, r, tally))
             })
         })
         .collect()
+}
+
+/// The refusal of unit `r` of input `d` whose time histogram does not count
+/// what its rows `tally` hold. A histogram that cannot be read is left to
+/// [`merged_units`], which reads it again and names the file.
+fn histogram_refusal(d: &ResultsDir, r: &ResultRecord, tally: Option<&Tally>) -> Option<String> {
+    let h = d.histogram(&r.dataset, &r.strategy, "").ok()?;
+    let found = tally
+        .cloned()
+        .unwrap_or_default()
+        .histogram_disagreement(&h)?;
+    Some(format!(
+        "[{}] {}: puzzles.csv and the histograms disagree on {}/{} ({found}): one of the files \
+         was edited, cut or mixed with another run's, and neither can be believed",
+        crate::judge::Rule::FilesDisagree.name(),
+        d.path.display(),
+        r.dataset,
+        r.strategy,
+    ))
 }
 
 /// Every (dataset, strategy) any input has, in run order, its inputs'

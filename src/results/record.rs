@@ -488,16 +488,7 @@ impl ResultRecord {
         // Means over the puzzles that have a time and counters (faults have
         // neither).
         let timed = u.timed();
-        // A percentile is the highest value of its histogram bucket, which
-        // can lie above the largest time recorded: clamped to it, so that no
-        // percentile exceeds the maximum.
-        let q = |p: f64| {
-            if timed == 0 {
-                0
-            } else {
-                u.time.value_at_quantile(p).min(u.time_max)
-            }
-        };
+        let q = |p: f64| crate::bench::metrics::time_percentile(&u.time, u.time_max, p);
         let (pmin, pmax) = (
             u.pass_ns.iter().copied().min().unwrap_or(0),
             u.pass_ns.iter().copied().max().unwrap_or(0),
