@@ -198,14 +198,59 @@ fn rows_that_disagree_with_the_summary_are_not_judged() {
     let o = bin(&["compare", a.to_str().unwrap(), forged.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", all(&o));
     assert!(err(&o).contains("[same-run]"), "{}", all(&o));
-    // Rows renumbered (a puzzle moved out of range) leave the files in
-    // agreement but the two runs holding different puzzles: not judged.
+    // A row renumbered (its time moved to a puzzle out of range) keeps
+    // every total, not which puzzle had which time: refused.
     let b = dir.join("b");
     let o = run_into(&b, 60, &["-s", "naive"]);
     assert_eq!(o.status.code(), Some(0), "{}", all(&o));
     let renumbered = dir.join("renumbered");
     copy_dir(&b, &renumbered);
     edit_rows(&renumbered, "index", |i| i == 0, |_| "100000".into());
+    let o = bin(&["compare", a.to_str().unwrap(), renumbered.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", all(&o));
+    assert!(err(&o).contains("[files-disagree]"), "{}", all(&o));
+    assert!(err(&o).contains("(rows_fingerprint)"), "{}", all(&o));
+    // So is a time moved from one puzzle to another.
+    let swapped = dir.join("swapped");
+    copy_dir(&b, &swapped);
+    let first = std::fs::read_to_string(swapped.join("puzzles.csv")).unwrap();
+    let header: Vec<&str> = first.lines().next().unwrap().split(',').collect();
+    let at = header.iter().position(|h| *h == "time_ns").unwrap();
+    let times: Vec<String> = first
+        .lines()
+        .skip(1)
+        .take(2)
+        .map(|l| l.split(',').nth(at).unwrap().to_string())
+        .collect();
+    assert_ne!(
+        times[0], times[1],
+        "two rows of one time cannot show a swap"
+    );
+    edit_rows(
+        &swapped,
+        "time_ns",
+        |i| i < 2,
+        |t| {
+            if t == times[0] {
+                times[1].clone()
+            } else {
+                times[0].clone()
+            }
+        },
+    );
+    let o = bin(&["compare", b.to_str().unwrap(), swapped.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", all(&o));
+    assert!(err(&o).contains("(rows_fingerprint)"), "{}", all(&o));
+    // A summary written without the fingerprint leaves the renumbered
+    // rows in agreement with it, but the two runs holding different
+    // puzzles: not judged.
+    let p = renumbered.join("summary.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    for r in v["results"].as_array_mut().unwrap() {
+        r.as_object_mut().unwrap().remove("rows_fingerprint");
+    }
+    std::fs::write(&p, v.to_string()).unwrap();
     let o = bin(&["compare", a.to_str().unwrap(), renumbered.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", all(&o));
     assert!(

@@ -122,6 +122,12 @@ pub struct UnitStats {
     /// beyond, every other one is dropped).
     pub unclaimed: Vec<f32>,
     pub solve_ns_total: u64,
+    /// The wrapping sum of [`row_fingerprint`] over the accepted answers:
+    /// which puzzle had which kept time and outcome, in one number that
+    /// any order of aggregation gives alike, for holding `puzzles.csv`'s
+    /// rows against the summary row by row. `None` for a unit rebuilt from
+    /// a summary that has none.
+    pub rows_fingerprint: Option<u64>,
     pub time: Histogram<u64>,
     pub guesses: Histogram<u64>,
     pub depth: Histogram<u64>,
@@ -204,6 +210,21 @@ fn histogram() -> Histogram<u64> {
 /// strategy does not report).
 pub fn empty_histogram() -> Histogram<u64> {
     histogram()
+}
+
+/// One accepted answer's share of [`UnitStats::rows_fingerprint`]: its
+/// puzzle's index, kept time and outcome, mixed so that moving a time to
+/// another puzzle, or changing a time or an outcome, changes the sum
+/// (unless by a chance of about one in 2^64).
+#[inline]
+pub fn row_fingerprint(index: u64, time_ns: u64, status: Status) -> u64 {
+    let mut z = index.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        ^ time_ns.wrapping_mul(0xd6e8_feb8_6659_fd93)
+        ^ (status as u64) << 58;
+    // The finaliser of splitmix64: every input bit moves every output bit.
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// Records a kept solve time in a unit's time histogram as
@@ -361,6 +382,7 @@ impl UnitStats {
             busy_ns: 0,
             unclaimed: Vec::new(),
             solve_ns_total: 0,
+            rows_fingerprint: Some(0),
             time: histogram(),
             guesses: histogram(),
             depth: histogram(),
@@ -484,6 +506,9 @@ impl UnitStats {
         // at u64::MAX is flagged in the summary (`counters_saturated`).
         self.solve_ns_total = self.solve_ns_total.saturating_add(o.time_ns);
         self.time_max = self.time_max.max(o.time_ns);
+        if let Some(f) = &mut self.rows_fingerprint {
+            *f = f.wrapping_add(row_fingerprint(o.index, o.time_ns, o.status));
+        }
         self.guesses_total = self.guesses_total.saturating_add(c.guesses);
         self.guesses_max = self.guesses_max.max(c.guesses);
         self.backtracks_total = self.backtracks_total.saturating_add(c.backtracks);
@@ -649,6 +674,10 @@ impl UnitStats {
         self.busy_ns = self.busy_ns.saturating_add(o.busy_ns);
         self.add_unclaimed(&o.unclaimed);
         self.solve_ns_total = self.solve_ns_total.saturating_add(o.solve_ns_total);
+        self.rows_fingerprint = match (self.rows_fingerprint, o.rows_fingerprint) {
+            (Some(a), Some(b)) => Some(a.wrapping_add(b)),
+            _ => None,
+        };
         self.guesses_total = self.guesses_total.saturating_add(o.guesses_total);
         self.guesses_max = self.guesses_max.max(o.guesses_max);
         self.backtracks_total = self.backtracks_total.saturating_add(o.backtracks_total);

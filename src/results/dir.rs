@@ -63,6 +63,10 @@ pub struct Tally {
     /// Those kept times in a histogram like the unit's own, for its
     /// percentiles (`None` until a row has a time).
     pub times: Option<Histogram<u64>>,
+    /// The wrapping sum of each accepted row's
+    /// [`crate::bench::metrics::row_fingerprint`] (puzzle, kept time,
+    /// outcome), as the summary's `rows_fingerprint`.
+    pub fingerprint: u64,
     /// The search counters of accepted rows: guesses and backtracks
     /// summed, the deepest search.
     pub guesses: u64,
@@ -98,6 +102,10 @@ impl Tally {
                 .times
                 .get_or_insert_with(crate::bench::metrics::empty_histogram);
             crate::bench::metrics::record_time(h, t);
+            if let Some(s) = row.status {
+                let f = crate::bench::metrics::row_fingerprint(row.index, t, s);
+                self.fingerprint = self.fingerprint.wrapping_add(f);
+            }
         }
         self.guesses = self.guesses.saturating_add(row.guesses.unwrap_or(0));
         self.backtracks = self.backtracks.saturating_add(row.backtracks.unwrap_or(0));
@@ -147,11 +155,27 @@ impl Tally {
             }
         }
         out.extend(self.percentile_disagreements(r));
+        out.extend(self.fingerprint_disagreement(r));
         // A measured pass cannot take no time while puzzles were timed.
         if self.time_sum_ns > 0 && r.pass_solve_ns.contains(&0) {
             out.push("a measured pass of 0 ns in summary.json's pass_solve_ns".to_string());
         }
         out
+    }
+
+    /// Where the rows do not give the summary's fingerprint of which
+    /// puzzle had which kept time and outcome: a time moved to another
+    /// puzzle, or changed, keeping every total above. A summary without one
+    /// (written before it was kept) has nothing to hold the rows against.
+    fn fingerprint_disagreement(&self, r: &ResultRecord) -> Option<String> {
+        let said = r.rows_fingerprint.as_deref()?;
+        let rows = format!("{:016x}", self.fingerprint);
+        (said != rows).then(|| {
+            format!(
+                "which puzzle had which time and outcome (rows_fingerprint): {rows} in \
+                 puzzles.csv, {said} in summary.json"
+            )
+        })
     }
 
     /// The summary's percentiles that the rows' times do not give. Each is

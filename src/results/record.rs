@@ -109,6 +109,13 @@ pub struct ResultRecord {
     pub wall_ns: u64,
     /// Sum of the per-puzzle solve times.
     pub solve_ns_total: u64,
+    /// Which puzzle had which kept time and outcome, as one number
+    /// ([`crate::bench::metrics::row_fingerprint`] summed over the accepted
+    /// answers; 16 hexadecimal digits, so that no JSON reader rounds it):
+    /// what `puzzles.csv`'s rows are held against row by row. Absent from
+    /// summaries written without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows_fingerprint: Option<String>,
     /// Solves per second of wall time (puzzles × passes / wall time).
     pub puzzles_per_sec: f64,
     /// Exact mean of the per-puzzle solve times (of the puzzles that have
@@ -494,6 +501,7 @@ impl ResultRecord {
             u.pass_ns.iter().copied().max().unwrap_or(0),
         );
         self.solve_ns_total = u.solve_ns_total;
+        self.rows_fingerprint = u.rows_fingerprint.map(|f| format!("{f:016x}"));
         self.puzzles_per_sec = if u.wall_ns == 0 {
             0.0
         } else {
@@ -590,6 +598,12 @@ impl ResultRecord {
             busy_ns: r.busy_ns.unwrap_or(0),
             unclaimed: r.unclaimed_ns.map_or_else(Vec::new, |u| vec![u as f32]),
             solve_ns_total: r.solve_ns_total,
+            // One that cannot be read makes the merged unit's unknown too
+            // (the shard's rows are refused before that matters).
+            rows_fingerprint: r
+                .rows_fingerprint
+                .as_deref()
+                .and_then(|f| u64::from_str_radix(f, 16).ok()),
             time,
             guesses,
             depth,
