@@ -220,6 +220,23 @@ fn kept_incomplete(r: &Run) {
         .output()
         .unwrap();
     assert_eq!(compare.status.code(), Some(2), "{}", err(&compare));
+    // What was kept reads back whole, its rows agreeing with its summary
+    // (pass totals the rows cannot give are left unknown, not 0 ns).
+    let bmf = r.dir.with_extension("bmf.json");
+    let export = command()
+        .arg("export")
+        .arg(&r.dir)
+        .args(["--export", "bmf"])
+        .arg(&bmf)
+        .args(["--allow-incomplete", "--allow-untrusted"])
+        .output()
+        .unwrap();
+    assert!(
+        !err(&export).contains("[files-disagree]"),
+        "{}",
+        err(&export)
+    );
+    assert_eq!(export.status.code(), Some(0), "{}", err(&export));
 }
 
 /// A fatal signal in an in-process library: the strategy and the puzzle

@@ -629,11 +629,17 @@ impl UnitStats {
     /// concatenated (capped). Complete only if both are.
     pub fn merge(&mut self, o: &UnitStats) -> Result<(), hdrhistogram::AdditionError> {
         self.merge_outcomes(o)?;
-        if self.pass_ns.len() < o.pass_ns.len() {
-            self.pass_ns.resize(o.pass_ns.len(), 0);
-        }
-        for (a, b) in self.pass_ns.iter_mut().zip(&o.pass_ns) {
-            *a = a.saturating_add(*b);
+        if self.pass_ns.is_empty() || o.pass_ns.is_empty() {
+            // A part whose pass totals are unknown (rebuilt from its rows
+            // after its run was cut short) leaves the whole's unknown.
+            self.pass_ns.clear();
+        } else {
+            if self.pass_ns.len() < o.pass_ns.len() {
+                self.pass_ns.resize(o.pass_ns.len(), 0);
+            }
+            for (a, b) in self.pass_ns.iter_mut().zip(&o.pass_ns) {
+                *a = a.saturating_add(*b);
+            }
         }
         self.skipped += o.skipped;
         self.skipped_list.extend(o.skipped_list.iter().cloned());
@@ -847,6 +853,28 @@ pub(crate) fn test_outcome(time_ns: u64, guesses: u64, status: Status) -> Puzzle
 mod tests {
     use super::*;
     use test_outcome as outcome;
+
+    #[test]
+    fn a_part_with_unknown_pass_totals_leaves_the_wholes_unknown() {
+        let part = |passes: Vec<u64>| {
+            let mut u = UnitStats::new("d", "s", 2);
+            u.record(&test_outcome(1000, 1, Status::Solved));
+            u.pass_ns = passes;
+            u
+        };
+        let mut whole = part(vec![10, 20]);
+        whole.merge(&part(vec![1, 2])).unwrap();
+        assert_eq!(whole.pass_ns, vec![11, 22]);
+        for (a, b) in [(vec![10, 20], vec![]), (vec![], vec![1, 2])] {
+            let mut whole = part(a);
+            whole.merge(&part(b)).unwrap();
+            assert!(whole.pass_ns.is_empty(), "{:?}", whole.pass_ns);
+            assert_eq!(
+                whole.rows_fingerprint,
+                part(vec![]).rows_fingerprint.map(|f| f.wrapping_mul(2))
+            );
+        }
+    }
 
     #[test]
     fn time_classes_are_the_histograms_own() {
