@@ -289,6 +289,44 @@ fn a_summary_percentile_its_rows_do_not_give_is_not_judged() {
     }
 }
 
+#[test]
+fn a_pairing_its_rows_do_not_give_is_not_judged() {
+    let dir = scratch("judge-rows-paired");
+    let a = dir.join("a");
+    let o = run_into(&a, 60, &["-s", "fast", "-s", "locked"]);
+    assert_eq!(o.status.code(), Some(0), "{}", all(&o));
+    let text = std::fs::read_to_string(a.join("summary.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let locked = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|r| r["strategy"] == "locked")
+        .unwrap();
+    // Another ratio to the yardstick, or another number of pairs, in
+    // summary.json alone: what `history add` and `trend` would record.
+    for (name, field, scale) in [("ratio", "geomean_ratio", 1.5), ("pairs", "pairs", 0.5)] {
+        let b = dir.join(name);
+        copy_dir(&a, &b);
+        let mut v = v.clone();
+        let p = &mut v["results"][locked]["paired"][field];
+        *p = if field == "pairs" {
+            ((p.as_f64().unwrap() * scale) as u64).into()
+        } else {
+            (p.as_f64().unwrap() * scale).into()
+        };
+        std::fs::write(b.join("summary.json"), v.to_string()).unwrap();
+        let o = bin(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", all(&o));
+        assert!(err(&o).contains("[files-disagree]"), "{name}: {}", all(&o));
+        assert!(
+            err(&o).contains("the pairing with fast: 60 pairs"),
+            "{name}: {}",
+            all(&o)
+        );
+    }
+}
+
 /// Rewrites column `column` of the rows of `dir/puzzles.csv` whose
 /// 0-based row number `which` picks, with `edit` of the old cell (the
 /// files of these tests hold no quoted cells).

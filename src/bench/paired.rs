@@ -422,9 +422,14 @@ pub fn log_ratio(base: &PuzzleOutcome, o: &PuzzleOutcome) -> Option<f64> {
     if unsolved(base) || unsolved(o) {
         return None;
     }
-    Some(finite(
-        ((o.time_ns.max(1)) as f64 / (base.time_ns.max(1)) as f64).ln(),
-    ))
+    Some(log_ratio_of_times(base.time_ns, o.time_ns))
+}
+
+/// The log ratio of a pair's kept times, strategy `time_ns` / baseline
+/// `base_ns` (0 counts as 1 ns), as every pairing takes it: in the run,
+/// and when a reader holds the summary's pairing against the rows.
+pub fn log_ratio_of_times(base_ns: u64, time_ns: u64) -> f64 {
+    finite((time_ns.max(1) as f64 / base_ns.max(1) as f64).ln())
 }
 
 fn finite(log: f64) -> f64 {

@@ -9,6 +9,7 @@ use super::meta::Meta;
 use super::puzzles::PuzzleRows;
 use super::{ResultRecord, Summary};
 use crate::bench::metrics::{Fault, Skipped, UnitStats, LIST_CAP};
+use crate::bench::paired::Paired;
 use crate::solver::{Counter, Status};
 use anyhow::Context;
 use hdrhistogram::Histogram;
@@ -253,8 +254,64 @@ impl PuzzleData {
             .filter_map(|r| {
                 let key = (r.dataset.clone(), r.strategy.clone());
                 Tally::refusal(self.tally.get(&key), &d.path, r)
+                    .or_else(|| self.paired_refusal(d, r))
             })
             .collect()
+    }
+
+    /// The judge's refusal of unit `r` whose pairings in `summary.json`
+    /// (with the baseline, and with the gate's BASE) the rows do not give:
+    /// the number of pairs, or their geometric mean ratio. The pairs are
+    /// the puzzles both sides answered, as the run pairs them.
+    fn paired_refusal(&self, d: &ResultsDir, r: &ResultRecord) -> Option<String> {
+        let found: Vec<String> = [r.paired.as_ref(), r.paired_gate.as_ref()]
+            .into_iter()
+            .flatten()
+            .filter_map(|p| self.paired_disagreement(&r.dataset, &r.strategy, p))
+            .collect();
+        (!found.is_empty()).then(|| {
+            format!(
+                "[{}] {}: puzzles.csv and summary.json disagree on {}/{} ({}): one of the files \
+                 was edited, cut or mixed with another run's, and neither can be believed",
+                crate::judge::Rule::FilesDisagree.name(),
+                d.path.display(),
+                r.dataset,
+                r.strategy,
+                found.join("; ")
+            )
+        })
+    }
+
+    /// Where the rows of `strategy` and of `p`'s baseline on `dataset` do
+    /// not give `p`'s pairs and geometric mean ratio (to a millionth: the
+    /// run adds the same logs in another order).
+    fn paired_disagreement(&self, dataset: &str, strategy: &str, p: &Paired) -> Option<String> {
+        let none = Samples::new();
+        let rows = |s: &str| {
+            self.samples
+                .get(&(dataset.to_string(), s.to_string()))
+                .unwrap_or(&none)
+        };
+        let (mine, base) = (rows(strategy), rows(&p.baseline));
+        let (mut n, mut sum) = (0u64, 0f64);
+        // Both sorted by index: one merge pass.
+        let mut b = base.iter().peekable();
+        for &(i, t) in mine {
+            while b.next_if(|x| x.0 < i).is_some() {}
+            if let Some(&&(_, tb)) = b.peek().filter(|x| x.0 == i) {
+                n += 1;
+                sum += crate::bench::paired::log_ratio_of_times(tb, t);
+            }
+        }
+        let ratio = if n == 0 { 1.0 } else { (sum / n as f64).exp() };
+        let close = (ratio - p.geomean_ratio).abs() <= 1e-6 * p.geomean_ratio.abs();
+        (n != p.pairs || !close).then(|| {
+            format!(
+                "the pairing with {}: {n} pairs, geometric mean ratio {ratio:.6} in puzzles.csv; \
+                 {} pairs, {:.6} in summary.json",
+                p.baseline, p.pairs, p.geomean_ratio
+            )
+        })
     }
 }
 
