@@ -325,6 +325,45 @@ fn a_pairing_its_rows_do_not_give_is_not_judged() {
             all(&o)
         );
     }
+    // A side timed by its own clock is paired by its chunks' totals, which
+    // the rows do not keep: its honest run reads back, and its number of
+    // pairs is still held against the rows.
+    require_python();
+    let own = dir.join("own-clock");
+    let o = run_into(&own, 40, &["-s", "fast", "-s", &judged("", "own")]);
+    assert_eq!(o.status.code(), Some(0), "{}", all(&o));
+    let bmf = dir.join("own-clock.bmf.json");
+    let o = bin(&[
+        "export",
+        own.to_str().unwrap(),
+        "--export",
+        "bmf",
+        bmf.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", all(&o));
+    let p = own.join("summary.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    for r in v["results"].as_array_mut().unwrap() {
+        if r["strategy"] == "own" {
+            assert_eq!(r["clock"], "solver", "{r}");
+            r["paired"]["pairs"] = 39.into();
+        }
+    }
+    std::fs::write(&p, v.to_string()).unwrap();
+    let o = bin(&[
+        "export",
+        own.to_str().unwrap(),
+        "--export",
+        "bmf",
+        bmf.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", all(&o));
+    assert!(
+        err(&o).contains("the pairing with fast: 40 pairs"),
+        "{}",
+        all(&o)
+    );
 }
 
 /// Rewrites column `column` of the rows of `dir/puzzles.csv` whose
