@@ -333,13 +333,16 @@ fn a_pairing_its_rows_do_not_give_is_not_judged() {
     let o = run_into(&own, 40, &["-s", "fast", "-s", &judged("", "own")]);
     assert_eq!(o.status.code(), Some(0), "{}", all(&o));
     let bmf = dir.join("own-clock.bmf.json");
-    let o = bin(&[
-        "export",
-        own.to_str().unwrap(),
-        "--export",
-        "bmf",
-        bmf.to_str().unwrap(),
-    ]);
+    let export = || {
+        bin(&[
+            "export",
+            own.to_str().unwrap(),
+            "--export",
+            "bmf",
+            bmf.to_str().unwrap(),
+        ])
+    };
+    let o = export();
     assert_eq!(o.status.code(), Some(0), "{}", all(&o));
     let p = own.join("summary.json");
     let mut v: serde_json::Value =
@@ -351,13 +354,7 @@ fn a_pairing_its_rows_do_not_give_is_not_judged() {
         }
     }
     std::fs::write(&p, v.to_string()).unwrap();
-    let o = bin(&[
-        "export",
-        own.to_str().unwrap(),
-        "--export",
-        "bmf",
-        bmf.to_str().unwrap(),
-    ]);
+    let o = export();
     assert_eq!(o.status.code(), Some(2), "{}", all(&o));
     assert!(
         err(&o).contains("the pairing with fast: 40 pairs"),
@@ -557,22 +554,26 @@ fn merge_refuses_shards_of_two_files() {
         |i| i == 0,
         |t| (t.parse::<u64>().unwrap() * 3).to_string(),
     );
-    let merged = dir.join("merged-edited");
-    let o = bin(&[
-        "merge",
-        dir.join("s1").to_str().unwrap(),
-        edited.to_str().unwrap(),
-        "--out",
-        merged.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2), "{}", all(&o));
-    assert!(err(&o).contains("[files-disagree]"), "{}", all(&o));
-    assert!(err(&o).contains("sum of the times kept"), "{}", all(&o));
-    for f in ["puzzles.csv", "puzzles.csv.partial", "summary.json"] {
-        assert!(!merged.join(f).exists(), "{f} left in {}", merged.display());
-    }
-    // The --out directory the merge created is gone with it.
-    assert!(!merged.exists(), "{} left behind", merged.display());
+    // A refused merge of s1 and `shard` into `dir/name`: it says `said`,
+    // leaves no merged file, and the --out directory it created is gone.
+    let refused = |shard: &Path, name: &str, said: &str| {
+        let merged = dir.join(name);
+        let o = bin(&[
+            "merge",
+            dir.join("s1").to_str().unwrap(),
+            shard.to_str().unwrap(),
+            "--out",
+            merged.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", all(&o));
+        assert!(err(&o).contains("[files-disagree]"), "{}", all(&o));
+        assert!(err(&o).contains(said), "{}", all(&o));
+        for f in ["puzzles.csv", "puzzles.csv.partial", "summary.json"] {
+            assert!(!merged.join(f).exists(), "{f} left in {}", merged.display());
+        }
+        assert!(!merged.exists(), "{} left behind", merged.display());
+    };
+    refused(&edited, "merged-edited", "sum of the times kept");
     // A shard whose time histogram (the .hdr the merged percentiles are
     // added up from) is another shard's, its summary and rows untouched.
     let swapped = dir.join("s2d");
@@ -588,22 +589,7 @@ fn merge_refuses_shards_of_two_files() {
             .unwrap()
     };
     std::fs::copy(hdr(&dir.join("s1")), hdr(&swapped)).unwrap();
-    let merged = dir.join("merged-swapped");
-    let o = bin(&[
-        "merge",
-        dir.join("s1").to_str().unwrap(),
-        swapped.to_str().unwrap(),
-        "--out",
-        merged.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2), "{}", all(&o));
-    assert!(err(&o).contains("[files-disagree]"), "{}", all(&o));
-    assert!(err(&o).contains("the time histogram (.hdr)"), "{}", all(&o));
-    for f in ["puzzles.csv", "puzzles.csv.partial", "summary.json"] {
-        assert!(!merged.join(f).exists(), "{f} left in {}", merged.display());
-    }
-    // The --out directory the merge created is gone with it.
-    assert!(!merged.exists(), "{} left behind", merged.display());
+    refused(&swapped, "merged-swapped", "the time histogram (.hdr)");
 }
 
 /// A history follows one yardstick: a run not paired with it is refused,
