@@ -230,19 +230,32 @@ impl Tally {
     /// `dir` whose rows add up to `tally` (`None`: no row), or `None` when
     /// its two files agree.
     pub fn refusal(tally: Option<&Tally>, dir: &Path, r: &ResultRecord) -> Option<String> {
-        let found = tally.cloned().unwrap_or_default().disagreements(r);
-        (!found.is_empty()).then(|| {
-            format!(
-                "[{}] {}: puzzles.csv and summary.json disagree on {}/{} ({}): one of the files \
-                 was edited, cut or mixed with another run's, and neither can be believed",
-                crate::judge::Rule::FilesDisagree.name(),
-                dir.display(),
-                r.dataset,
-                r.strategy,
-                found.join("; ")
-            )
-        })
+        let none = Tally::default();
+        let found = tally.unwrap_or(&none).disagreements(r);
+        files_disagree(dir, r, "puzzles.csv and summary.json", &found)
     }
+}
+
+/// The judge's refusal of unit `r` of the results directory at `dir` on
+/// what `files` say differently (`found`; `None` when nothing was): one of
+/// them was edited, cut or mixed with another run's.
+pub fn files_disagree(
+    dir: &Path,
+    r: &ResultRecord,
+    files: &str,
+    found: &[String],
+) -> Option<String> {
+    (!found.is_empty()).then(|| {
+        format!(
+            "[{}] {}: {files} disagree on {}/{} ({}): one of the files was edited, cut or \
+             mixed with another run's, and neither can be believed",
+            crate::judge::Rule::FilesDisagree.name(),
+            dir.display(),
+            r.dataset,
+            r.strategy,
+            found.join("; ")
+        )
+    })
 }
 
 impl PuzzleData {
@@ -264,33 +277,23 @@ impl PuzzleData {
     /// the number of pairs, or their geometric mean ratio. The pairs are
     /// the puzzles both sides answered, as the run pairs them.
     fn paired_refusal(&self, d: &ResultsDir, r: &ResultRecord) -> Option<String> {
+        // A side timed by its own clock is paired by its chunks' pass
+        // totals, which the rows do not keep: only the number of pairs can
+        // be held against them.
+        let self_timed = |s: &str| {
+            d.results
+                .iter()
+                .any(|x| x.dataset == r.dataset && x.strategy == s && x.clock == Clock::Solver)
+        };
         let found: Vec<String> = [r.paired.as_ref(), r.paired_gate.as_ref()]
             .into_iter()
             .flatten()
             .filter_map(|p| {
-                // A side timed by its own clock is paired by its chunks'
-                // pass totals, which the rows do not keep: only the
-                // number of pairs can be held against them.
-                let self_timed = |s: &str| {
-                    d.results.iter().any(|x| {
-                        x.dataset == r.dataset && x.strategy == s && x.clock == Clock::Solver
-                    })
-                };
                 let by_totals = self_timed(&r.strategy) || self_timed(&p.baseline);
                 self.paired_disagreement(&r.dataset, &r.strategy, p, by_totals)
             })
             .collect();
-        (!found.is_empty()).then(|| {
-            format!(
-                "[{}] {}: puzzles.csv and summary.json disagree on {}/{} ({}): one of the files \
-                 was edited, cut or mixed with another run's, and neither can be believed",
-                crate::judge::Rule::FilesDisagree.name(),
-                d.path.display(),
-                r.dataset,
-                r.strategy,
-                found.join("; ")
-            )
-        })
+        files_disagree(&d.path, r, "puzzles.csv and summary.json", &found)
     }
 
     /// Where the rows of `strategy` and of `p`'s baseline on `dataset` do

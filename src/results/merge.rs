@@ -3,7 +3,7 @@
 //! shards checked to be parts of one experiment, counters and histograms
 //! added losslessly, `puzzles.csv` merged row by row in index order.
 
-use super::dir::Tally;
+use super::dir::{files_disagree, Tally};
 use super::meta::Meta;
 use super::puzzles::PuzzleRows;
 use super::{ResultRecord, ResultsDir};
@@ -402,18 +402,9 @@ fn rows_disagree(
 /// [`merged_units`], which reads it again and names the file.
 fn histogram_refusal(d: &ResultsDir, r: &ResultRecord, tally: Option<&Tally>) -> Option<String> {
     let h = d.histogram(&r.dataset, &r.strategy, "").ok()?;
-    let found = tally
-        .cloned()
-        .unwrap_or_default()
-        .histogram_disagreement(&h)?;
-    Some(format!(
-        "[{}] {}: puzzles.csv and the histograms disagree on {}/{} ({found}): one of the files \
-         was edited, cut or mixed with another run's, and neither can be believed",
-        crate::judge::Rule::FilesDisagree.name(),
-        d.path.display(),
-        r.dataset,
-        r.strategy,
-    ))
+    let none = Tally::default();
+    let found = tally.unwrap_or(&none).histogram_disagreement(&h)?;
+    files_disagree(&d.path, r, "puzzles.csv and the histograms", &[found])
 }
 
 /// Every (dataset, strategy) any input has, in run order, its inputs'
