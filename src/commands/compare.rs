@@ -91,8 +91,9 @@ Examples:
   bench-sudoku compare base/ cur/ --fail-on counters
 
 Both directories are read whole before anything is judged: a puzzles.csv that disagrees
-with its own summary.json (its rows, outcomes, rejected answers, or the sum or largest of its
-times: one of the files was edited, cut or mixed with another run's) is refused, and so is
+with its own summary.json (its rows, outcomes, rejected answers, the sum, largest or
+percentiles of its times, which puzzle had which time, the pairing with the baseline: one of
+the files was edited, cut or mixed with another run's) is refused, and so is
 one run given twice (the same directory, or a copy of it: the same run_id), which would show
 no change by construction.
 

@@ -44,9 +44,10 @@ Examples:
   bench-sudoku run datasets/hard.csv --shard 1/3 --out r1   (and 2/3, 3/3, e.g. in a CI matrix)
   bench-sudoku merge r1 r2 r3 --out results/hard
 
-Exit status: 0 merged; 2 bad input (unreadable or inconsistent inputs, overlapping shards,
-missing or incomplete shards without --allow-partial, an --out that is an input or in use by
-another command).";
+Exit status: 0 merged; 2 bad input (unreadable or inconsistent inputs, a shard whose
+puzzles.csv disagrees with its summary.json or its time histogram, overlapping shards, missing
+or incomplete shards without --allow-partial, an --out that is an input or in use by another
+command; an --out the refused merge created is removed).";
 
 /// Claims `--out` (created when missing) after checking it against the
 /// inputs, and empties it of earlier results with `--force`.
